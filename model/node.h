@@ -1,0 +1,55 @@
+// Node: what the scheduler knows of a Kubernetes Node.
+//
+// A plain value decoded by kube/ and read by scoring/. Only the fields that
+// placement needs are kept. Thread-compatible.
+#ifndef METRICS_SCHEDULER_MODEL_NODE_H_
+#define METRICS_SCHEDULER_MODEL_NODE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/resources.h"
+
+namespace ms {
+
+enum class TaintEffect { kNoSchedule, kPreferNoSchedule, kNoExecute };
+
+struct Taint {
+  std::string key;
+  std::string value;
+  TaintEffect effect = TaintEffect::kNoSchedule;
+
+  friend bool operator==(const Taint&, const Taint&) = default;
+};
+
+struct NodeAddress {
+  std::string type;  // InternalIP, ExternalIP, Hostname, ...
+  std::string address;
+
+  friend bool operator==(const NodeAddress&, const NodeAddress&) = default;
+};
+
+struct Node {
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  std::map<std::string, std::string> labels;
+  bool unschedulable = false;  // spec.unschedulable (cordoned)
+  std::vector<Taint> taints;
+  Resources allocatable;  // status.allocatable; pods in `allocatable.pods`
+  bool ready = false;     // condition Ready == "True"
+  std::vector<NodeAddress> addresses;
+
+  friend bool operator==(const Node&, const Node&) = default;
+};
+
+// The `node.kubernetes.io/unschedulable` taint that a cordoned node carries
+// implicitly, as kube-scheduler's NodeUnschedulable plugin sees it.
+inline constexpr char kTaintNodeUnschedulable[] =
+    "node.kubernetes.io/unschedulable";
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_MODEL_NODE_H_

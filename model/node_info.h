@@ -1,0 +1,33 @@
+// NodeInfo: a node together with what is already placed on it.
+//
+// Built by the scheduler's cache once per cycle and passed to scoring/ by
+// const reference. `requested` is the exact sum of the requests of the pods
+// assigned (or assumed) to the node and drives the fit filter;
+// `non_zero_requested` uses kube-scheduler's non-zero defaults and drives the
+// built-in scores. Thread-compatible.
+#ifndef METRICS_SCHEDULER_MODEL_NODE_INFO_H_
+#define METRICS_SCHEDULER_MODEL_NODE_INFO_H_
+
+#include <vector>
+
+#include "model/node.h"
+#include "model/pod.h"
+#include "model/resources.h"
+
+namespace ms {
+
+struct NodeInfo {
+  Node node;
+  Resources requested;           // sum of PodRequests; `pods` is the pod count
+  Resources non_zero_requested;  // sum of PodNonZeroRequests
+  std::vector<ContainerPort> used_host_ports;
+
+  // Charges `pod` to this node (its requests and host ports).
+  void AddPod(const Pod& pod);
+  // Undoes AddPod for a pod that was charged before.
+  void RemovePod(const Pod& pod);
+};
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_MODEL_NODE_INFO_H_

@@ -1,0 +1,69 @@
+#include "model/resources.h"
+
+#include <algorithm>
+
+namespace ms {
+namespace {
+
+template <typename Op>
+void MergeScalars(std::vector<std::pair<std::string, int64_t>>& into,
+                  const std::vector<std::pair<std::string, int64_t>>& from,
+                  Op op) {
+  for (const auto& [name, value] : from) {
+    auto it = std::lower_bound(
+        into.begin(), into.end(), name,
+        [](const auto& entry, const std::string& n) { return entry.first < n; });
+    if (it != into.end() && it->first == name) {
+      it->second = op(it->second, value);
+    } else {
+      into.insert(it, {name, op(0, value)});
+    }
+  }
+}
+
+}  // namespace
+
+void Resources::Add(const Resources& other) {
+  milli_cpu += other.milli_cpu;
+  memory += other.memory;
+  ephemeral_storage += other.ephemeral_storage;
+  pods += other.pods;
+  MergeScalars(scalar, other.scalar, [](int64_t a, int64_t b) { return a + b; });
+}
+
+void Resources::Sub(const Resources& other) {
+  milli_cpu -= other.milli_cpu;
+  memory -= other.memory;
+  ephemeral_storage -= other.ephemeral_storage;
+  pods -= other.pods;
+  MergeScalars(scalar, other.scalar, [](int64_t a, int64_t b) { return a - b; });
+}
+
+void Resources::SetMax(const Resources& other) {
+  milli_cpu = std::max(milli_cpu, other.milli_cpu);
+  memory = std::max(memory, other.memory);
+  ephemeral_storage = std::max(ephemeral_storage, other.ephemeral_storage);
+  pods = std::max(pods, other.pods);
+  MergeScalars(scalar, other.scalar,
+               [](int64_t a, int64_t b) { return std::max(a, b); });
+}
+
+int64_t Resources::Scalar(const std::string& name) const {
+  auto it = std::lower_bound(
+      scalar.begin(), scalar.end(), name,
+      [](const auto& entry, const std::string& n) { return entry.first < n; });
+  return (it != scalar.end() && it->first == name) ? it->second : 0;
+}
+
+void Resources::SetScalar(const std::string& name, int64_t value) {
+  auto it = std::lower_bound(
+      scalar.begin(), scalar.end(), name,
+      [](const auto& entry, const std::string& n) { return entry.first < n; });
+  if (it != scalar.end() && it->first == name) {
+    it->second = value;
+  } else {
+    scalar.insert(it, {name, value});
+  }
+}
+
+}  // namespace ms
