@@ -1,0 +1,839 @@
+#include "config/config.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <initializer_list>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status_macros.h"
+#include "yaml-cpp/yaml.h"
+
+namespace ms {
+namespace {
+
+using YNode = YAML::Node;
+
+// The built-in term names a metric may not take.
+constexpr const char* kBuiltinNames[] = {"leastAllocated", "balancedAllocation",
+                                         "recentPlacements"};
+
+std::string Child(const std::string& path, absl::string_view key) {
+  return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);
+}
+
+std::string Quote(absl::string_view s) { return absl::StrCat("\"", s, "\""); }
+
+// Edit distance, for "did you mean" hints on unknown keys.
+int Distance(absl::string_view a, absl::string_view b) {
+  std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = static_cast<int>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = static_cast<int>(i);
+    for (size_t j = 1; j <= b.size(); ++j) {
+      int subst = prev[j - 1] + (absl::ascii_tolower(a[i - 1]) ==
+                                         absl::ascii_tolower(b[j - 1])
+                                     ? 0
+                                     : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+bool IsDns1123Label(absl::string_view s) {
+  if (s.empty() || s.size() > 63) return false;
+  for (char c : s) {
+    if (!(absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '-')) {
+      return false;
+    }
+  }
+  return s.front() != '-' && s.back() != '-';
+}
+
+bool IsDns1123Subdomain(absl::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  size_t start = 0;
+  while (true) {
+    size_t dot = s.find('.', start);
+    absl::string_view part = s.substr(start, dot == absl::string_view::npos
+                                                 ? absl::string_view::npos
+                                                 : dot - start);
+    if (!IsDns1123Label(part)) return false;
+    if (dot == absl::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+bool IsMetricName(absl::string_view s) {
+  if (s.empty()) return false;
+  if (!(absl::ascii_isalpha(s[0]) || s[0] == '_')) return false;
+  for (char c : s) {
+    if (!(absl::ascii_isalnum(c) || c == '_' || c == '.' || c == ':' ||
+          c == '-')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Reads one YAML document into a Config. Every yaml-cpp call that may throw
+// is made inside LoadConfigString's try block.
+//
+// Beware: YAML::Node has reference semantics, and assigning to a node that
+// is already bound (`a = b`) overwrites the document node `a` points to.
+// Node handles are therefore only ever constructed or rebound with reset().
+class Loader {
+ public:
+  explicit Loader(absl::string_view file) : file_(file) {}
+
+  absl::Status Load(const YNode& root, Config* config);
+
+  // "<file>:<line>:<col>: <path>: <msg>", pointing at `at`.
+  absl::Status Error(const YNode& at, const std::string& path,
+                     absl::string_view msg) const {
+    return ErrorAt(at.Mark(), path, msg);
+  }
+  absl::Status ErrorAt(const YAML::Mark& mark, const std::string& path,
+                       absl::string_view msg) const {
+    int line = mark.line >= 0 ? mark.line + 1 : 1;
+    int column = mark.column >= 0 ? mark.column + 1 : 1;
+    if (path.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(file_, ":", line, ":", column, ": ", msg));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat(file_, ":", line, ":", column, ": ", path, ": ", msg));
+  }
+
+ private:
+  // `node` must be a mapping whose keys are all in `known`, each once.
+  absl::Status CheckMap(const YNode& node, const std::string& path,
+                        std::initializer_list<const char*> known) const;
+
+  // The value under `key`, or an undefined node when absent or null.
+  static YNode Find(const YNode& map, const char* key) {
+    const YNode& cmap = map;
+    YNode v = cmap[key];
+    if (!v.IsDefined() || v.IsNull()) return YNode(YAML::NodeType::Undefined);
+    return v;
+  }
+
+  absl::Status Scalar(const YNode& v, const std::string& path,
+                      std::string* out) const {
+    if (!v.IsScalar()) return Error(v, path, "must be a string");
+    *out = v.Scalar();
+    return absl::OkStatus();
+  }
+
+  // Each Get* leaves *out alone when the key is absent or null, and returns
+  // the value node in *where (undefined when absent) for later checks.
+  absl::Status GetString(const YNode& map, const std::string& path,
+                         const char* key, std::string* out,
+                         YNode* where = nullptr) const {
+    YNode v = Find(map, key);
+    if (where != nullptr) where->reset(v);
+    if (!v.IsDefined()) return absl::OkStatus();
+    return Scalar(v, Child(path, key), out);
+  }
+
+  absl::Status GetDouble(const YNode& map, const std::string& path,
+                         const char* key, double* out,
+                         YNode* where = nullptr) const {
+    YNode v = Find(map, key);
+    if (where != nullptr) where->reset(v);
+    if (!v.IsDefined()) return absl::OkStatus();
+    std::string s;
+    RETURN_IF_ERROR(Scalar(v, Child(path, key), &s));
+    double d;
+    if (!absl::SimpleAtod(s, &d) || !std::isfinite(d)) {
+      return Error(v, Child(path, key),
+                   absl::StrCat("must be a finite number, got ", Quote(s)));
+    }
+    *out = d;
+    return absl::OkStatus();
+  }
+
+  absl::Status GetBool(const YNode& map, const std::string& path,
+                       const char* key, bool* out) const {
+    YNode v = Find(map, key);
+    if (!v.IsDefined()) return absl::OkStatus();
+    std::string s;
+    RETURN_IF_ERROR(Scalar(v, Child(path, key), &s));
+    if (s == "true") {
+      *out = true;
+    } else if (s == "false") {
+      *out = false;
+    } else {
+      return Error(v, Child(path, key),
+                   absl::StrCat("must be true or false, got ", Quote(s)));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status GetDuration(const YNode& map, const std::string& path,
+                           const char* key, absl::Duration* out,
+                           YNode* where = nullptr) const {
+    YNode v = Find(map, key);
+    if (where != nullptr) where->reset(v);
+    if (!v.IsDefined()) return absl::OkStatus();
+    std::string s;
+    RETURN_IF_ERROR(Scalar(v, Child(path, key), &s));
+    absl::StatusOr<absl::Duration> d = ParseDuration(s);
+    if (!d.ok()) return Error(v, Child(path, key), d.status().message());
+    *out = *d;
+    return absl::OkStatus();
+  }
+
+  // A duration that must be > 0.
+  absl::Status GetPositiveDuration(const YNode& map, const std::string& path,
+                                   const char* key, absl::Duration* out,
+                                   YNode* where = nullptr) const {
+    YNode v;
+    RETURN_IF_ERROR(GetDuration(map, path, key, out, &v));
+    if (where != nullptr) where->reset(v);
+    if (v.IsDefined() && *out <= absl::ZeroDuration()) {
+      return Error(v, Child(path, key), "must be > 0");
+    }
+    return absl::OkStatus();
+  }
+
+  template <typename E>
+  absl::Status GetEnum(const YNode& map, const std::string& path,
+                       const char* key,
+                       std::initializer_list<std::pair<const char*, E>> values,
+                       E* out, YNode* where = nullptr) const {
+    YNode v = Find(map, key);
+    if (where != nullptr) where->reset(v);
+    if (!v.IsDefined()) return absl::OkStatus();
+    std::string s;
+    RETURN_IF_ERROR(Scalar(v, Child(path, key), &s));
+    std::vector<std::string> names;
+    for (const auto& [name, value] : values) {
+      if (s == name) {
+        *out = value;
+        return absl::OkStatus();
+      }
+      names.push_back(name);
+    }
+    return Error(v, Child(path, key),
+                 absl::StrCat("must be one of ", absl::StrJoin(names, ", "),
+                              "; got ", Quote(s)));
+  }
+
+  absl::Status LoadBackend(const YNode& node, const std::string& path,
+                           BackendConfig* out, YNode* url_node,
+                           YNode* basic_auth_node, YNode* sysdig_node);
+  absl::Status LoadCache(const YNode& node, const std::string& path,
+                         CacheConfig* out);
+  absl::Status LoadMetric(const YNode& node, const std::string& path,
+                          const Config& config, MetricConfig* out);
+  absl::Status LoadNormalization(const YNode& node, const std::string& path,
+                                 NormalizationConfig* out);
+  absl::Status LoadJoin(const YNode& node, const std::string& path,
+                        JoinConfig* out);
+  absl::Status LoadBuiltins(const YNode& node, const std::string& path,
+                            BuiltinWeights* out);
+  absl::Status LoadLeaderElection(const YNode& node, const std::string& path,
+                                  LeaderElectionConfig* out);
+  absl::Status LoadHttp(const YNode& node, const std::string& path,
+                        HttpConfig* out);
+
+  std::string file_;
+};
+
+absl::Status Loader::CheckMap(const YNode& node, const std::string& path,
+                              std::initializer_list<const char*> known) const {
+  if (!node.IsMap()) return Error(node, path, "must be a mapping");
+  std::set<std::string> seen;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const YNode& key = it->first;
+    if (!key.IsScalar()) return Error(key, path, "keys must be strings");
+    const std::string& name = key.Scalar();
+    bool found = false;
+    std::string best;
+    int best_distance = 3;  // suggest only close matches
+    for (const char* k : known) {
+      if (name == k) {
+        found = true;
+        break;
+      }
+      int d = Distance(name, k);
+      if (d < best_distance) {
+        best_distance = d;
+        best = k;
+      }
+    }
+    if (!found) {
+      std::string msg = "unknown key";
+      if (!best.empty()) absl::StrAppend(&msg, " (did you mean ", best, "?)");
+      return Error(key, Child(path, name), msg);
+    }
+    if (!seen.insert(name).second) {
+      return Error(key, Child(path, name), "duplicate key");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::Load(const YNode& root, Config* config) {
+  if (!root.IsDefined() || root.IsNull()) {
+    return ErrorAt(YAML::Mark(), "",
+                   absl::StrCat("empty configuration; expected apiVersion: ",
+                                kConfigApiVersion));
+  }
+  if (!root.IsMap()) return Error(root, "", "must be a mapping");
+  RETURN_IF_ERROR(CheckMap(root, "",
+                           {"apiVersion", "kind", "schedulerName", "backend",
+                            "cache", "metrics", "builtins", "fallback", "herd",
+                            "leaderElection", "http"}));
+
+  // apiVersion and kind identify the schema; both are required.
+  for (const auto& [key, want] :
+       {std::pair<const char*, const char*>{"apiVersion", kConfigApiVersion},
+        {"kind", kConfigKind}}) {
+    YNode v;
+    std::string got;
+    RETURN_IF_ERROR(GetString(root, "", key, &got, &v));
+    if (!v.IsDefined()) {
+      return Error(root, key, absl::StrCat("required; expected ", want));
+    }
+    if (got != want) {
+      return Error(v, key,
+                   absl::StrCat("must be ", want, ", got ", Quote(got)));
+    }
+  }
+
+  YNode v;
+  RETURN_IF_ERROR(
+      GetString(root, "", "schedulerName", &config->scheduler_name, &v));
+  if (v.IsDefined() && !IsDns1123Subdomain(config->scheduler_name)) {
+    return Error(v, "schedulerName",
+                 "must be a lowercase DNS-1123 subdomain (a-z, 0-9, '-', "
+                 "'.')");
+  }
+
+  YNode url_node, basic_auth_node, sysdig_node;
+  if (YNode n = Find(root, "backend"); n.IsDefined()) {
+    RETURN_IF_ERROR(LoadBackend(n, "backend", &config->backend, &url_node,
+                                &basic_auth_node, &sysdig_node));
+  }
+  if (YNode n = Find(root, "cache"); n.IsDefined()) {
+    RETURN_IF_ERROR(LoadCache(n, "cache", &config->cache));
+  }
+
+  YNode metrics = Find(root, "metrics");
+  if (metrics.IsDefined()) {
+    if (!metrics.IsSequence()) {
+      return Error(metrics, "metrics", "must be a list");
+    }
+    std::set<std::string> names;
+    for (size_t i = 0; i < metrics.size(); ++i) {
+      std::string path = absl::StrCat("metrics[", i, "]");
+      MetricConfig metric;
+      RETURN_IF_ERROR(LoadMetric(metrics[i], path, *config, &metric));
+      if (!names.insert(metric.name).second) {
+        return Error(Find(metrics[i], "name"), path + ".name",
+                     absl::StrCat("duplicate metric name ",
+                                  Quote(metric.name)));
+      }
+      config->metrics.push_back(std::move(metric));
+    }
+  }
+  if (!config->metrics.empty() && config->backend.url.empty()) {
+    YNode at = Find(root, "backend");
+    return Error(at.IsDefined() ? at : root, "backend.url",
+                 "required when metrics are configured");
+  }
+
+  if (YNode n = Find(root, "builtins"); n.IsDefined()) {
+    RETURN_IF_ERROR(LoadBuiltins(n, "builtins", &config->builtins));
+  }
+  if (YNode n = Find(root, "fallback"); n.IsDefined()) {
+    RETURN_IF_ERROR(CheckMap(n, "fallback", {"coldCacheDeadline"}));
+    YNode d;
+    RETURN_IF_ERROR(GetDuration(n, "fallback", "coldCacheDeadline",
+                                &config->fallback.cold_cache_deadline, &d));
+    if (config->fallback.cold_cache_deadline < absl::ZeroDuration()) {
+      return Error(d, "fallback.coldCacheDeadline", "must be >= 0");
+    }
+  }
+  if (YNode n = Find(root, "herd"); n.IsDefined()) {
+    RETURN_IF_ERROR(CheckMap(n, "herd", {"penaltyPerPlacement", "window"}));
+    YNode p;
+    RETURN_IF_ERROR(GetDouble(n, "herd", "penaltyPerPlacement",
+                              &config->herd.penalty_per_placement, &p));
+    if (config->herd.penalty_per_placement < 0 ||
+        config->herd.penalty_per_placement > 100) {
+      return Error(p, "herd.penaltyPerPlacement", "must be in [0, 100]");
+    }
+    RETURN_IF_ERROR(
+        GetPositiveDuration(n, "herd", "window", &config->herd.window));
+  }
+  if (YNode n = Find(root, "leaderElection"); n.IsDefined()) {
+    RETURN_IF_ERROR(
+        LoadLeaderElection(n, "leaderElection", &config->leader_election));
+  }
+  if (YNode n = Find(root, "http"); n.IsDefined()) {
+    RETURN_IF_ERROR(LoadHttp(n, "http", &config->http));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadBackend(const YNode& node, const std::string& path,
+                                 BackendConfig* out, YNode* url_node,
+                                 YNode* basic_auth_node, YNode* sysdig_node) {
+  RETURN_IF_ERROR(CheckMap(node, path,
+                           {"type", "url", "timeout", "tokenFile", "caFile",
+                            "insecureSkipVerify", "basicAuth", "sysdig"}));
+  RETURN_IF_ERROR(GetEnum<BackendType>(
+      node, path, "type",
+      {{"prometheus", BackendType::kPrometheus},
+       {"sysdig", BackendType::kSysdig}},
+      &out->type));
+  RETURN_IF_ERROR(GetString(node, path, "url", &out->url, url_node));
+  if (url_node->IsDefined() && !out->url.empty() &&
+      !(absl::StartsWith(out->url, "http://") ||
+        absl::StartsWith(out->url, "https://"))) {
+    return Error(*url_node, Child(path, "url"),
+                 absl::StrCat("must start with http:// or https://, got ",
+                              Quote(out->url)));
+  }
+  RETURN_IF_ERROR(GetPositiveDuration(node, path, "timeout", &out->timeout));
+  RETURN_IF_ERROR(GetString(node, path, "tokenFile", &out->token_file));
+  RETURN_IF_ERROR(GetString(node, path, "caFile", &out->ca_file));
+  RETURN_IF_ERROR(
+      GetBool(node, path, "insecureSkipVerify", &out->insecure_skip_verify));
+
+  basic_auth_node->reset(Find(node, "basicAuth"));
+  if (basic_auth_node->IsDefined()) {
+    std::string p = Child(path, "basicAuth");
+    if (out->type != BackendType::kPrometheus) {
+      return Error(*basic_auth_node, p, "only valid with type prometheus");
+    }
+    RETURN_IF_ERROR(CheckMap(*basic_auth_node, p, {"username", "passwordFile"}));
+    RETURN_IF_ERROR(GetString(*basic_auth_node, p, "username",
+                              &out->basic_auth.username));
+    RETURN_IF_ERROR(GetString(*basic_auth_node, p, "passwordFile",
+                              &out->basic_auth.password_file));
+    if (!out->basic_auth.username.empty() &&
+        out->basic_auth.password_file.empty()) {
+      return Error(*basic_auth_node, Child(p, "passwordFile"),
+                   "required when username is set");
+    }
+    if (out->basic_auth.username.empty() &&
+        !out->basic_auth.password_file.empty()) {
+      return Error(*basic_auth_node, Child(p, "username"),
+                   "required when passwordFile is set");
+    }
+  }
+
+  sysdig_node->reset(Find(node, "sysdig"));
+  if (sysdig_node->IsDefined()) {
+    std::string p = Child(path, "sysdig");
+    if (out->type != BackendType::kSysdig) {
+      return Error(*sysdig_node, p, "only valid with type sysdig");
+    }
+    RETURN_IF_ERROR(
+        CheckMap(*sysdig_node, p, {"last", "sampling", "dataSourceType"}));
+    for (const auto& [key, field] :
+         {std::pair<const char*, absl::Duration*>{"last", &out->sysdig.last},
+          {"sampling", &out->sysdig.sampling}}) {
+      YNode v;
+      RETURN_IF_ERROR(GetPositiveDuration(*sysdig_node, p, key, field, &v));
+      if (v.IsDefined() &&
+          *field != absl::Seconds(absl::ToInt64Seconds(*field))) {
+        return Error(v, Child(p, key), "must be a whole number of seconds");
+      }
+    }
+    YNode v;
+    RETURN_IF_ERROR(GetString(*sysdig_node, p, "dataSourceType",
+                              &out->sysdig.data_source_type, &v));
+    if (v.IsDefined() && out->sysdig.data_source_type.empty()) {
+      return Error(v, Child(p, "dataSourceType"), "must not be empty");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadCache(const YNode& node, const std::string& path,
+                               CacheConfig* out) {
+  RETURN_IF_ERROR(
+      CheckMap(node, path, {"ttl", "maxStaleness", "refreshTimeout"}));
+  RETURN_IF_ERROR(GetPositiveDuration(node, path, "ttl", &out->ttl));
+  YNode v;
+  RETURN_IF_ERROR(
+      GetPositiveDuration(node, path, "maxStaleness", &out->max_staleness, &v));
+  if (out->max_staleness < out->ttl) {
+    return Error(v.IsDefined() ? v : node, Child(path, "maxStaleness"),
+                 absl::StrCat("must be >= cache.ttl (", absl::FormatDuration(out->ttl),
+                              ")"));
+  }
+  RETURN_IF_ERROR(
+      GetPositiveDuration(node, path, "refreshTimeout", &out->refresh_timeout));
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadNormalization(const YNode& node,
+                                       const std::string& path,
+                                       NormalizationConfig* out) {
+  static constexpr std::initializer_list<std::pair<const char*,
+                                                   NormalizationType>>
+      kTypes = {{"minmax", NormalizationType::kMinMax},
+                {"range", NormalizationType::kRange},
+                {"ratio", NormalizationType::kRatio}};
+  if (node.IsScalar()) {
+    // Shorthand: `normalization: ratio`.
+    std::string s = node.Scalar();
+    for (const auto& [name, value] : kTypes) {
+      if (s == name) out->type = value;
+    }
+    if (s != "minmax" && s != "ratio") {
+      if (s == "range") {
+        return Error(node, path,
+                     "range needs min and max: {type: range, min: LO, max: "
+                     "HI}");
+      }
+      return Error(node, path,
+                   absl::StrCat("must be one of minmax, range, ratio; got ",
+                                Quote(s)));
+    }
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(CheckMap(node, path, {"type", "min", "max"}));
+  YNode t;
+  RETURN_IF_ERROR(GetEnum<NormalizationType>(node, path, "type", kTypes,
+                                             &out->type, &t));
+  if (!t.IsDefined()) return Error(node, Child(path, "type"), "required");
+  YNode min_node, max_node;
+  RETURN_IF_ERROR(GetDouble(node, path, "min", &out->min, &min_node));
+  RETURN_IF_ERROR(GetDouble(node, path, "max", &out->max, &max_node));
+  if (out->type != NormalizationType::kRange) {
+    if (min_node.IsDefined()) {
+      return Error(min_node, Child(path, "min"), "only valid with type range");
+    }
+    if (max_node.IsDefined()) {
+      return Error(max_node, Child(path, "max"), "only valid with type range");
+    }
+    return absl::OkStatus();
+  }
+  if (!min_node.IsDefined()) {
+    return Error(node, Child(path, "min"), "required with type range");
+  }
+  if (!max_node.IsDefined()) {
+    return Error(node, Child(path, "max"), "required with type range");
+  }
+  if (!(out->max > out->min)) {
+    return Error(max_node, Child(path, "max"),
+                 absl::StrCat("must be > min (", min_node.Scalar(), ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadJoin(const YNode& node, const std::string& path,
+                              JoinConfig* out) {
+  RETURN_IF_ERROR(CheckMap(node, path, {"label", "match", "regex"}));
+  YNode v;
+  RETURN_IF_ERROR(GetString(node, path, "label", &out->label, &v));
+  if (v.IsDefined() && out->label.empty()) {
+    return Error(v, Child(path, "label"), "must not be empty");
+  }
+  RETURN_IF_ERROR(GetEnum<JoinMatch>(
+      node, path, "match",
+      {{"name", JoinMatch::kName}, {"address", JoinMatch::kAddress}},
+      &out->match));
+  RETURN_IF_ERROR(GetString(node, path, "regex", &out->regex, &v));
+  if (!out->regex.empty()) {
+    try {
+      std::regex re(out->regex, std::regex::ECMAScript);
+      (void)re;
+    } catch (const std::regex_error& e) {
+      return Error(v, Child(path, "regex"),
+                   absl::StrCat("invalid regular expression: ", e.what()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
+                                const Config& config, MetricConfig* out) {
+  RETURN_IF_ERROR(CheckMap(node, path,
+                           {"name", "query", "weight", "direction",
+                            "normalization", "missing", "maxStaleness", "ttl",
+                            "join", "aggregations"}));
+  YNode v;
+  RETURN_IF_ERROR(GetString(node, path, "name", &out->name, &v));
+  if (!v.IsDefined()) return Error(node, Child(path, "name"), "required");
+  if (!IsMetricName(out->name)) {
+    return Error(v, Child(path, "name"),
+                 absl::StrCat("must match [A-Za-z_][A-Za-z0-9_.:-]*, got ",
+                              Quote(out->name)));
+  }
+  for (const char* builtin : kBuiltinNames) {
+    if (out->name == builtin) {
+      return Error(v, Child(path, "name"),
+                   absl::StrCat(Quote(out->name), " is a built-in term name"));
+    }
+  }
+  RETURN_IF_ERROR(GetString(node, path, "query", &out->query, &v));
+  if (!v.IsDefined()) return Error(node, Child(path, "query"), "required");
+  if (absl::StripAsciiWhitespace(out->query).empty()) {
+    return Error(v, Child(path, "query"), "must not be empty");
+  }
+  RETURN_IF_ERROR(GetDouble(node, path, "weight", &out->weight, &v));
+  if (!(out->weight > 0)) {
+    return Error(v, Child(path, "weight"), "must be > 0");
+  }
+  RETURN_IF_ERROR(GetEnum<Direction>(
+      node, path, "direction",
+      {{"lower", Direction::kLower}, {"higher", Direction::kHigher}},
+      &out->direction));
+  if (YNode n = Find(node, "normalization"); n.IsDefined()) {
+    RETURN_IF_ERROR(
+        LoadNormalization(n, Child(path, "normalization"), &out->normalization));
+  }
+  RETURN_IF_ERROR(GetEnum<MissingPolicy>(node, path, "missing",
+                                         {{"neutral", MissingPolicy::kNeutral},
+                                          {"worst", MissingPolicy::kWorst},
+                                          {"exclude", MissingPolicy::kExclude},
+                                          {"skip", MissingPolicy::kSkip}},
+                                         &out->missing));
+  out->ttl = config.cache.ttl;
+  out->max_staleness = config.cache.max_staleness;
+  YNode ttl_node, stale_node;
+  RETURN_IF_ERROR(GetPositiveDuration(node, path, "ttl", &out->ttl, &ttl_node));
+  RETURN_IF_ERROR(GetPositiveDuration(node, path, "maxStaleness",
+                                      &out->max_staleness, &stale_node));
+  if (out->max_staleness < out->ttl) {
+    if (stale_node.IsDefined()) {
+      return Error(stale_node, Child(path, "maxStaleness"),
+                   absl::StrCat("must be >= the metric's ttl (",
+                                absl::FormatDuration(out->ttl), ")"));
+    }
+    return Error(ttl_node, Child(path, "ttl"),
+                 absl::StrCat("must be <= the metric's maxStaleness (",
+                              absl::FormatDuration(out->max_staleness), ")"));
+  }
+
+  const bool sysdig = config.backend.type == BackendType::kSysdig;
+  out->join.label = sysdig ? "host.hostName" : "node";
+  if (YNode n = Find(node, "join"); n.IsDefined()) {
+    RETURN_IF_ERROR(LoadJoin(n, Child(path, "join"), &out->join));
+  }
+  if (YNode n = Find(node, "aggregations"); n.IsDefined()) {
+    std::string p = Child(path, "aggregations");
+    if (!sysdig) return Error(n, p, "only valid with backend type sysdig");
+    RETURN_IF_ERROR(CheckMap(n, p, {"time", "group"}));
+    for (const auto& [key, field] :
+         {std::pair<const char*, std::string*>{"time", &out->aggregations.time},
+          {"group", &out->aggregations.group}}) {
+      YNode a;
+      RETURN_IF_ERROR(GetString(n, p, key, field, &a));
+      static const std::set<std::string> kAggregations = {
+          "avg", "timeAvg", "sum", "min", "max", "count", "concat", "distinct"};
+      if (a.IsDefined() && kAggregations.count(*field) == 0) {
+        return Error(a, Child(p, key),
+                     absl::StrCat("must be one of avg, timeAvg, sum, min, max, "
+                                  "count, concat, distinct; got ",
+                                  Quote(*field)));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadBuiltins(const YNode& node, const std::string& path,
+                                  BuiltinWeights* out) {
+  RETURN_IF_ERROR(CheckMap(
+      node, path, {"leastAllocated", "balancedAllocation", "recentPlacements"}));
+  for (const auto& [key, field] :
+       {std::pair<const char*, double*>{"leastAllocated",
+                                        &out->least_allocated},
+        {"balancedAllocation", &out->balanced_allocation},
+        {"recentPlacements", &out->recent_placements}}) {
+    YNode v;
+    RETURN_IF_ERROR(GetDouble(node, path, key, field, &v));
+    if (*field < 0) return Error(v, Child(path, key), "must be >= 0");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadLeaderElection(const YNode& node,
+                                        const std::string& path,
+                                        LeaderElectionConfig* out) {
+  RETURN_IF_ERROR(CheckMap(node, path,
+                           {"enabled", "leaseName", "leaseNamespace",
+                            "leaseDuration", "renewDeadline", "retryPeriod"}));
+  RETURN_IF_ERROR(GetBool(node, path, "enabled", &out->enabled));
+  YNode v;
+  RETURN_IF_ERROR(GetString(node, path, "leaseName", &out->lease_name, &v));
+  if (v.IsDefined() && !IsDns1123Subdomain(out->lease_name)) {
+    return Error(v, Child(path, "leaseName"),
+                 "must be a lowercase DNS-1123 subdomain (a-z, 0-9, '-', '.')");
+  }
+  RETURN_IF_ERROR(
+      GetString(node, path, "leaseNamespace", &out->lease_namespace, &v));
+  if (v.IsDefined() && !IsDns1123Label(out->lease_namespace)) {
+    return Error(v, Child(path, "leaseNamespace"),
+                 "must be a lowercase DNS-1123 label (a-z, 0-9, '-')");
+  }
+  YNode lease, renew, retry;
+  RETURN_IF_ERROR(GetPositiveDuration(node, path, "leaseDuration",
+                                      &out->lease_duration, &lease));
+  RETURN_IF_ERROR(GetPositiveDuration(node, path, "renewDeadline",
+                                      &out->renew_deadline, &renew));
+  RETURN_IF_ERROR(GetPositiveDuration(node, path, "retryPeriod",
+                                      &out->retry_period, &retry));
+  if (out->renew_deadline >= out->lease_duration) {
+    return Error(renew.IsDefined() ? renew : (lease.IsDefined() ? lease : node),
+                 Child(path, "renewDeadline"),
+                 absl::StrCat("must be < leaseDuration (",
+                              absl::FormatDuration(out->lease_duration), ")"));
+  }
+  if (out->retry_period >= out->renew_deadline) {
+    return Error(retry.IsDefined() ? retry : (renew.IsDefined() ? renew : node),
+                 Child(path, "retryPeriod"),
+                 absl::StrCat("must be < renewDeadline (",
+                              absl::FormatDuration(out->renew_deadline), ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadHttp(const YNode& node, const std::string& path,
+                              HttpConfig* out) {
+  RETURN_IF_ERROR(CheckMap(node, path, {"listenAddress"}));
+  YNode v;
+  RETURN_IF_ERROR(
+      GetString(node, path, "listenAddress", &out->listen_address, &v));
+  if (!v.IsDefined()) return absl::OkStatus();
+  const std::string& a = out->listen_address;
+  size_t colon = a.rfind(':');
+  int port = -1;
+  if (colon != std::string::npos && colon + 1 < a.size() &&
+      a.size() - colon - 1 <= 5 &&
+      absl::SimpleAtoi(absl::string_view(a).substr(colon + 1), &port) &&
+      absl::ascii_isdigit(a[colon + 1]) && port >= 0 && port <= 65535) {
+    return absl::OkStatus();
+  }
+  return Error(v, Child(path, "listenAddress"),
+               absl::StrCat("must be [host]:port with port in [0, 65535], got ",
+                            Quote(a)));
+}
+
+}  // namespace
+
+absl::StatusOr<absl::Duration> ParseDuration(absl::string_view text) {
+  auto invalid = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid duration \"", text, "\": ", why,
+                     " (examples: 500ms, 15s, 2m, 1h30m)"));
+  };
+  if (text == "0") return absl::ZeroDuration();
+  if (text.empty()) return invalid("empty");
+  if (text[0] == '-' || text[0] == '+') return invalid("must not be signed");
+  absl::Duration total = absl::ZeroDuration();
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t start = i;
+    int64_t whole = 0;
+    bool digits = false;
+    for (; i < text.size() && absl::ascii_isdigit(text[i]); ++i) {
+      if (whole > 1000000000000LL) return invalid("too large");
+      whole = whole * 10 + (text[i] - '0');
+      digits = true;
+    }
+    double fraction = 0;
+    if (i < text.size() && text[i] == '.') {
+      ++i;
+      double scale = 0.1;
+      for (; i < text.size() && absl::ascii_isdigit(text[i]); ++i) {
+        fraction += (text[i] - '0') * scale;
+        scale /= 10;
+        digits = true;
+      }
+    }
+    if (!digits) {
+      return invalid(start == i ? "expected a number" : "no digits");
+    }
+    size_t unit_start = i;
+    while (i < text.size() && !absl::ascii_isdigit(text[i]) && text[i] != '.') {
+      ++i;
+    }
+    absl::string_view unit = text.substr(unit_start, i - unit_start);
+    absl::Duration u;
+    if (unit == "ns") {
+      u = absl::Nanoseconds(1);
+    } else if (unit == "us" || unit == "\xc2\xb5s" || unit == "\xce\xbcs") {
+      u = absl::Microseconds(1);
+    } else if (unit == "ms") {
+      u = absl::Milliseconds(1);
+    } else if (unit == "s") {
+      u = absl::Seconds(1);
+    } else if (unit == "m") {
+      u = absl::Minutes(1);
+    } else if (unit == "h") {
+      u = absl::Hours(1);
+    } else if (unit.empty()) {
+      return invalid("missing unit (ns, us, ms, s, m, h)");
+    } else {
+      return invalid(absl::StrCat("unknown unit \"", unit, "\""));
+    }
+    total += whole * u + fraction * u;
+  }
+  if (total > absl::Hours(24 * 365 * 100)) return invalid("too large");
+  return total;
+}
+
+absl::StatusOr<Config> LoadConfigString(absl::string_view text,
+                                        absl::string_view display_name) {
+  Loader loader(display_name);
+  Config config;
+  try {
+    std::vector<YNode> docs = YAML::LoadAll(std::string(text));
+    if (docs.size() > 1) {
+      return loader.Error(docs[1], "",
+                          "expected one YAML document, found several");
+    }
+    YNode root = docs.empty() ? YNode() : docs[0];
+    RETURN_IF_ERROR(loader.Load(root, &config));
+  } catch (const YAML::Exception& e) {
+    return loader.ErrorAt(e.mark, "",
+                          absl::StrCat("invalid YAML: ", e.msg));
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(display_name, ": cannot read configuration: ", e.what()));
+  }
+  return config;
+}
+
+absl::StatusOr<Config> LoadConfigFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    int err = errno;
+    std::string msg =
+        absl::StrCat("cannot open config file ", path, ": ", std::strerror(err));
+    if (err == ENOENT) return absl::NotFoundError(msg);
+    if (err == EACCES) return absl::PermissionDeniedError(msg);
+    return absl::InvalidArgumentError(msg);
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot read config file ", path));
+  }
+  return LoadConfigString(text.str(), path);
+}
+
+}  // namespace ms

@@ -1,0 +1,245 @@
+// The scheduler's configuration: one YAML file, parsed and validated once.
+//
+// Who calls it: scheduler/main loads the file at start; metrics/ and
+// scoring/ read the resulting struct and may trust it (every invariant listed
+// below holds for a Config returned by LoadConfigFile/LoadConfigString).
+// Thread-compatible: a loaded Config is a plain value.
+//
+// The file, with every key at its default unless marked "required":
+//
+//   apiVersion: metrics-scheduler/v1alpha1      # required, exactly this
+//   kind: MetricsSchedulerConfiguration         # required, exactly this
+//   schedulerName: metrics-scheduler
+//   backend:
+//     type: prometheus                # prometheus | sysdig
+//     url: ""                         # required when `metrics` is not empty
+//     timeout: 2s
+//     tokenFile: ""                   # bearer token, re-read on every use
+//     caFile: ""
+//     insecureSkipVerify: false
+//     basicAuth: {username: "", passwordFile: ""}  # prometheus only
+//     sysdig: {last: 60s, sampling: 60s, dataSourceType: host}  # sysdig only
+//   cache: {ttl: 15s, maxStaleness: 2m, refreshTimeout: 5s}
+//   metrics:                          # default: none (fallback scoring only)
+//     - name: http_latency            # required, unique
+//       query: 'histogram_quantile(...)'   # required
+//       weight: 1                     # > 0
+//       direction: lower              # lower | higher (which is better)
+//       normalization: {type: minmax} # minmax | ratio | range (min, max)
+//       missing: neutral              # neutral | worst | exclude | skip
+//       maxStaleness: <cache.maxStaleness>
+//       ttl: <cache.ttl>
+//       join: {label: node, match: name, regex: ""}
+//       aggregations: {time: timeAvg, group: avg}  # sysdig only
+//   builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 1}
+//   fallback: {coldCacheDeadline: 500ms}
+//   herd: {penaltyPerPlacement: 10, window: 30s}
+//   leaderElection:
+//     enabled: true
+//     leaseName: metrics-scheduler
+//     leaseNamespace: metrics-scheduler
+//     leaseDuration: 15s
+//     renewDeadline: 10s
+//     retryPeriod: 2s
+//   http: {listenAddress: ":10260"}
+//
+// Rules, all checked at load time:
+// - Unknown keys and duplicate keys are errors (a typo never passes
+//   silently); so is a value of the wrong YAML type.
+// - An explicit null (`timeout:` with nothing after it) means "default".
+// - Durations are Go-style: a sequence of number+unit, units ns, us, ms, s,
+//   m, h (`500ms`, `15s`, `2m`, `1h30m`, `1.5s`); bare `0` is zero.
+//   absl::FormatDuration prints them back in the same form.
+// - Booleans are `true` or `false` only.
+// - `normalization` may also be written as a bare string: `normalization:
+//   ratio`.
+//
+// Errors are absl::InvalidArgumentError with the message
+//   "<file>:<line>:<column>: <field path>: <what is wrong>"
+// for example `config.yaml:7:13: metrics[1].weight: must be > 0`. Line and
+// column are 1-based and point at the offending value (or, for a missing
+// required key, at the mapping that lacks it). Only the first error is
+// reported. No exception escapes config/.
+#ifndef METRICS_SCHEDULER_CONFIG_CONFIG_H_
+#define METRICS_SCHEDULER_CONFIG_CONFIG_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace ms {
+
+inline constexpr char kConfigApiVersion[] = "metrics-scheduler/v1alpha1";
+inline constexpr char kConfigKind[] = "MetricsSchedulerConfiguration";
+
+enum class BackendType { kPrometheus, kSysdig };
+
+// Which value of a metric is better.
+enum class Direction { kLower, kHigher };
+
+enum class NormalizationType {
+  // 100 for the best node among the feasible ones, 0 for the worst, linear
+  // between; all equal: 100 for all.
+  kMinMax,
+  // Linear over the fixed range [min, max], clamped to [0, 100].
+  kRange,
+  // best / value (lower is better) or value / best (higher is better),
+  // times 100, over values clamped at 0.
+  kRatio,
+};
+
+// What a node whose value is missing, NaN/Inf or stale gets.
+enum class MissingPolicy {
+  kNeutral,  // a score of 50
+  kWorst,    // a score of 0
+  kExclude,  // the node is filtered out
+  kSkip,     // the term is left out for that node; weights renormalised
+};
+
+struct BasicAuthConfig {
+  std::string username;       // default ""; basic auth is off when empty
+  std::string password_file;  // default ""; required when username is set
+};
+
+// Sysdig data API request parameters (backend.type: sysdig only).
+struct SysdigConfig {
+  absl::Duration last = absl::Seconds(60);      // whole seconds, > 0
+  absl::Duration sampling = absl::Seconds(60);  // whole seconds, > 0
+  std::string data_source_type = "host";        // not empty
+};
+
+struct BackendConfig {
+  BackendType type = BackendType::kPrometheus;
+  // Base URL, http:// or https://. Default ""; required when any metric is
+  // configured.
+  std::string url;
+  absl::Duration timeout = absl::Seconds(2);  // per query, > 0
+  std::string token_file;                     // default "": no bearer token
+  std::string ca_file;                        // default "": system CAs
+  bool insecure_skip_verify = false;
+  BasicAuthConfig basic_auth;  // prometheus only
+  SysdigConfig sysdig;         // sysdig only
+};
+
+struct CacheConfig {
+  absl::Duration ttl = absl::Seconds(15);  // refresh period, > 0
+  // A sample older than this is stale; >= ttl.
+  absl::Duration max_staleness = absl::Minutes(2);
+  absl::Duration refresh_timeout = absl::Seconds(5);  // > 0
+};
+
+struct NormalizationConfig {
+  NormalizationType type = NormalizationType::kMinMax;
+  double min = 0;  // kRange only; finite, < max
+  double max = 0;  // kRange only; finite, > min
+};
+
+// How the series of a query name nodes.
+enum class JoinMatch {
+  kName,     // the label holds the node name (sysdig: or its short form)
+  kAddress,  // the label holds an address (`10.0.0.7:9100`); the port is
+             // ignored, the host matched against the Node's addresses
+};
+
+struct JoinConfig {
+  // Default "node" for prometheus, "host.hostName" for sysdig.
+  std::string label;
+  JoinMatch match = JoinMatch::kName;
+  // Default "": the whole label value. Otherwise an ECMAScript regex that
+  // must match the whole label value; its first capture group (or the whole
+  // match when it has none) is what is matched against the node.
+  std::string regex;
+};
+
+// Sysdig aggregations (sysdig only). Each one of avg, timeAvg, sum, min,
+// max, count, concat, distinct.
+struct AggregationsConfig {
+  std::string time = "timeAvg";
+  std::string group = "avg";
+};
+
+struct MetricConfig {
+  // Required, unique, [A-Za-z_][A-Za-z0-9_.:-]*, and not the name of a
+  // built-in term (leastAllocated, balancedAllocation, recentPlacements).
+  std::string name;
+  std::string query;  // required, not empty
+  double weight = 1;  // finite, > 0
+  Direction direction = Direction::kLower;
+  NormalizationConfig normalization;
+  MissingPolicy missing = MissingPolicy::kNeutral;
+  // Resolved: the metric's own `maxStaleness`, else cache.maxStaleness.
+  absl::Duration max_staleness = absl::Minutes(2);
+  // Resolved: the metric's own `ttl`, else cache.ttl. max_staleness >= ttl.
+  absl::Duration ttl = absl::Seconds(15);
+  JoinConfig join;
+  AggregationsConfig aggregations;  // sysdig only
+};
+
+// Weights of the built-in terms; 0 turns a term off. Finite, >= 0.
+struct BuiltinWeights {
+  double least_allocated = 1;
+  double balanced_allocation = 1;
+  double recent_placements = 1;
+};
+
+struct FallbackConfig {
+  // How long a scheduling cycle waits for a cold metrics cache before it
+  // scores with the built-in terms only. >= 0.
+  absl::Duration cold_cache_deadline = absl::Milliseconds(500);
+};
+
+struct HerdConfig {
+  // Score points the recentPlacements term loses per pod placed on the node
+  // since its metrics were sampled. In [0, 100].
+  double penalty_per_placement = 10;
+  // Placements older than this no longer count. > 0.
+  absl::Duration window = absl::Seconds(30);
+};
+
+struct LeaderElectionConfig {
+  bool enabled = true;
+  std::string lease_name = "metrics-scheduler";       // DNS-1123 subdomain
+  std::string lease_namespace = "metrics-scheduler";  // DNS-1123 label
+  // lease_duration > renew_deadline > retry_period > 0.
+  absl::Duration lease_duration = absl::Seconds(15);
+  absl::Duration renew_deadline = absl::Seconds(10);
+  absl::Duration retry_period = absl::Seconds(2);
+};
+
+struct HttpConfig {
+  // "[host]:port" for /metrics, /healthz and /readyz; port in [0, 65535].
+  std::string listen_address = ":10260";
+};
+
+struct Config {
+  std::string scheduler_name = "metrics-scheduler";  // DNS-1123 subdomain
+  BackendConfig backend;
+  CacheConfig cache;
+  std::vector<MetricConfig> metrics;  // default: none
+  BuiltinWeights builtins;
+  FallbackConfig fallback;
+  HerdConfig herd;
+  LeaderElectionConfig leader_election;
+  HttpConfig http;
+};
+
+// Parses a Go-style duration (`500ms`, `15s`, `2m`, `1h30m`, `1.5s`, `0`).
+// InvalidArgument for anything else, including negative durations.
+absl::StatusOr<absl::Duration> ParseDuration(absl::string_view text);
+
+// Parses and validates `text`; `display_name` names it in error messages.
+// InvalidArgument for any syntax or validation error.
+absl::StatusOr<Config> LoadConfigString(absl::string_view text,
+                                        absl::string_view display_name);
+
+// Reads `path` and calls LoadConfigString with `path` as display name.
+// NotFound when the file does not exist, PermissionDenied when it cannot be
+// read for lack of permission, InvalidArgument as LoadConfigString.
+absl::StatusOr<Config> LoadConfigFile(const std::string& path);
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_CONFIG_CONFIG_H_

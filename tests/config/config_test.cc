@@ -1,0 +1,545 @@
+#include "config/config.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ms {
+namespace {
+
+// The two lines every configuration starts with; bodies below begin on
+// line 3.
+constexpr char kHeader[] =
+    "apiVersion: metrics-scheduler/v1alpha1\n"
+    "kind: MetricsSchedulerConfiguration\n";
+
+absl::StatusOr<Config> Load(const std::string& body) {
+  return LoadConfigString(absl::StrCat(kHeader, body), "file.yaml");
+}
+
+TEST(ParseDurationTest, Valid) {
+  struct Case {
+    const char* text;
+    absl::Duration want;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"500ms", absl::Milliseconds(500)},
+           {"15s", absl::Seconds(15)},
+           {"2m", absl::Minutes(2)},
+           {"1h", absl::Hours(1)},
+           {"1h30m", absl::Minutes(90)},
+           {"1.5s", absl::Milliseconds(1500)},
+           {".5s", absl::Milliseconds(500)},
+           {"250us", absl::Microseconds(250)},
+           {"10ns", absl::Nanoseconds(10)},
+           {"0", absl::ZeroDuration()},
+           {"0s", absl::ZeroDuration()},
+       }) {
+    absl::StatusOr<absl::Duration> d = ParseDuration(c.text);
+    ASSERT_TRUE(d.ok()) << c.text << ": " << d.status();
+    EXPECT_EQ(*d, c.want) << c.text;
+  }
+}
+
+TEST(ParseDurationTest, Invalid) {
+  struct Case {
+    const char* text;
+    const char* why;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"", "empty"},
+           {"15", "missing unit (ns, us, ms, s, m, h)"},
+           {"-1s", "must not be signed"},
+           {"+1s", "must not be signed"},
+           {"1d", "unknown unit \"d\""},
+           {"s", "expected a number"},
+           {"1.s2", "missing unit (ns, us, ms, s, m, h)"},
+           {"1 s", "unknown unit \" s\""},
+           {"9999999999999999h", "too large"},
+       }) {
+    absl::StatusOr<absl::Duration> d = ParseDuration(c.text);
+    ASSERT_FALSE(d.ok()) << c.text;
+    EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(std::string(d.status().message()),
+              absl::StrCat("invalid duration \"", c.text, "\": ", c.why,
+                           " (examples: 500ms, 15s, 2m, 1h30m)"));
+  }
+}
+
+TEST(LoadConfigTest, MinimalGivesDefaults) {
+  absl::StatusOr<Config> c = Load("");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->scheduler_name, "metrics-scheduler");
+  EXPECT_EQ(c->backend.type, BackendType::kPrometheus);
+  EXPECT_EQ(c->backend.url, "");
+  EXPECT_EQ(c->backend.timeout, absl::Seconds(2));
+  EXPECT_EQ(c->backend.token_file, "");
+  EXPECT_EQ(c->backend.ca_file, "");
+  EXPECT_FALSE(c->backend.insecure_skip_verify);
+  EXPECT_EQ(c->backend.basic_auth.username, "");
+  EXPECT_EQ(c->backend.sysdig.last, absl::Seconds(60));
+  EXPECT_EQ(c->backend.sysdig.sampling, absl::Seconds(60));
+  EXPECT_EQ(c->backend.sysdig.data_source_type, "host");
+  EXPECT_EQ(c->cache.ttl, absl::Seconds(15));
+  EXPECT_EQ(c->cache.max_staleness, absl::Minutes(2));
+  EXPECT_EQ(c->cache.refresh_timeout, absl::Seconds(5));
+  EXPECT_TRUE(c->metrics.empty());
+  EXPECT_EQ(c->builtins.least_allocated, 1);
+  EXPECT_EQ(c->builtins.balanced_allocation, 1);
+  EXPECT_EQ(c->builtins.recent_placements, 1);
+  EXPECT_EQ(c->fallback.cold_cache_deadline, absl::Milliseconds(500));
+  EXPECT_EQ(c->herd.penalty_per_placement, 10);
+  EXPECT_EQ(c->herd.window, absl::Seconds(30));
+  EXPECT_TRUE(c->leader_election.enabled);
+  EXPECT_EQ(c->leader_election.lease_name, "metrics-scheduler");
+  EXPECT_EQ(c->leader_election.lease_namespace, "metrics-scheduler");
+  EXPECT_EQ(c->leader_election.lease_duration, absl::Seconds(15));
+  EXPECT_EQ(c->leader_election.renew_deadline, absl::Seconds(10));
+  EXPECT_EQ(c->leader_election.retry_period, absl::Seconds(2));
+  EXPECT_EQ(c->http.listen_address, ":10260");
+}
+
+TEST(LoadConfigTest, FullPrometheusExample) {
+  absl::StatusOr<Config> c = Load(R"(schedulerName: fast-scheduler
+backend:
+  type: prometheus
+  url: http://prometheus.monitoring:9090
+  timeout: 3s
+  tokenFile: /var/run/secrets/metrics/token
+  caFile: /etc/ca.pem
+  insecureSkipVerify: true
+  basicAuth: {username: u, passwordFile: /pw}
+cache: {ttl: 10s, maxStaleness: 1m, refreshTimeout: 4s}
+metrics:
+  - name: http_latency
+    query: 'histogram_quantile(0.99, sum by (node, le) (rate(x[1m])))'
+    weight: 3
+    direction: lower
+    normalization: {type: minmax}
+    missing: neutral
+    maxStaleness: 2m
+    ttl: 15s
+    join: {label: node}
+  - name: cpu_idle
+    query: avg by (instance) (rate(node_cpu_seconds_total{mode="idle"}[1m]))
+    weight: 0.5
+    direction: higher
+    normalization: {type: range, min: 0, max: 1}
+    missing: worst
+    join: {label: instance, match: address}
+  - name: errors
+    query: sum by (host) (rate(errors[1m]))
+    normalization: ratio
+    missing: exclude
+    join: {label: host, regex: '(.*)\.example\.com'}
+  - name: io
+    query: io
+    normalization: {type: ratio}
+    missing: skip
+builtins: {leastAllocated: 2, balancedAllocation: 0, recentPlacements: 1.5}
+fallback: {coldCacheDeadline: 250ms}
+herd: {penaltyPerPlacement: 20, window: 1m}
+leaderElection: {enabled: false, leaseName: ms, leaseNamespace: kube-ms, leaseDuration: 20s, renewDeadline: 12s, retryPeriod: 3s}
+http: {listenAddress: "127.0.0.1:8080"}
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->scheduler_name, "fast-scheduler");
+  EXPECT_EQ(c->backend.url, "http://prometheus.monitoring:9090");
+  EXPECT_EQ(c->backend.timeout, absl::Seconds(3));
+  EXPECT_EQ(c->backend.token_file, "/var/run/secrets/metrics/token");
+  EXPECT_EQ(c->backend.ca_file, "/etc/ca.pem");
+  EXPECT_TRUE(c->backend.insecure_skip_verify);
+  EXPECT_EQ(c->backend.basic_auth.username, "u");
+  EXPECT_EQ(c->backend.basic_auth.password_file, "/pw");
+  EXPECT_EQ(c->cache.ttl, absl::Seconds(10));
+  EXPECT_EQ(c->cache.max_staleness, absl::Minutes(1));
+  EXPECT_EQ(c->cache.refresh_timeout, absl::Seconds(4));
+  ASSERT_EQ(c->metrics.size(), 4u);
+
+  const MetricConfig& m0 = c->metrics[0];
+  EXPECT_EQ(m0.name, "http_latency");
+  EXPECT_EQ(m0.query,
+            "histogram_quantile(0.99, sum by (node, le) (rate(x[1m])))");
+  EXPECT_EQ(m0.weight, 3);
+  EXPECT_EQ(m0.direction, Direction::kLower);
+  EXPECT_EQ(m0.normalization.type, NormalizationType::kMinMax);
+  EXPECT_EQ(m0.missing, MissingPolicy::kNeutral);
+  EXPECT_EQ(m0.max_staleness, absl::Minutes(2));  // its own
+  EXPECT_EQ(m0.ttl, absl::Seconds(15));           // its own
+  EXPECT_EQ(m0.join.label, "node");
+  EXPECT_EQ(m0.join.match, JoinMatch::kName);
+  EXPECT_EQ(m0.join.regex, "");
+
+  const MetricConfig& m1 = c->metrics[1];
+  EXPECT_EQ(m1.weight, 0.5);
+  EXPECT_EQ(m1.direction, Direction::kHigher);
+  EXPECT_EQ(m1.normalization.type, NormalizationType::kRange);
+  EXPECT_EQ(m1.normalization.min, 0);
+  EXPECT_EQ(m1.normalization.max, 1);
+  EXPECT_EQ(m1.missing, MissingPolicy::kWorst);
+  EXPECT_EQ(m1.max_staleness, absl::Minutes(1));  // cache.maxStaleness
+  EXPECT_EQ(m1.ttl, absl::Seconds(10));           // cache.ttl
+  EXPECT_EQ(m1.join.label, "instance");
+  EXPECT_EQ(m1.join.match, JoinMatch::kAddress);
+
+  const MetricConfig& m2 = c->metrics[2];
+  EXPECT_EQ(m2.weight, 1);  // default
+  EXPECT_EQ(m2.normalization.type, NormalizationType::kRatio);
+  EXPECT_EQ(m2.missing, MissingPolicy::kExclude);
+  EXPECT_EQ(m2.join.regex, "(.*)\\.example\\.com");
+  EXPECT_EQ(c->metrics[3].normalization.type, NormalizationType::kRatio);
+  EXPECT_EQ(c->metrics[3].missing, MissingPolicy::kSkip);
+
+  EXPECT_EQ(c->builtins.least_allocated, 2);
+  EXPECT_EQ(c->builtins.balanced_allocation, 0);
+  EXPECT_EQ(c->builtins.recent_placements, 1.5);
+  EXPECT_EQ(c->fallback.cold_cache_deadline, absl::Milliseconds(250));
+  EXPECT_EQ(c->herd.penalty_per_placement, 20);
+  EXPECT_EQ(c->herd.window, absl::Minutes(1));
+  EXPECT_FALSE(c->leader_election.enabled);
+  EXPECT_EQ(c->leader_election.lease_name, "ms");
+  EXPECT_EQ(c->leader_election.lease_namespace, "kube-ms");
+  EXPECT_EQ(c->leader_election.lease_duration, absl::Seconds(20));
+  EXPECT_EQ(c->leader_election.renew_deadline, absl::Seconds(12));
+  EXPECT_EQ(c->leader_election.retry_period, absl::Seconds(3));
+  EXPECT_EQ(c->http.listen_address, "127.0.0.1:8080");
+}
+
+TEST(LoadConfigTest, SysdigExample) {
+  absl::StatusOr<Config> c = Load(R"(backend:
+  type: sysdig
+  url: https://secure.sysdig.com
+  sysdig: {last: 120s, sampling: 30s, dataSourceType: container}
+metrics:
+  - name: net.http.request.time
+    query: net.http.request.time
+    aggregations: {time: avg, group: max}
+  - name: cpu
+    query: cpu.used.percent
+    join: {label: host.hostName, match: name}
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->backend.type, BackendType::kSysdig);
+  EXPECT_EQ(c->backend.sysdig.last, absl::Seconds(120));
+  EXPECT_EQ(c->backend.sysdig.sampling, absl::Seconds(30));
+  EXPECT_EQ(c->backend.sysdig.data_source_type, "container");
+  EXPECT_EQ(c->metrics[0].join.label, "host.hostName");  // sysdig default
+  EXPECT_EQ(c->metrics[0].aggregations.time, "avg");
+  EXPECT_EQ(c->metrics[0].aggregations.group, "max");
+  EXPECT_EQ(c->metrics[1].aggregations.time, "timeAvg");  // default
+  EXPECT_EQ(c->metrics[1].aggregations.group, "avg");
+}
+
+TEST(LoadConfigTest, NullMeansDefault) {
+  absl::StatusOr<Config> c = Load("backend:\n  timeout:\ncache:\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->backend.timeout, absl::Seconds(2));
+}
+
+// A metric body with a valid URL, so metric errors are the only ones.
+std::string WithMetric(const std::string& metric_lines) {
+  return absl::StrCat("backend: {url: http://p:9090}\nmetrics:\n  - name: m\n",
+                      "    query: q\n", metric_lines);
+}
+
+TEST(LoadConfigTest, Errors) {
+  struct Case {
+    std::string body;  // after the two header lines (line 3 onwards)
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      // Top level.
+      {"schedulerName: Bad_Name\n",
+       "file.yaml:3:16: schedulerName: must be a lowercase DNS-1123 subdomain "
+       "(a-z, 0-9, '-', '.')"},
+      {"schedulerNam: x\n",
+       "file.yaml:3:1: schedulerNam: unknown key (did you mean "
+       "schedulerName?)"},
+      {"zzz: 1\n", "file.yaml:3:1: zzz: unknown key"},
+      {"http: {listenAddress: ':1'}\nhttp: {listenAddress: ':2'}\n",
+       "file.yaml:4:1: http: duplicate key"},
+      {"metrics: {name: m}\n", "file.yaml:3:10: metrics: must be a list"},
+      {"backend: [1]\n", "file.yaml:3:10: backend: must be a mapping"},
+      // backend.
+      {"backend: {type: graphite}\n",
+       "file.yaml:3:17: backend.type: must be one of prometheus, sysdig; got "
+       "\"graphite\""},
+      {"backend: {url: 'ftp://x'}\n",
+       "file.yaml:3:16: backend.url: must start with http:// or https://, got "
+       "\"ftp://x\""},
+      {"backend: {timeout: 0s}\n", "file.yaml:3:20: backend.timeout: must be > 0"},
+      {"backend: {timeout: 2}\n",
+       "file.yaml:3:20: backend.timeout: invalid duration \"2\": missing unit "
+       "(ns, us, ms, s, m, h) (examples: 500ms, 15s, 2m, 1h30m)"},
+      {"backend: {tokenFile: [a]}\n",
+       "file.yaml:3:22: backend.tokenFile: must be a string"},
+      {"backend: {caFile: {a: b}}\n",
+       "file.yaml:3:19: backend.caFile: must be a string"},
+      {"backend: {insecureSkipVerify: yes}\n",
+       "file.yaml:3:31: backend.insecureSkipVerify: must be true or false, got "
+       "\"yes\""},
+      {"backend:\n  basicAuth: {username: u}\n",
+       "file.yaml:4:14: backend.basicAuth.passwordFile: required when username "
+       "is set"},
+      {"backend:\n  basicAuth: {passwordFile: /p}\n",
+       "file.yaml:4:14: backend.basicAuth.username: required when passwordFile "
+       "is set"},
+      {"backend:\n  basicAuth: {usename: u}\n",
+       "file.yaml:4:15: backend.basicAuth.usename: unknown key (did you mean "
+       "username?)"},
+      {"backend:\n  type: sysdig\n  basicAuth: {username: u}\n",
+       "file.yaml:5:14: backend.basicAuth: only valid with type prometheus"},
+      {"backend:\n  sysdig: {last: 60s}\n",
+       "file.yaml:4:11: backend.sysdig: only valid with type sysdig"},
+      {"backend:\n  type: sysdig\n  sysdig: {last: 1500ms}\n",
+       "file.yaml:5:18: backend.sysdig.last: must be a whole number of seconds"},
+      {"backend:\n  type: sysdig\n  sysdig: {sampling: 0s}\n",
+       "file.yaml:5:22: backend.sysdig.sampling: must be > 0"},
+      {"backend:\n  type: sysdig\n  sysdig: {dataSourceType: ''}\n",
+       "file.yaml:5:28: backend.sysdig.dataSourceType: must not be empty"},
+      {"backend:\n  type: sysdig\n  sysdig: {foo: 1}\n",
+       "file.yaml:5:12: backend.sysdig.foo: unknown key"},
+      {"metrics:\n  - name: m\n    query: q\n",
+       "file.yaml:1:1: backend.url: required when metrics are configured"},
+      {"backend: {}\nmetrics:\n  - name: m\n    query: q\n",
+       "file.yaml:3:10: backend.url: required when metrics are configured"},
+      // cache.
+      {"cache: {ttl: 0s}\n", "file.yaml:3:14: cache.ttl: must be > 0"},
+      {"cache: {maxStaleness: 10s}\n",
+       "file.yaml:3:23: cache.maxStaleness: must be >= cache.ttl (15s)"},
+      {"cache: {refreshTimeout: -1s}\n",
+       "file.yaml:3:25: cache.refreshTimeout: invalid duration \"-1s\": must "
+       "not be signed (examples: 500ms, 15s, 2m, 1h30m)"},
+      {"cache: {tll: 1s}\n",
+       "file.yaml:3:9: cache.tll: unknown key (did you mean ttl?)"},
+      // metrics[i].
+      {"backend: {url: http://p}\nmetrics:\n  - query: q\n",
+       "file.yaml:5:5: metrics[0].name: required"},
+      {"backend: {url: http://p}\nmetrics:\n  - name: m\n",
+       "file.yaml:5:5: metrics[0].query: required"},
+      {WithMetric("    weight: 0\n"),
+       "file.yaml:7:13: metrics[0].weight: must be > 0"},
+      {WithMetric("    weight: -2\n"),
+       "file.yaml:7:13: metrics[0].weight: must be > 0"},
+      {WithMetric("    weight: heavy\n"),
+       "file.yaml:7:13: metrics[0].weight: must be a finite number, got "
+       "\"heavy\""},
+      {WithMetric("    weight: .inf\n"),
+       "file.yaml:7:13: metrics[0].weight: must be a finite number, got "
+       "\".inf\""},
+      {WithMetric("    direction: up\n"),
+       "file.yaml:7:16: metrics[0].direction: must be one of lower, higher; "
+       "got \"up\""},
+      {WithMetric("    missing: zero\n"),
+       "file.yaml:7:14: metrics[0].missing: must be one of neutral, worst, "
+       "exclude, skip; got \"zero\""},
+      {WithMetric("    normalization: {type: log}\n"),
+       "file.yaml:7:27: metrics[0].normalization.type: must be one of minmax, "
+       "range, ratio; got \"log\""},
+      {WithMetric("    normalization: log\n"),
+       "file.yaml:7:20: metrics[0].normalization: must be one of minmax, "
+       "range, ratio; got \"log\""},
+      {WithMetric("    normalization: range\n"),
+       "file.yaml:7:20: metrics[0].normalization: range needs min and max: "
+       "{type: range, min: LO, max: HI}"},
+      {WithMetric("    normalization: {min: 0}\n"),
+       "file.yaml:7:20: metrics[0].normalization.type: required"},
+      {WithMetric("    normalization: {type: range, max: 1}\n"),
+       "file.yaml:7:20: metrics[0].normalization.min: required with type "
+       "range"},
+      {WithMetric("    normalization: {type: range, min: 1}\n"),
+       "file.yaml:7:20: metrics[0].normalization.max: required with type "
+       "range"},
+      {WithMetric("    normalization: {type: range, min: 1, max: 1}\n"),
+       "file.yaml:7:47: metrics[0].normalization.max: must be > min (1)"},
+      {WithMetric("    normalization: {type: minmax, min: 1}\n"),
+       "file.yaml:7:40: metrics[0].normalization.min: only valid with type "
+       "range"},
+      {WithMetric("    normalization: {type: ratio, max: 1}\n"),
+       "file.yaml:7:39: metrics[0].normalization.max: only valid with type "
+       "range"},
+      {WithMetric("    maxStaleness: 5s\n"),
+       "file.yaml:7:19: metrics[0].maxStaleness: must be >= the metric's ttl "
+       "(15s)"},
+      {WithMetric("    ttl: 5m\n"),
+       "file.yaml:7:10: metrics[0].ttl: must be <= the metric's maxStaleness "
+       "(2m)"},
+      {WithMetric("    ttl: 0s\n"), "file.yaml:7:10: metrics[0].ttl: must be > 0"},
+      {WithMetric("    join: {label: ''}\n"),
+       "file.yaml:7:19: metrics[0].join.label: must not be empty"},
+      {WithMetric("    join: {match: ip}\n"),
+       "file.yaml:7:19: metrics[0].join.match: must be one of name, address; "
+       "got \"ip\""},
+      {WithMetric("    join: {regex: '(a'}\n"),
+       "file.yaml:7:19: metrics[0].join.regex: invalid regular expression: "
+       "Mismatched '(' and ')' in regular expression"},
+      {WithMetric("    join: {lable: x}\n"),
+       "file.yaml:7:12: metrics[0].join.lable: unknown key (did you mean "
+       "label?)"},
+      {WithMetric("    aggregations: {time: avg}\n"),
+       "file.yaml:7:19: metrics[0].aggregations: only valid with backend type "
+       "sysdig"},
+      {"backend: {type: sysdig, url: http://s}\nmetrics:\n  - name: m\n"
+       "    query: q\n    aggregations: {time: median}\n",
+       "file.yaml:7:26: metrics[0].aggregations.time: must be one of avg, "
+       "timeAvg, sum, min, max, count, concat, distinct; got \"median\""},
+      {"backend: {type: sysdig, url: http://s}\nmetrics:\n  - name: m\n"
+       "    query: q\n    aggregations: {group: p99}\n",
+       "file.yaml:7:27: metrics[0].aggregations.group: must be one of avg, "
+       "timeAvg, sum, min, max, count, concat, distinct; got \"p99\""},
+      {WithMetric("    qurey: q\n"),
+       "file.yaml:7:5: metrics[0].qurey: unknown key (did you mean query?)"},
+      {WithMetric("  - name: m\n    query: q2\n"),
+       "file.yaml:7:11: metrics[1].name: duplicate metric name \"m\""},
+      {WithMetric("  - name: n\n    query: q2\n    weight: 0\n"),
+       "file.yaml:9:13: metrics[1].weight: must be > 0"},
+      {WithMetric("  - name: 1bad\n    query: q\n"),
+       "file.yaml:7:11: metrics[1].name: must match [A-Za-z_][A-Za-z0-9_.:-]*, "
+       "got \"1bad\""},
+      {WithMetric("  - name: leastAllocated\n    query: q\n"),
+       "file.yaml:7:11: metrics[1].name: \"leastAllocated\" is a built-in term "
+       "name"},
+      {WithMetric("  - name: n\n    query: '  '\n"),
+       "file.yaml:8:12: metrics[1].query: must not be empty"},
+      {"backend: {url: http://p}\nmetrics:\n  - name\n",
+       "file.yaml:5:5: metrics[0]: must be a mapping"},
+      // builtins, fallback, herd.
+      {"builtins: {leastAllocated: -1}\n",
+       "file.yaml:3:28: builtins.leastAllocated: must be >= 0"},
+      {"builtins: {balancedAllocation: -0.5}\n",
+       "file.yaml:3:32: builtins.balancedAllocation: must be >= 0"},
+      {"builtins: {recentPlacements: x}\n",
+       "file.yaml:3:30: builtins.recentPlacements: must be a finite number, "
+       "got \"x\""},
+      {"builtins: {leastRequested: 1}\n",
+       "file.yaml:3:12: builtins.leastRequested: unknown key"},
+      {"fallback: {coldCacheDeadline: 1x}\n",
+       "file.yaml:3:31: fallback.coldCacheDeadline: invalid duration \"1x\": "
+       "unknown unit \"x\" (examples: 500ms, 15s, 2m, 1h30m)"},
+      {"fallback: {deadline: 1s}\n",
+       "file.yaml:3:12: fallback.deadline: unknown key"},
+      {"herd: {penaltyPerPlacement: 101}\n",
+       "file.yaml:3:29: herd.penaltyPerPlacement: must be in [0, 100]"},
+      {"herd: {penaltyPerPlacement: -1}\n",
+       "file.yaml:3:29: herd.penaltyPerPlacement: must be in [0, 100]"},
+      {"herd: {window: 0s}\n", "file.yaml:3:16: herd.window: must be > 0"},
+      // leaderElection, http.
+      {"leaderElection: {enabled: 1}\n",
+       "file.yaml:3:27: leaderElection.enabled: must be true or false, got "
+       "\"1\""},
+      {"leaderElection: {leaseName: Lease}\n",
+       "file.yaml:3:29: leaderElection.leaseName: must be a lowercase DNS-1123 "
+       "subdomain (a-z, 0-9, '-', '.')"},
+      {"leaderElection: {leaseNamespace: a.b}\n",
+       "file.yaml:3:34: leaderElection.leaseNamespace: must be a lowercase "
+       "DNS-1123 label (a-z, 0-9, '-')"},
+      {"leaderElection: {leaseDuration: 10s}\n",
+       "file.yaml:3:33: leaderElection.renewDeadline: must be < leaseDuration "
+       "(10s)"},
+      {"leaderElection: {renewDeadline: 2s}\n",
+       "file.yaml:3:33: leaderElection.retryPeriod: must be < renewDeadline "
+       "(2s)"},
+      {"leaderElection: {retryPeriod: 0s}\n",
+       "file.yaml:3:31: leaderElection.retryPeriod: must be > 0"},
+      {"leaderElection: {leaseDurration: 1s}\n",
+       "file.yaml:3:18: leaderElection.leaseDurration: unknown key (did you "
+       "mean leaseDuration?)"},
+      {"http: {listenAddress: '10260'}\n",
+       "file.yaml:3:23: http.listenAddress: must be [host]:port with port in "
+       "[0, 65535], got \"10260\""},
+      {"http: {listenAddress: ':70000'}\n",
+       "file.yaml:3:23: http.listenAddress: must be [host]:port with port in "
+       "[0, 65535], got \":70000\""},
+      {"http: {port: 1}\n",
+       "file.yaml:3:8: http.port: unknown key"},
+      // YAML syntax.
+      {"backend: {url: x\n",
+       "file.yaml:4:1: invalid YAML: end of map flow not found"},
+      {"---\nbackend: {}\n---\nhttp: {}\n",
+       // The header is the first document; the second starts on line 4.
+       "file.yaml:4:1: expected one YAML document, found several"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<Config> config = Load(c.body);
+    ASSERT_FALSE(config.ok()) << c.body;
+    EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument)
+        << c.body;
+    EXPECT_EQ(std::string(config.status().message()), c.want) << c.body;
+  }
+}
+
+TEST(LoadConfigTest, ApiVersionAndKind) {
+  struct Case {
+    std::string text;
+    std::string want;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"", "file.yaml:1:1: empty configuration; expected apiVersion: "
+                "metrics-scheduler/v1alpha1"},
+           {"- a\n", "file.yaml:1:1: must be a mapping"},
+           {"kind: MetricsSchedulerConfiguration\n",
+            "file.yaml:1:1: apiVersion: required; expected "
+            "metrics-scheduler/v1alpha1"},
+           {"apiVersion: v1\nkind: MetricsSchedulerConfiguration\n",
+            "file.yaml:1:13: apiVersion: must be metrics-scheduler/v1alpha1, "
+            "got \"v1\""},
+           {"apiVersion: metrics-scheduler/v1alpha1\n",
+            "file.yaml:1:1: kind: required; expected "
+            "MetricsSchedulerConfiguration"},
+           {"apiVersion: metrics-scheduler/v1alpha1\nkind: Pod\n",
+            "file.yaml:2:7: kind: must be MetricsSchedulerConfiguration, got "
+            "\"Pod\""},
+       }) {
+    absl::StatusOr<Config> config = LoadConfigString(c.text, "file.yaml");
+    ASSERT_FALSE(config.ok()) << c.text;
+    EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(std::string(config.status().message()), c.want);
+  }
+}
+
+TEST(LoadConfigFileTest, ReadsFileAndNamesItInErrors) {
+  std::string path = ::testing::TempDir() + "/config_test_" +
+                     std::to_string(getpid()) + ".yaml";
+  {
+    std::ofstream out(path);
+    out << kHeader << "metrics:\n  - name: m\n    query: q\n    weight: 0\n";
+  }
+  absl::StatusOr<Config> config = LoadConfigFile(path);
+  std::remove(path.c_str());
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(config.status().message()),
+            path + ":6:13: metrics[0].weight: must be > 0");
+}
+
+TEST(LoadConfigFileTest, MissingFileIsNotFound) {
+  absl::StatusOr<Config> config = LoadConfigFile("/nonexistent/ms.yaml");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(std::string(config.status().message()),
+            "cannot open config file /nonexistent/ms.yaml: No such file or "
+            "directory");
+}
+
+TEST(LoadConfigFileTest, ValidFile) {
+  std::string path = ::testing::TempDir() + "/config_ok_" +
+                     std::to_string(getpid()) + ".yaml";
+  {
+    std::ofstream out(path);
+    out << kHeader << "schedulerName: s1\n";
+  }
+  absl::StatusOr<Config> config = LoadConfigFile(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->scheduler_name, "s1");
+}
+
+}  // namespace
+}  // namespace ms
