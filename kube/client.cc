@@ -1,0 +1,306 @@
+#include "kube/client.h"
+
+#include <cctype>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
+#include "common/json.h"
+#include "common/status_macros.h"
+
+namespace ms::kube {
+namespace {
+
+// Percent-encodes a query parameter value.
+std::string Escape(absl::string_view value) {
+  std::string out;
+  for (char c : value) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(c);
+    } else {
+      absl::StrAppend(&out, "%", absl::Hex(u, absl::kZeroPad2));
+    }
+  }
+  return out;
+}
+
+std::string Query(const ListOptions& options) {
+  std::string q;
+  if (!options.field_selector.empty()) {
+    absl::StrAppend(&q, "&fieldSelector=", Escape(options.field_selector));
+  }
+  if (!options.label_selector.empty()) {
+    absl::StrAppend(&q, "&labelSelector=", Escape(options.label_selector));
+  }
+  return q;
+}
+
+std::string MicroTime(absl::Time t) {
+  if (t == absl::InfinitePast()) return "null";
+  return JsonQuote(absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t,
+                                    absl::UTCTimeZone()));
+}
+
+std::string LeaseBody(const Lease& lease) {
+  std::string metadata = absl::StrCat(
+      "{\"name\":", JsonQuote(lease.name),
+      ",\"namespace\":", JsonQuote(lease.namespace_));
+  if (!lease.resource_version.empty()) {
+    absl::StrAppend(&metadata,
+                    ",\"resourceVersion\":", JsonQuote(lease.resource_version));
+  }
+  metadata += "}";
+  return absl::StrCat(
+      "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\","
+      "\"metadata\":",
+      metadata, ",\"spec\":{\"holderIdentity\":",
+      JsonQuote(lease.holder_identity),
+      ",\"leaseDurationSeconds\":", lease.lease_duration_seconds,
+      ",\"acquireTime\":", MicroTime(lease.acquire_time),
+      ",\"renewTime\":", MicroTime(lease.renew_time),
+      ",\"leaseTransitions\":", lease.lease_transitions, "}}");
+}
+
+bool IsSuccess(long status) {  // NOLINT(runtime/int)
+  return status >= 200 && status < 300;
+}
+
+}  // namespace
+
+KubeClient::KubeClient(ClusterConfig config, std::string user_agent)
+    : config_(std::move(config)),
+      user_agent_(std::move(user_agent)),
+      http_(config_.tls) {}
+
+HttpRequest KubeClient::Request(const std::string& method,
+                                const std::string& path) const {
+  HttpRequest request;
+  request.method = method;
+  request.url = config_.server + path;
+  request.headers.emplace_back("Accept", "application/json");
+  request.headers.emplace_back("User-Agent", user_agent_);
+  std::string token = config_.BearerToken();
+  if (!token.empty()) {
+    request.headers.emplace_back("Authorization", "Bearer " + token);
+  }
+  return request;
+}
+
+absl::StatusOr<HttpResponse> KubeClient::Call(const std::string& method,
+                                              const std::string& path,
+                                              const std::string& body,
+                                              const std::string& content_type) {
+  HttpRequest request = Request(method, path);
+  if (method != "GET") {
+    request.headers.emplace_back("Content-Type", content_type);
+    request.body = body;
+  }
+  ASSIGN_OR_RETURN(HttpResponse response, http_.Do(request));
+  if (!IsSuccess(response.status)) {
+    return DecodeErrorStatus(response.status, response.body);
+  }
+  return response;
+}
+
+template <typename T>
+absl::StatusOr<ObjectList<T>> KubeClient::List(
+    const std::string& path, const ListOptions& options,
+    absl::StatusOr<ObjectList<T>> (*decode)(absl::string_view)) {
+  ObjectList<T> all;
+  std::string continue_token;
+  do {
+    std::string url = absl::StrCat(path, "?limit=", options.page_size,
+                                   Query(options));
+    if (!continue_token.empty()) {
+      absl::StrAppend(&url, "&continue=", Escape(continue_token));
+    }
+    ASSIGN_OR_RETURN(HttpResponse response, Call("GET", url));
+    ASSIGN_OR_RETURN(ObjectList<T> page, decode(response.body));
+    all.items.insert(all.items.end(),
+                     std::make_move_iterator(page.items.begin()),
+                     std::make_move_iterator(page.items.end()));
+    all.resource_version = page.resource_version;
+    continue_token = page.continue_token;
+  } while (!continue_token.empty());
+  return all;
+}
+
+absl::StatusOr<ObjectList<Pod>> KubeClient::ListPods(
+    const ListOptions& options) {
+  return List<Pod>("/api/v1/pods", options, DecodePodList);
+}
+
+absl::StatusOr<ObjectList<Node>> KubeClient::ListNodes(
+    const ListOptions& options) {
+  return List<Node>("/api/v1/nodes", options, DecodeNodeList);
+}
+
+template <typename T>
+absl::Status KubeClient::Watch(
+    const std::string& path, const ListOptions& options,
+    const std::string& resource_version,
+    const std::function<bool(WatchEvent<T>&)>& on_event,
+    absl::StatusOr<WatchEvent<T>> (*decode)(absl::string_view),
+    const std::atomic<bool>* cancel, absl::Duration timeout) {
+  HttpRequest request = Request(
+      "GET", absl::StrCat(path, "?watch=1&allowWatchBookmarks=true",
+                          "&resourceVersion=", Escape(resource_version),
+                          "&timeoutSeconds=", absl::ToInt64Seconds(timeout),
+                          Query(options)));
+  // The server ends the watch after `timeout`; the client allows a margin.
+  request.timeout = timeout + absl::Seconds(30);
+
+  std::string buffer;
+  absl::Status stream_error;
+  bool stopped_by_callback = false;
+  auto on_data = [&](absl::string_view chunk) {
+    buffer.append(chunk.data(), chunk.size());
+    size_t start = 0;
+    for (size_t nl; (nl = buffer.find('\n', start)) != std::string::npos;
+         start = nl + 1) {
+      absl::string_view line(buffer.data() + start, nl - start);
+      if (line.empty()) continue;
+      absl::StatusOr<WatchEvent<T>> event = decode(line);
+      if (!event.ok()) {
+        stream_error = event.status();
+        return false;
+      }
+      if (event->type == WatchEventType::kError) {
+        stream_error = event->error;
+        return false;
+      }
+      if (!on_event(*event)) {
+        stopped_by_callback = true;
+        return false;
+      }
+    }
+    buffer.erase(0, start);
+    return true;
+  };
+  absl::StatusOr<long> status =  // NOLINT(runtime/int)
+      http_.Stream(request, on_data, cancel);
+  if (!stream_error.ok()) return stream_error;
+  if (stopped_by_callback) return absl::CancelledError("watch stopped");
+  if (!status.ok()) return status.status();
+  if (!IsSuccess(*status)) return DecodeErrorStatus(*status, buffer);
+  return absl::OkStatus();
+}
+
+absl::Status KubeClient::WatchPods(
+    const ListOptions& options, const std::string& resource_version,
+    const std::function<bool(WatchEvent<Pod>&)>& on_event,
+    const std::atomic<bool>* cancel, absl::Duration timeout) {
+  return Watch<Pod>("/api/v1/pods", options, resource_version, on_event,
+                    DecodePodWatchEvent, cancel, timeout);
+}
+
+absl::Status KubeClient::WatchNodes(
+    const ListOptions& options, const std::string& resource_version,
+    const std::function<bool(WatchEvent<Node>&)>& on_event,
+    const std::atomic<bool>* cancel, absl::Duration timeout) {
+  return Watch<Node>("/api/v1/nodes", options, resource_version, on_event,
+                     DecodeNodeWatchEvent, cancel, timeout);
+}
+
+absl::Status KubeClient::Bind(const Pod& pod, const std::string& node_name) {
+  std::string body = absl::StrCat(
+      "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":",
+      JsonQuote(pod.name), ",\"namespace\":", JsonQuote(pod.namespace_),
+      ",\"uid\":", JsonQuote(pod.uid),
+      "},\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":",
+      JsonQuote(node_name), "}}");
+  return Call("POST",
+              absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/",
+                           pod.name, "/binding"),
+              body)
+      .status();
+}
+
+absl::Status KubeClient::CreateEvent(const PodEvent& event) {
+  absl::Time now = absl::Now();
+  std::string timestamp = JsonQuote(
+      absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone()));
+  // Event names only need to be unique; kube's recorder uses the object's
+  // name and a hex timestamp the same way.
+  std::string name = absl::StrCat(event.pod_name, ".",
+                                  absl::Hex(absl::ToUnixNanos(now)));
+  std::string body = absl::StrCat(
+      "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":",
+      JsonQuote(name), ",\"namespace\":", JsonQuote(event.pod_namespace),
+      "},\"involvedObject\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+      "\"name\":",
+      JsonQuote(event.pod_name), ",\"namespace\":",
+      JsonQuote(event.pod_namespace), ",\"uid\":", JsonQuote(event.pod_uid),
+      "},\"type\":", JsonQuote(event.type), ",\"reason\":",
+      JsonQuote(event.reason), ",\"action\":", JsonQuote(event.action),
+      ",\"message\":", JsonQuote(event.message),
+      ",\"source\":{\"component\":", JsonQuote(event.reporting_component),
+      "},\"reportingComponent\":", JsonQuote(event.reporting_component),
+      ",\"reportingInstance\":", JsonQuote(event.reporting_instance),
+      ",\"firstTimestamp\":", timestamp, ",\"lastTimestamp\":", timestamp,
+      ",\"count\":1}");
+  return Call("POST",
+              absl::StrCat("/api/v1/namespaces/", event.pod_namespace,
+                           "/events"),
+              body)
+      .status();
+}
+
+absl::Status KubeClient::PatchPodCondition(const std::string& namespace_,
+                                           const std::string& name,
+                                           const PodCondition& condition) {
+  std::string now = JsonQuote(absl::FormatTime(
+      "%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone()));
+  std::string body = absl::StrCat(
+      "{\"status\":{\"conditions\":[{\"type\":", JsonQuote(condition.type),
+      ",\"status\":", JsonQuote(condition.status),
+      ",\"reason\":", JsonQuote(condition.reason),
+      ",\"message\":", JsonQuote(condition.message),
+      ",\"lastProbeTime\":null,\"lastTransitionTime\":", now, "}]}}");
+  return Call("PATCH",
+              absl::StrCat("/api/v1/namespaces/", namespace_, "/pods/", name,
+                           "/status"),
+              body, "application/strategic-merge-patch+json")
+      .status();
+}
+
+absl::StatusOr<Pod> KubeClient::GetPod(const std::string& namespace_,
+                                       const std::string& name) {
+  ASSIGN_OR_RETURN(
+      HttpResponse response,
+      Call("GET", absl::StrCat("/api/v1/namespaces/", namespace_, "/pods/",
+                               name)));
+  return DecodePod(response.body);
+}
+
+absl::StatusOr<Lease> KubeClient::GetLease(const std::string& namespace_,
+                                           const std::string& name) {
+  ASSIGN_OR_RETURN(HttpResponse response,
+                   Call("GET", absl::StrCat("/apis/coordination.k8s.io/v1/"
+                                            "namespaces/",
+                                            namespace_, "/leases/", name)));
+  return DecodeLease(response.body);
+}
+
+absl::StatusOr<Lease> KubeClient::CreateLease(const Lease& lease) {
+  Lease fresh = lease;
+  fresh.resource_version.clear();
+  ASSIGN_OR_RETURN(HttpResponse response,
+                   Call("POST",
+                        absl::StrCat("/apis/coordination.k8s.io/v1/namespaces/",
+                                     lease.namespace_, "/leases"),
+                        LeaseBody(fresh)));
+  return DecodeLease(response.body);
+}
+
+absl::StatusOr<Lease> KubeClient::UpdateLease(const Lease& lease) {
+  ASSIGN_OR_RETURN(HttpResponse response,
+                   Call("PUT",
+                        absl::StrCat("/apis/coordination.k8s.io/v1/namespaces/",
+                                     lease.namespace_, "/leases/", lease.name),
+                        LeaseBody(lease)));
+  return DecodeLease(response.body);
+}
+
+}  // namespace ms::kube

@@ -1,0 +1,138 @@
+// KubeClient: the Kubernetes REST calls the scheduler makes.
+//
+// Lists (all pages), watches, Bindings, Events, pod status patches and Leases
+// over HttpClient, decoded into model/ values. The caller owns retries and
+// policy; the client makes one call per method call (a list makes one call
+// per page).
+//
+// Thread-safe: every method may be called from any thread at once.
+//
+// Failure contract: transport failures come back as HttpClient reports them
+// (DeadlineExceeded, Unavailable); an HTTP error from the apiserver maps to
+// a code a caller can act on, with the server's message:
+//   400, 422 InvalidArgument     401 Unauthenticated    403 PermissionDenied
+//   404 NotFound                 409 AlreadyExists (create of an existing
+//   object) or Aborted (a conflict: stale resourceVersion, pod already bound)
+//   410 OutOfRange (resourceVersion expired: relist)    429 ResourceExhausted
+//   504 DeadlineExceeded         other 5xx Unavailable
+// A response that cannot be decoded is InvalidArgument.
+#ifndef METRICS_SCHEDULER_KUBE_CLIENT_H_
+#define METRICS_SCHEDULER_KUBE_CLIENT_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/http.h"
+#include "kube/cluster_config.h"
+#include "kube/decode.h"
+#include "model/node.h"
+#include "model/pod.h"
+
+namespace ms::kube {
+
+struct ListOptions {
+  std::string field_selector;  // e.g. "spec.schedulerName=x,spec.nodeName="
+  std::string label_selector;
+  int page_size = 500;  // `limit` of each page
+};
+
+// A core/v1 Event about a pod.
+struct PodEvent {
+  std::string pod_namespace;
+  std::string pod_name;
+  std::string pod_uid;
+  std::string type;    // "Normal" or "Warning"
+  std::string reason;  // "Scheduled", "FailedScheduling", ...
+  std::string action;  // "Binding", "Scheduling"
+  std::string message;
+  std::string reporting_component;  // the scheduler's name
+  std::string reporting_instance;   // this replica's identity
+};
+
+// A pod condition to set through pods/status.
+struct PodCondition {
+  std::string type = "PodScheduled";
+  std::string status;  // "True" / "False"
+  std::string reason;  // "Unschedulable", "SchedulerError"
+  std::string message;
+};
+
+class KubeClient {
+ public:
+  explicit KubeClient(ClusterConfig config,
+                      std::string user_agent = "metrics-scheduler");
+
+  absl::StatusOr<ObjectList<Pod>> ListPods(const ListOptions& options);
+  absl::StatusOr<ObjectList<Node>> ListNodes(const ListOptions& options);
+
+  // Watches from `resource_version`, calling `on_event` for each event
+  // (bookmarks included) until the server ends the watch (returns OK), the
+  // callback returns false or `*cancel` turns true (Cancelled), or an error.
+  // An ERROR event or HTTP 410 returns OutOfRange: the caller must relist.
+  // `timeout` bounds the watch on the server side.
+  absl::Status WatchPods(const ListOptions& options,
+                         const std::string& resource_version,
+                         const std::function<bool(WatchEvent<Pod>&)>& on_event,
+                         const std::atomic<bool>* cancel,
+                         absl::Duration timeout = absl::Minutes(5));
+  absl::Status WatchNodes(
+      const ListOptions& options, const std::string& resource_version,
+      const std::function<bool(WatchEvent<Node>&)>& on_event,
+      const std::atomic<bool>* cancel,
+      absl::Duration timeout = absl::Minutes(5));
+
+  // POSTs pods/NAME/binding with the pod's uid, so that a pod recreated
+  // under the same name is not bound by mistake.
+  absl::Status Bind(const Pod& pod, const std::string& node_name);
+
+  absl::Status CreateEvent(const PodEvent& event);
+
+  // Sets one condition in the pod's status (a strategic merge patch on
+  // pods/NAME/status, keyed by condition type).
+  absl::Status PatchPodCondition(const std::string& namespace_,
+                                 const std::string& name,
+                                 const PodCondition& condition);
+
+  absl::StatusOr<Pod> GetPod(const std::string& namespace_,
+                             const std::string& name);
+
+  absl::StatusOr<Lease> GetLease(const std::string& namespace_,
+                                 const std::string& name);
+  // AlreadyExists when another replica created it first.
+  absl::StatusOr<Lease> CreateLease(const Lease& lease);
+  // Aborted when `lease.resource_version` is no longer current.
+  absl::StatusOr<Lease> UpdateLease(const Lease& lease);
+
+  const std::string& server() const { return config_.server; }
+
+ private:
+  absl::StatusOr<HttpResponse> Call(const std::string& method,
+                                    const std::string& path,
+                                    const std::string& body = "",
+                                    const std::string& content_type =
+                                        "application/json");
+  HttpRequest Request(const std::string& method, const std::string& path) const;
+  template <typename T>
+  absl::StatusOr<ObjectList<T>> List(
+      const std::string& path, const ListOptions& options,
+      absl::StatusOr<ObjectList<T>> (*decode)(absl::string_view));
+  template <typename T>
+  absl::Status Watch(const std::string& path, const ListOptions& options,
+                     const std::string& resource_version,
+                     const std::function<bool(WatchEvent<T>&)>& on_event,
+                     absl::StatusOr<WatchEvent<T>> (*decode)(absl::string_view),
+                     const std::atomic<bool>* cancel, absl::Duration timeout);
+
+  const ClusterConfig config_;
+  const std::string user_agent_;
+  HttpClient http_;
+};
+
+}  // namespace ms::kube
+
+#endif  // METRICS_SCHEDULER_KUBE_CLIENT_H_

@@ -1,0 +1,696 @@
+#include "kube/decode.h"
+
+#include <simdjson.h>
+
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "model/quantity.h"
+
+namespace ms::kube {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// Decoding throws this (or simdjson's own error) internally; the public
+// functions turn both into InvalidArgument.
+struct DecodeError {
+  std::string message;
+};
+
+absl::string_view AbslView(std::string_view s) {
+  return absl::string_view(s.data(), s.size());
+}
+
+std::string String(od::value v) { return std::string(std::string_view(v)); }
+
+bool IsNull(od::value& v) { return v.is_null(); }
+
+std::map<std::string, std::string> StringMap(od::value v) {
+  std::map<std::string, std::string> out;
+  if (IsNull(v)) return out;
+  for (od::field f : v.get_object()) {
+    std::string key(std::string_view(f.unescaped_key()));
+    out.emplace(std::move(key), String(f.value()));
+  }
+  return out;
+}
+
+std::vector<std::string> StringList(od::value v) {
+  std::vector<std::string> out;
+  if (IsNull(v)) return out;
+  for (od::value item : v.get_array()) out.push_back(String(item));
+  return out;
+}
+
+int64_t TimeMs(od::value v) {
+  if (IsNull(v)) return 0;
+  std::string_view text = v;
+  absl::Time t;
+  std::string err;
+  if (!absl::ParseTime(absl::RFC3339_full, AbslView(text), &t, &err)) {
+    throw DecodeError{absl::StrCat("bad timestamp \"", AbslView(text), "\"")};
+  }
+  return absl::ToUnixMillis(t);
+}
+
+// A resource list such as requests, allocatable or overhead.
+Resources ResourceList(od::value v) {
+  Resources r;
+  if (IsNull(v)) return r;
+  for (od::field f : v.get_object()) {
+    std::string_view name = f.unescaped_key();
+    std::string_view text = f.value();
+    absl::string_view q = AbslView(text);
+    absl::StatusOr<int64_t> parsed =
+        name == kResourceCpu ? ParseQuantityMilli(q) : ParseQuantityValue(q);
+    if (!parsed.ok()) {
+      throw DecodeError{absl::StrCat("resource ", AbslView(name), ": ",
+                                     parsed.status().message())};
+    }
+    if (name == kResourceCpu) {
+      r.milli_cpu = *parsed;
+    } else if (name == kResourceMemory) {
+      r.memory = *parsed;
+    } else if (name == kResourceEphemeralStorage) {
+      r.ephemeral_storage = *parsed;
+    } else if (name == kResourcePods) {
+      r.pods = *parsed;
+    } else {
+      r.SetScalar(std::string(name), *parsed);
+    }
+  }
+  return r;
+}
+
+TaintEffect Effect(std::string_view s) {
+  if (s == "NoSchedule") return TaintEffect::kNoSchedule;
+  if (s == "PreferNoSchedule") return TaintEffect::kPreferNoSchedule;
+  if (s == "NoExecute") return TaintEffect::kNoExecute;
+  throw DecodeError{absl::StrCat("unknown taint effect \"", AbslView(s), "\"")};
+}
+
+SelectorOperator Operator(std::string_view s) {
+  if (s == "In") return SelectorOperator::kIn;
+  if (s == "NotIn") return SelectorOperator::kNotIn;
+  if (s == "Exists") return SelectorOperator::kExists;
+  if (s == "DoesNotExist") return SelectorOperator::kDoesNotExist;
+  if (s == "Gt") return SelectorOperator::kGt;
+  if (s == "Lt") return SelectorOperator::kLt;
+  throw DecodeError{
+      absl::StrCat("unknown node selector operator \"", AbslView(s), "\"")};
+}
+
+std::vector<NodeSelectorRequirement> Requirements(od::value v) {
+  std::vector<NodeSelectorRequirement> out;
+  if (IsNull(v)) return out;
+  for (od::value item : v.get_array()) {
+    NodeSelectorRequirement req;
+    for (od::field f : item.get_object()) {
+      std::string_view key = f.unescaped_key();
+      if (key == "key") {
+        req.key = String(f.value());
+      } else if (key == "operator") {
+        req.op = Operator(f.value());
+      } else if (key == "values") {
+        req.values = StringList(f.value());
+      }
+    }
+    out.push_back(std::move(req));
+  }
+  return out;
+}
+
+std::vector<NodeSelectorTerm> NodeSelectorTerms(od::value v) {
+  std::vector<NodeSelectorTerm> terms;
+  for (od::field f : v.get_object()) {
+    if (std::string_view(f.unescaped_key()) != "nodeSelectorTerms") continue;
+    for (od::value item : f.value().get_array()) {
+      NodeSelectorTerm term;
+      for (od::field tf : item.get_object()) {
+        std::string_view key = tf.unescaped_key();
+        if (key == "matchExpressions") {
+          term.match_expressions = Requirements(tf.value());
+        } else if (key == "matchFields") {
+          term.match_fields = Requirements(tf.value());
+        }
+      }
+      terms.push_back(std::move(term));
+    }
+  }
+  return terms;
+}
+
+// True when a podAffinity / podAntiAffinity has required terms.
+bool HasRequiredTerms(od::value v) {
+  if (IsNull(v)) return false;
+  for (od::field f : v.get_object()) {
+    if (std::string_view(f.unescaped_key()) ==
+        "requiredDuringSchedulingIgnoredDuringExecution") {
+      od::value terms = f.value();
+      if (IsNull(terms)) return false;
+      return terms.count_elements() > 0;
+    }
+  }
+  return false;
+}
+
+void Affinity(od::value v, Pod& pod) {
+  if (IsNull(v)) return;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "nodeAffinity") {
+      if (IsNull(value)) continue;
+      for (od::field nf : value.get_object()) {
+        if (std::string_view(nf.unescaped_key()) !=
+            "requiredDuringSchedulingIgnoredDuringExecution") {
+          continue;
+        }
+        od::value required = nf.value();
+        if (!IsNull(required)) {
+          pod.required_node_affinity = NodeSelectorTerms(required);
+        }
+      }
+    } else if (key == "podAffinity") {
+      pod.has_pod_affinity = HasRequiredTerms(value);
+    } else if (key == "podAntiAffinity") {
+      pod.has_pod_anti_affinity = HasRequiredTerms(value);
+    }
+  }
+}
+
+std::vector<Toleration> Tolerations(od::value v) {
+  std::vector<Toleration> out;
+  if (IsNull(v)) return out;
+  for (od::value item : v.get_array()) {
+    Toleration t;
+    for (od::field f : item.get_object()) {
+      std::string_view key = f.unescaped_key();
+      od::value value = f.value();
+      if (key == "key") {
+        t.key = String(value);
+      } else if (key == "operator") {
+        std::string_view op = value;
+        if (op == "Exists") {
+          t.op = TolerationOperator::kExists;
+        } else if (op == "Equal" || op.empty()) {
+          t.op = TolerationOperator::kEqual;
+        } else {
+          throw DecodeError{
+              absl::StrCat("unknown toleration operator \"", AbslView(op), "\"")};
+        }
+      } else if (key == "value") {
+        t.value = String(value);
+      } else if (key == "effect") {
+        std::string_view effect = value;
+        if (!effect.empty()) t.effect = Effect(effect);
+      }
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<Container> Containers(od::value v) {
+  std::vector<Container> out;
+  if (IsNull(v)) return out;
+  for (od::value item : v.get_array()) {
+    Container c;
+    for (od::field f : item.get_object()) {
+      std::string_view key = f.unescaped_key();
+      od::value value = f.value();
+      if (key == "name") {
+        c.name = String(value);
+      } else if (key == "resources") {
+        for (od::field rf : value.get_object()) {
+          if (std::string_view(rf.unescaped_key()) == "requests") {
+            c.requests = ResourceList(rf.value());
+          }
+        }
+      } else if (key == "ports") {
+        for (od::value port : value.get_array()) {
+          ContainerPort p;
+          for (od::field pf : port.get_object()) {
+            std::string_view pkey = pf.unescaped_key();
+            if (pkey == "hostPort") {
+              p.host_port = static_cast<int32_t>(int64_t(pf.value()));
+            } else if (pkey == "protocol") {
+              p.protocol = String(pf.value());
+            } else if (pkey == "hostIP") {
+              p.host_ip = String(pf.value());
+            }
+          }
+          c.ports.push_back(std::move(p));
+        }
+      } else if (key == "restartPolicy") {
+        c.restart_always = std::string_view(value) == "Always";
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+bool HasHardTopologySpread(od::value v) {
+  if (IsNull(v)) return false;
+  for (od::value item : v.get_array()) {
+    for (od::field f : item.get_object()) {
+      if (std::string_view(f.unescaped_key()) == "whenUnsatisfiable" &&
+          std::string_view(f.value()) == "DoNotSchedule") {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool HasClaimVolumes(od::value v) {
+  if (IsNull(v)) return false;
+  bool found = false;
+  for (od::value item : v.get_array()) {
+    for (od::field f : item.get_object()) {
+      std::string_view key = f.unescaped_key();
+      if (key == "persistentVolumeClaim" || key == "ephemeral") found = true;
+    }
+  }
+  return found;
+}
+
+void PodMetadata(od::value v, Pod& pod) {
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "name") {
+      pod.name = String(value);
+    } else if (key == "namespace") {
+      pod.namespace_ = String(value);
+    } else if (key == "uid") {
+      pod.uid = String(value);
+    } else if (key == "resourceVersion") {
+      pod.resource_version = String(value);
+    } else if (key == "labels") {
+      pod.labels = StringMap(value);
+    } else if (key == "deletionTimestamp") {
+      pod.deleting = !IsNull(value);
+    } else if (key == "creationTimestamp") {
+      pod.creation_time_ms = TimeMs(value);
+    }
+  }
+}
+
+void PodSpec(od::value v, Pod& pod) {
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "schedulerName") {
+      pod.scheduler_name = String(value);
+    } else if (key == "nodeName") {
+      pod.node_name = String(value);
+    } else if (key == "priority") {
+      pod.priority = static_cast<int32_t>(int64_t(value));
+    } else if (key == "nodeSelector") {
+      pod.node_selector = StringMap(value);
+    } else if (key == "affinity") {
+      Affinity(value, pod);
+    } else if (key == "tolerations") {
+      pod.tolerations = Tolerations(value);
+    } else if (key == "containers") {
+      pod.containers = Containers(value);
+    } else if (key == "initContainers") {
+      pod.init_containers = Containers(value);
+    } else if (key == "overhead") {
+      pod.overhead = ResourceList(value);
+    } else if (key == "topologySpreadConstraints") {
+      pod.has_topology_spread = HasHardTopologySpread(value);
+    } else if (key == "volumes") {
+      pod.has_claim_volumes = HasClaimVolumes(value);
+    }
+  }
+}
+
+PodPhase Phase(std::string_view s) {
+  if (s == "Pending") return PodPhase::kPending;
+  if (s == "Running") return PodPhase::kRunning;
+  if (s == "Succeeded") return PodPhase::kSucceeded;
+  if (s == "Failed") return PodPhase::kFailed;
+  return PodPhase::kUnknown;
+}
+
+Pod PodFrom(od::value v) {
+  Pod pod;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    if (key == "metadata") {
+      PodMetadata(f.value(), pod);
+    } else if (key == "spec") {
+      PodSpec(f.value(), pod);
+    } else if (key == "status") {
+      for (od::field sf : f.value().get_object()) {
+        if (std::string_view(sf.unescaped_key()) == "phase") {
+          pod.phase = Phase(sf.value());
+        }
+      }
+    }
+  }
+  return pod;
+}
+
+void NodeStatus(od::value v, Node& node) {
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "allocatable") {
+      node.allocatable = ResourceList(value);
+    } else if (key == "conditions") {
+      if (IsNull(value)) continue;
+      for (od::value cond : value.get_array()) {
+        std::string type, status;
+        for (od::field cf : cond.get_object()) {
+          std::string_view ckey = cf.unescaped_key();
+          if (ckey == "type") type = String(cf.value());
+          if (ckey == "status") status = String(cf.value());
+        }
+        if (type == "Ready") node.ready = status == "True";
+      }
+    } else if (key == "addresses") {
+      if (IsNull(value)) continue;
+      for (od::value addr : value.get_array()) {
+        NodeAddress a;
+        for (od::field af : addr.get_object()) {
+          std::string_view akey = af.unescaped_key();
+          if (akey == "type") a.type = String(af.value());
+          if (akey == "address") a.address = String(af.value());
+        }
+        node.addresses.push_back(std::move(a));
+      }
+    }
+  }
+}
+
+Node NodeFrom(od::value v) {
+  Node node;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "metadata") {
+      for (od::field mf : value.get_object()) {
+        std::string_view mkey = mf.unescaped_key();
+        if (mkey == "name") {
+          node.name = String(mf.value());
+        } else if (mkey == "uid") {
+          node.uid = String(mf.value());
+        } else if (mkey == "resourceVersion") {
+          node.resource_version = String(mf.value());
+        } else if (mkey == "labels") {
+          node.labels = StringMap(mf.value());
+        }
+      }
+    } else if (key == "spec") {
+      for (od::field sf : value.get_object()) {
+        std::string_view skey = sf.unescaped_key();
+        if (skey == "unschedulable") {
+          node.unschedulable = bool(sf.value());
+        } else if (skey == "taints") {
+          od::value taints = sf.value();
+          if (IsNull(taints)) continue;
+          for (od::value item : taints.get_array()) {
+            Taint t;
+            for (od::field tf : item.get_object()) {
+              std::string_view tkey = tf.unescaped_key();
+              if (tkey == "key") t.key = String(tf.value());
+              if (tkey == "value") t.value = String(tf.value());
+              if (tkey == "effect") t.effect = Effect(tf.value());
+            }
+            node.taints.push_back(std::move(t));
+          }
+        }
+      }
+    } else if (key == "status") {
+      NodeStatus(value, node);
+    }
+  }
+  return node;
+}
+
+// Runs `fn` and turns any decoding failure into InvalidArgument.
+template <typename Fn>
+auto Guard(absl::string_view what, Fn fn) -> absl::StatusOr<decltype(fn())> {
+  try {
+    return fn();
+  } catch (const simdjson::simdjson_error& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("decoding ", what, ": ", e.what()));
+  } catch (const DecodeError& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("decoding ", what, ": ", e.message));
+  }
+}
+
+// simdjson's parser is not thread-safe and costly to build: one per thread.
+od::parser& Parser() {
+  thread_local od::parser parser;
+  return parser;
+}
+
+template <typename T, typename From>
+ObjectList<T> ListFrom(od::document& doc, From from) {
+  ObjectList<T> list;
+  for (od::field f : doc.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "metadata") {
+      for (od::field mf : value.get_object()) {
+        std::string_view mkey = mf.unescaped_key();
+        if (mkey == "resourceVersion") list.resource_version = String(mf.value());
+        if (mkey == "continue") list.continue_token = String(mf.value());
+      }
+    } else if (key == "items") {
+      if (IsNull(value)) continue;
+      for (od::value item : value.get_array()) list.items.push_back(from(item));
+    }
+  }
+  return list;
+}
+
+WatchEventType EventType(std::string_view type) {
+  if (type == "ADDED") return WatchEventType::kAdded;
+  if (type == "MODIFIED") return WatchEventType::kModified;
+  if (type == "DELETED") return WatchEventType::kDeleted;
+  if (type == "BOOKMARK") return WatchEventType::kBookmark;
+  if (type == "ERROR") return WatchEventType::kError;
+  throw DecodeError{absl::StrCat("unknown event type \"", AbslView(type), "\"")};
+}
+
+absl::Status ErrorStatus(long http_status,  // NOLINT(runtime/int)
+                         const std::string& reason, std::string message) {
+  if (message.empty()) message = absl::StrCat("HTTP ", http_status);
+  std::string text = reason.empty()
+                         ? absl::StrCat("HTTP ", http_status, ": ", message)
+                         : absl::StrCat("HTTP ", http_status, " ", reason,
+                                        ": ", message);
+  return absl::Status(CodeForHttpStatus(http_status, reason), text);
+}
+
+// Fills `event` from its "object", once the event's type is known: an ERROR
+// carries a Status, a BOOKMARK only a resourceVersion, the others a T.
+template <typename T, typename From>
+void EventObject(od::value object, From from, WatchEvent<T>& event) {
+  if (event.type == WatchEventType::kError) {
+    int64_t code = 0;
+    std::string reason, message;
+    for (od::field f : object.get_object()) {
+      std::string_view key = f.unescaped_key();
+      if (key == "code") code = f.value();
+      if (key == "reason") reason = String(f.value());
+      if (key == "message") message = String(f.value());
+    }
+    event.error = ErrorStatus(code, reason, std::move(message));
+  } else if (event.type == WatchEventType::kBookmark) {
+    for (od::field f : object.get_object()) {
+      if (std::string_view(f.unescaped_key()) != "metadata") continue;
+      for (od::field mf : f.value().get_object()) {
+        if (std::string_view(mf.unescaped_key()) == "resourceVersion") {
+          event.resource_version = String(mf.value());
+        }
+      }
+    }
+  } else {
+    event.object = from(object);
+    event.resource_version = event.object.resource_version;
+  }
+}
+
+template <typename T, typename From>
+absl::StatusOr<WatchEvent<T>> WatchEventFrom(absl::string_view line,
+                                             From from) {
+  simdjson::padded_string padded(line.data(), line.size());
+  return Guard("watch event", [&] {
+    WatchEvent<T> event;
+    bool have_type = false;
+    bool have_object = false;
+    bool object_first = false;
+    {
+      od::document doc = Parser().iterate(padded);
+      for (od::field f : doc.get_object()) {
+        std::string_view key = f.unescaped_key();
+        if (key == "type") {
+          event.type = EventType(f.value());
+          have_type = true;
+        } else if (key == "object") {
+          have_object = true;
+          // The apiserver sends the type first, so the object is decoded in
+          // the same pass; otherwise in a second pass below.
+          if (have_type) {
+            EventObject(f.value(), from, event);
+          } else {
+            object_first = true;
+          }
+        }
+      }
+    }
+    if (!have_type) throw DecodeError{"event has no type"};
+    if (!have_object) throw DecodeError{"event has no object"};
+    if (object_first) {
+      od::document doc = Parser().iterate(padded);
+      for (od::field f : doc.get_object()) {
+        if (std::string_view(f.unescaped_key()) == "object") {
+          EventObject(f.value(), from, event);
+        }
+      }
+    }
+    return event;
+  });
+}
+
+}  // namespace
+
+absl::StatusOr<Pod> DecodePod(absl::string_view json) {
+  simdjson::padded_string padded(json.data(), json.size());
+  return Guard("Pod", [&] {
+    od::document doc = Parser().iterate(padded);
+    return PodFrom(doc.get_value());
+  });
+}
+
+absl::StatusOr<Node> DecodeNode(absl::string_view json) {
+  simdjson::padded_string padded(json.data(), json.size());
+  return Guard("Node", [&] {
+    od::document doc = Parser().iterate(padded);
+    return NodeFrom(doc.get_value());
+  });
+}
+
+absl::StatusOr<Lease> DecodeLease(absl::string_view json) {
+  simdjson::padded_string padded(json.data(), json.size());
+  return Guard("Lease", [&] {
+    od::document doc = Parser().iterate(padded);
+    Lease lease;
+    for (od::field f : doc.get_object()) {
+      std::string_view key = f.unescaped_key();
+      if (key == "metadata") {
+        for (od::field mf : f.value().get_object()) {
+          std::string_view mkey = mf.unescaped_key();
+          if (mkey == "name") lease.name = String(mf.value());
+          if (mkey == "namespace") lease.namespace_ = String(mf.value());
+          if (mkey == "resourceVersion") {
+            lease.resource_version = String(mf.value());
+          }
+        }
+      } else if (key == "spec") {
+        for (od::field sf : f.value().get_object()) {
+          std::string_view skey = sf.unescaped_key();
+          od::value value = sf.value();
+          if (IsNull(value)) continue;
+          if (skey == "holderIdentity") {
+            lease.holder_identity = String(value);
+          } else if (skey == "leaseDurationSeconds") {
+            lease.lease_duration_seconds = static_cast<int32_t>(int64_t(value));
+          } else if (skey == "leaseTransitions") {
+            lease.lease_transitions = static_cast<int32_t>(int64_t(value));
+          } else if (skey == "acquireTime") {
+            lease.acquire_time = absl::FromUnixMillis(TimeMs(value));
+          } else if (skey == "renewTime") {
+            lease.renew_time = absl::FromUnixMillis(TimeMs(value));
+          }
+        }
+      }
+    }
+    return lease;
+  });
+}
+
+absl::StatusOr<ObjectList<Pod>> DecodePodList(absl::string_view json) {
+  simdjson::padded_string padded(json.data(), json.size());
+  return Guard("PodList", [&] {
+    od::document doc = Parser().iterate(padded);
+    return ListFrom<Pod>(doc, PodFrom);
+  });
+}
+
+absl::StatusOr<ObjectList<Node>> DecodeNodeList(absl::string_view json) {
+  simdjson::padded_string padded(json.data(), json.size());
+  return Guard("NodeList", [&] {
+    od::document doc = Parser().iterate(padded);
+    return ListFrom<Node>(doc, NodeFrom);
+  });
+}
+
+absl::StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(absl::string_view line) {
+  return WatchEventFrom<Pod>(line, PodFrom);
+}
+
+absl::StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(absl::string_view line) {
+  return WatchEventFrom<Node>(line, NodeFrom);
+}
+
+absl::StatusCode CodeForHttpStatus(long http_status,  // NOLINT(runtime/int)
+                                   absl::string_view reason) {
+  switch (http_status) {
+    case 400:
+    case 422:
+      return absl::StatusCode::kInvalidArgument;
+    case 401:
+      return absl::StatusCode::kUnauthenticated;
+    case 403:
+      return absl::StatusCode::kPermissionDenied;
+    case 404:
+      return absl::StatusCode::kNotFound;
+    case 409:
+      // Creating what exists, versus a write that lost a race (a stale
+      // resourceVersion, a pod already bound).
+      return reason == "AlreadyExists" ? absl::StatusCode::kAlreadyExists
+                                       : absl::StatusCode::kAborted;
+    case 410:
+      return absl::StatusCode::kOutOfRange;  // resourceVersion expired
+    case 429:
+      return absl::StatusCode::kResourceExhausted;
+    case 504:
+      return absl::StatusCode::kDeadlineExceeded;
+    default:
+      break;
+  }
+  if (http_status >= 500) return absl::StatusCode::kUnavailable;
+  return absl::StatusCode::kUnknown;
+}
+
+absl::Status DecodeErrorStatus(long http_status,  // NOLINT(runtime/int)
+                               absl::string_view body) {
+  std::string reason;
+  std::string message;
+  simdjson::padded_string padded(body.data(), body.size());
+  try {
+    od::document doc = Parser().iterate(padded);
+    for (od::field f : doc.get_object()) {
+      std::string_view key = f.unescaped_key();
+      if (key == "reason") reason = String(f.value());
+      if (key == "message") message = String(f.value());
+    }
+  } catch (const simdjson::simdjson_error&) {
+    message = std::string(body.substr(0, 512));
+  }
+  return ErrorStatus(http_status, reason, std::move(message));
+}
+
+}  // namespace ms::kube

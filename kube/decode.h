@@ -1,0 +1,78 @@
+// Decoding Kubernetes JSON into model/ values.
+//
+// The apiserver's Pods, Nodes, lists, watch events and Status errors, decoded
+// with simdjson's on-demand parser. Only the fields placement needs are read;
+// unknown fields are skipped. No simdjson type crosses this header.
+//
+// Failure contract: malformed JSON, a field of the wrong type or an invalid
+// quantity returns InvalidArgument whose message names the object and the
+// field; the outputs are then unspecified. Pure functions; thread-safe.
+#ifndef METRICS_SCHEDULER_KUBE_DECODE_H_
+#define METRICS_SCHEDULER_KUBE_DECODE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "model/node.h"
+#include "model/pod.h"
+
+namespace ms::kube {
+
+// A coordination.k8s.io/v1 Lease, as leader election uses it.
+struct Lease {
+  std::string name;
+  std::string namespace_;
+  std::string resource_version;  // precondition for UpdateLease
+  std::string holder_identity;
+  int32_t lease_duration_seconds = 0;
+  absl::Time acquire_time = absl::InfinitePast();
+  absl::Time renew_time = absl::InfinitePast();
+  int32_t lease_transitions = 0;
+};
+
+absl::StatusOr<Pod> DecodePod(absl::string_view json);
+absl::StatusOr<Node> DecodeNode(absl::string_view json);
+absl::StatusOr<Lease> DecodeLease(absl::string_view json);
+
+template <typename T>
+struct ObjectList {
+  std::vector<T> items;
+  std::string resource_version;  // of the list, to start a watch from
+  std::string continue_token;    // non-empty when more pages follow
+};
+
+absl::StatusOr<ObjectList<Pod>> DecodePodList(absl::string_view json);
+absl::StatusOr<ObjectList<Node>> DecodeNodeList(absl::string_view json);
+
+enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError };
+
+// One line of a watch stream. For kBookmark only `resource_version` is set;
+// for kError `error` holds the server's Status (410 Gone: relist).
+template <typename T>
+struct WatchEvent {
+  WatchEventType type = WatchEventType::kAdded;
+  T object;
+  std::string resource_version;  // of the object, or the bookmark
+  absl::Status error;
+};
+
+absl::StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(absl::string_view line);
+absl::StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(absl::string_view line);
+
+// A Kubernetes Status body ({"kind":"Status","code":409,"reason":"Conflict",
+// "message":...}) or any other error body, turned into an absl::Status whose
+// code follows the HTTP status (see kube/client.h for the mapping).
+absl::Status DecodeErrorStatus(long http_status,  // NOLINT(runtime/int)
+                               absl::string_view body);
+
+// The HTTP-to-absl mapping alone, for callers without a body.
+absl::StatusCode CodeForHttpStatus(long http_status,  // NOLINT(runtime/int)
+                                   absl::string_view reason);
+
+}  // namespace ms::kube
+
+#endif  // METRICS_SCHEDULER_KUBE_DECODE_H_

@@ -1,0 +1,145 @@
+#include "scheduler/leader_election.h"
+
+#include <map>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "tests/testing/testenv.h"
+
+namespace ms {
+namespace {
+
+// Leases in memory with the apiserver's resourceVersion rules.
+class MemoryLeaseStore : public LeaseStore {
+ public:
+  absl::StatusOr<kube::Lease> Get(const std::string& ns,
+                                  const std::string& name) override {
+    auto it = leases_.find(ns + "/" + name);
+    if (it == leases_.end()) return absl::NotFoundError("no lease");
+    return it->second;
+  }
+  absl::StatusOr<kube::Lease> Create(const kube::Lease& lease) override {
+    std::string key = lease.namespace_ + "/" + lease.name;
+    if (leases_.contains(key)) return absl::AlreadyExistsError("exists");
+    kube::Lease stored = lease;
+    stored.resource_version = absl::StrCat(++version_);
+    return leases_[key] = stored;
+  }
+  absl::StatusOr<kube::Lease> Update(const kube::Lease& lease) override {
+    std::string key = lease.namespace_ + "/" + lease.name;
+    auto it = leases_.find(key);
+    if (it == leases_.end()) return absl::NotFoundError("no lease");
+    if (it->second.resource_version != lease.resource_version) {
+      return absl::AbortedError("conflict");
+    }
+    kube::Lease stored = lease;
+    stored.resource_version = absl::StrCat(++version_);
+    return it->second = stored;
+  }
+ private:
+  std::map<std::string, kube::Lease> leases_;
+  int version_ = 0;
+};
+
+LeaderElectionOptions Options(const std::string& identity) {
+  return {.lease_name = "metrics-scheduler",
+          .lease_namespace = "metrics-scheduler",
+          .identity = identity};
+}
+
+class LeaderElectionTest : public ::testing::Test {
+ protected:
+  MemoryLeaseStore store_;
+  FakeClock clock_;
+  LeaderElector a_{store_, clock_, Options("a"), {}};
+  LeaderElector b_{store_, clock_, Options("b"), {}};
+};
+
+TEST_F(LeaderElectionTest, FirstCandidateCreatesTheLease) {
+  EXPECT_TRUE(a_.TryAcquireOrRenew());
+  kube::Lease lease = *store_.Get("metrics-scheduler", "metrics-scheduler");
+  EXPECT_EQ(lease.holder_identity, "a");
+  EXPECT_EQ(lease.lease_duration_seconds, 15);
+  EXPECT_EQ(lease.lease_transitions, 0);
+  EXPECT_FALSE(b_.TryAcquireOrRenew());
+}
+
+TEST_F(LeaderElectionTest, OtherWaitsUntilTheLeaseExpiresOnItsOwnClock) {
+  ASSERT_TRUE(a_.TryAcquireOrRenew());
+  EXPECT_FALSE(b_.TryAcquireOrRenew());  // b first sees the record now
+  clock_.Advance(absl::Seconds(10));
+  ASSERT_TRUE(a_.TryAcquireOrRenew());   // a renews
+  clock_.Advance(absl::Seconds(10));
+  EXPECT_FALSE(b_.TryAcquireOrRenew());  // changed 10 s ago: still held
+  clock_.Advance(absl::Seconds(14));
+  EXPECT_FALSE(b_.TryAcquireOrRenew());  // 14 s without renewal
+  clock_.Advance(absl::Seconds(1));
+  EXPECT_TRUE(b_.TryAcquireOrRenew());   // 15 s: expired, b takes it
+  kube::Lease lease = *store_.Get("metrics-scheduler", "metrics-scheduler");
+  EXPECT_EQ(lease.holder_identity, "b");
+  EXPECT_EQ(lease.lease_transitions, 1);
+  EXPECT_FALSE(a_.TryAcquireOrRenew());  // a lost it
+}
+
+TEST_F(LeaderElectionTest, RenewKeepsAcquireTime) {
+  ASSERT_TRUE(a_.TryAcquireOrRenew());
+  absl::Time acquired =
+      store_.Get("metrics-scheduler", "metrics-scheduler")->acquire_time;
+  clock_.Advance(absl::Seconds(2));
+  ASSERT_TRUE(a_.TryAcquireOrRenew());
+  kube::Lease lease = *store_.Get("metrics-scheduler", "metrics-scheduler");
+  EXPECT_EQ(lease.acquire_time, acquired);
+  EXPECT_EQ(lease.renew_time, clock_.Now());
+}
+
+TEST_F(LeaderElectionTest, ConcurrentWritersCannotBothWin) {
+  ASSERT_TRUE(a_.TryAcquireOrRenew());
+  kube::Lease seen = *store_.Get("metrics-scheduler", "metrics-scheduler");
+  ASSERT_TRUE(a_.TryAcquireOrRenew());  // moves the resourceVersion on
+  seen.holder_identity = "b";
+  EXPECT_EQ(store_.Update(seen).status().code(), absl::StatusCode::kAborted);
+}
+
+TEST_F(LeaderElectionTest, RunLeadsUntilStoppedAndReleaseHandsOverAtOnce) {
+  bool started = false;
+  LeaderElector runner(store_, clock_, Options("a"),
+                       {.on_started_leading = [&] { started = true; }});
+  absl::Notification stop;
+  std::thread t([&] { runner.Run(stop); });
+  ASSERT_TRUE(testing::WaitFor([&] { return runner.IsLeader(); }));
+  EXPECT_TRUE(started);
+  EXPECT_FALSE(b_.TryAcquireOrRenew());
+  stop.Notify();
+  t.join();
+  EXPECT_TRUE(runner.IsLeader());  // stopping alone does not give it up
+  runner.Release();
+  EXPECT_FALSE(runner.IsLeader());
+  EXPECT_TRUE(b_.TryAcquireOrRenew());  // no need to wait out 15 s
+}
+
+TEST_F(LeaderElectionTest, LeaderThatCannotRenewStepsDown) {
+  bool stopped = false;
+  LeaderElectionOptions options = Options("a");
+  options.retry_period = absl::Milliseconds(10);
+  LeaderElector runner(store_, clock_, options,
+                       {.on_stopped_leading = [&] { stopped = true; }});
+  absl::Notification stop;
+  std::thread t([&] { runner.Run(stop); });
+  ASSERT_TRUE(testing::WaitFor([&] { return runner.IsLeader(); }));
+  // Another writer takes the lease behind the leader's back: its renewals
+  // now fail, and after renew_deadline (10 s on the fake clock) it steps down.
+  kube::Lease stolen = *store_.Get("metrics-scheduler", "metrics-scheduler");
+  stolen.holder_identity = "thief";
+  ASSERT_TRUE(store_.Update(stolen).ok());
+  clock_.Advance(absl::Seconds(9));
+  EXPECT_TRUE(runner.IsLeader());  // 9 s without renewal: still leader
+  clock_.Advance(absl::Seconds(1));
+  ASSERT_TRUE(testing::WaitFor([&] { return !runner.IsLeader(); }));
+  t.join();  // Run() returns once leadership is lost
+  EXPECT_TRUE(stopped);
+  stop.Notify();
+}
+
+}  // namespace
+}  // namespace ms

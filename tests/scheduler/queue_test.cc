@@ -1,0 +1,150 @@
+#include "scheduler/queue.h"
+
+#include <thread>
+
+#include "gtest/gtest.h"
+
+namespace ms {
+namespace {
+
+Pod MakePod(const std::string& name, int32_t priority = 0) {
+  Pod p;
+  p.namespace_ = "ns";
+  p.name = name;
+  p.priority = priority;
+  return p;
+}
+
+class QueueTest : public ::testing::Test {
+ protected:
+  FakeClock clock_;
+  SchedulingQueue queue_{clock_};
+
+  std::string PopName() {
+    std::optional<QueuedPod> p = queue_.Pop();
+    return p ? p->pod.name : "<closed>";
+  }
+};
+
+TEST_F(QueueTest, PriorityThenAge) {
+  queue_.Add(MakePod("old-low", 0));
+  clock_.Advance(absl::Seconds(1));
+  queue_.Add(MakePod("new-high", 100));
+  clock_.Advance(absl::Seconds(1));
+  queue_.Add(MakePod("newer-high", 100));
+  clock_.Advance(absl::Seconds(1));
+  queue_.Add(MakePod("new-low", 0));
+  EXPECT_EQ(PopName(), "new-high");
+  EXPECT_EQ(PopName(), "newer-high");
+  EXPECT_EQ(PopName(), "old-low");
+  EXPECT_EQ(PopName(), "new-low");
+  EXPECT_EQ(queue_.Lengths().in_flight, 4u);
+}
+
+TEST_F(QueueTest, BackoffDoublesToTenSeconds) {
+  EXPECT_EQ(queue_.Backoff(1), absl::Seconds(1));
+  EXPECT_EQ(queue_.Backoff(2), absl::Seconds(2));
+  EXPECT_EQ(queue_.Backoff(3), absl::Seconds(4));
+  EXPECT_EQ(queue_.Backoff(4), absl::Seconds(8));
+  EXPECT_EQ(queue_.Backoff(5), absl::Seconds(10));
+  EXPECT_EQ(queue_.Backoff(50), absl::Seconds(10));
+}
+
+TEST_F(QueueTest, FailedPodWaitsOutItsBackoff) {
+  queue_.Add(MakePod("p"));
+  std::optional<QueuedPod> first = queue_.Pop();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->attempts, 1);
+  queue_.RequeueBackoff(*first);
+  EXPECT_EQ(queue_.Lengths().backoff, 1u);
+
+  clock_.Advance(absl::Milliseconds(999));
+  queue_.Flush();
+  EXPECT_EQ(queue_.Lengths().active, 0u);  // 1 s backoff not over yet
+  clock_.Advance(absl::Milliseconds(1));
+  queue_.Flush();
+  ASSERT_EQ(queue_.Lengths().active, 1u);
+
+  std::optional<QueuedPod> second = queue_.Pop();
+  EXPECT_EQ(second->attempts, 2);
+  queue_.RequeueBackoff(*second);
+  clock_.Advance(absl::Seconds(1));
+  queue_.Flush();
+  EXPECT_EQ(queue_.Lengths().backoff, 1u);  // second backoff is 2 s
+  clock_.Advance(absl::Seconds(1));
+  queue_.Flush();
+  EXPECT_EQ(queue_.Lengths().active, 1u);
+}
+
+TEST_F(QueueTest, UnschedulableWaitsForAClusterChangeOrFiveMinutes) {
+  queue_.Add(MakePod("p"));
+  queue_.RequeueUnschedulable(*queue_.Pop());
+  clock_.Advance(absl::Minutes(4));
+  queue_.Flush();
+  EXPECT_EQ(queue_.Lengths().unschedulable, 1u);
+
+  // A node was added: the pod, past its 1 s backoff, is active again.
+  queue_.MoveAllToActive();
+  EXPECT_EQ(queue_.Lengths().active, 1u);
+
+  // Unschedulable again; nothing changes for 5 minutes: retried anyway.
+  queue_.RequeueUnschedulable(*queue_.Pop());
+  clock_.Advance(absl::Minutes(5));
+  queue_.Flush();
+  EXPECT_EQ(queue_.Lengths().active, 1u);
+}
+
+TEST_F(QueueTest, ClusterChangeDuringBackoffGoesThroughBackoff) {
+  queue_.Add(MakePod("p"));
+  queue_.RequeueUnschedulable(*queue_.Pop());
+  queue_.MoveAllToActive();  // within its 1 s backoff
+  EXPECT_EQ(queue_.Lengths().backoff, 1u);
+  clock_.Advance(absl::Seconds(1));
+  queue_.Flush();
+  EXPECT_EQ(queue_.Lengths().active, 1u);
+}
+
+TEST_F(QueueTest, DeletedPodsAreDropped) {
+  queue_.Add(MakePod("a"));
+  queue_.Add(MakePod("b"));
+  queue_.Delete("ns/a");
+  EXPECT_EQ(PopName(), "b");
+
+  // Deleted while in flight: not requeued.
+  queue_.Add(MakePod("c"));
+  std::optional<QueuedPod> c = queue_.Pop();
+  queue_.Delete("ns/c");
+  queue_.RequeueBackoff(*c);
+  QueueLengths l = queue_.Lengths();
+  EXPECT_EQ(l.backoff + l.active + l.unschedulable, 0u);
+}
+
+TEST_F(QueueTest, UpdateKeepsTheLatestVersion) {
+  Pod p = MakePod("p");
+  queue_.Add(p);
+  std::optional<QueuedPod> popped = queue_.Pop();
+  p.node_selector["zone"] = "a";
+  queue_.Update(p);  // while in flight
+  queue_.RequeueUnschedulable(*popped);
+  queue_.Update(p);  // an unschedulable pod that changed is retried
+  std::optional<QueuedPod> again = queue_.Pop();
+  EXPECT_EQ(again->pod.node_selector.at("zone"), "a");
+  EXPECT_EQ(again->attempts, 2);
+}
+
+TEST_F(QueueTest, AddingTwiceKeepsOneEntry) {
+  queue_.Add(MakePod("p"));
+  queue_.Add(MakePod("p"));
+  EXPECT_EQ(queue_.Lengths().active, 1u);
+}
+
+TEST_F(QueueTest, CloseWakesABlockedPop) {
+  std::optional<QueuedPod> result = QueuedPod{};
+  std::thread popper([&] { result = queue_.Pop(); });
+  queue_.Close();
+  popper.join();
+  EXPECT_FALSE(result.has_value());
+}
+
+}  // namespace
+}  // namespace ms

@@ -1,0 +1,135 @@
+#include "tests/testing/tcp_proxy.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace ms::testing {
+namespace {
+
+sockaddr_in Loopback(int port) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return addr;
+}
+
+bool WriteAll(int fd, const char* data, size_t n) {
+  while (n > 0) {
+    ssize_t w = send(fd, data, n, MSG_NOSIGNAL);
+    if (w <= 0) return false;
+    data += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<TcpProxy>> TcpProxy::Start(int target_port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return absl::InternalError(std::strerror(errno));
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in addr = Loopback(0);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      listen(fd, 128) != 0) {
+    std::string err = std::strerror(errno);
+    close(fd);
+    return absl::InternalError(absl::StrCat("proxy listen: ", err));
+  }
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  return std::unique_ptr<TcpProxy>(
+      new TcpProxy(fd, ntohs(addr.sin_port), target_port));
+}
+
+TcpProxy::TcpProxy(int listen_fd, int port, int target_port)
+    : listen_fd_(listen_fd), port_(port), target_port_(target_port) {
+  acceptor_ = std::thread([this] { AcceptLoop(); });
+}
+
+TcpProxy::~TcpProxy() {
+  stopping_.store(true);
+  shutdown(listen_fd_, SHUT_RDWR);
+  acceptor_.join();
+  close(listen_fd_);
+  CutAll();
+  std::vector<std::thread> threads;
+  {
+    absl::MutexLock lock(&mu_);
+    threads.swap(threads_);
+  }
+  for (std::thread& t : threads) t.join();
+}
+
+void TcpProxy::CutAll() {
+  absl::MutexLock lock(&mu_);
+  for (int fd : open_fds_) shutdown(fd, SHUT_RDWR);
+}
+
+void TcpProxy::AcceptLoop() {
+  while (!stopping_.load()) {
+    pollfd p{listen_fd_, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    int client = accept(listen_fd_, nullptr, nullptr);
+    if (client < 0) continue;
+    accepted_.fetch_add(1);
+    if (refuse_.load()) {
+      close(client);
+      continue;
+    }
+    absl::MutexLock lock(&mu_);
+    threads_.emplace_back([this, client] { Pump(client); });
+  }
+}
+
+void TcpProxy::Pump(int client) {
+  int upstream = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr = Loopback(target_port_);
+  if (connect(upstream, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(upstream);
+    close(client);
+    return;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    open_fds_.insert(client);
+    open_fds_.insert(upstream);
+  }
+  pollfd fds[2] = {{client, POLLIN, 0}, {upstream, POLLIN, 0}};
+  char buffer[64 * 1024];
+  bool open = true;
+  while (open && !stopping_.load()) {
+    if (poll(fds, 2, 100) < 0) break;
+    for (int i = 0; i < 2 && open; ++i) {
+      if (fds[i].revents == 0) continue;
+      ssize_t n = recv(fds[i].fd, buffer, sizeof buffer, 0);
+      if (n <= 0) {
+        open = false;
+        break;
+      }
+      if (i == 1) {
+        int64_t delay = delay_ms_.load();
+        if (delay > 0) absl::SleepFor(absl::Milliseconds(delay));
+      }
+      open = WriteAll(fds[1 - i].fd, buffer, static_cast<size_t>(n));
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  open_fds_.erase(client);
+  open_fds_.erase(upstream);
+  close(client);
+  close(upstream);
+}
+
+}  // namespace ms::testing
