@@ -16,16 +16,27 @@
 
 namespace ms {
 
+// What a pod costs the node it runs on, computed once per pod.
+struct PodCharge {
+  Resources requests;            // PodRequests
+  Resources non_zero_requests;   // PodNonZeroRequests
+  std::vector<ContainerPort> host_ports;
+
+  static PodCharge Of(const Pod& pod);
+};
+
 struct NodeInfo {
   Node node;
   Resources requested;           // sum of PodRequests; `pods` is the pod count
   Resources non_zero_requested;  // sum of PodNonZeroRequests
   std::vector<ContainerPort> used_host_ports;
 
-  // Charges `pod` to this node (its requests and host ports).
-  void AddPod(const Pod& pod);
+  // Charges a pod to this node (its requests and host ports).
+  void AddPod(const PodCharge& charge);
+  void AddPod(const Pod& pod) { AddPod(PodCharge::Of(pod)); }
   // Undoes AddPod for a pod that was charged before.
-  void RemovePod(const Pod& pod);
+  void RemovePod(const PodCharge& charge);
+  void RemovePod(const Pod& pod) { RemovePod(PodCharge::Of(pod)); }
 };
 
 }  // namespace ms

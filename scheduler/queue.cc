@@ -38,6 +38,7 @@ void SchedulingQueue::Upsert(const Pod& pod) {
   std::string key = pod.Key();
   auto [it, inserted] = entries_.try_emplace(key);
   Entry& e = it->second;
+  e.deleted_in_flight = false;  // whatever was deleted, this pod exists
   if (inserted) {
     e.pod = pod;
     e.first_enqueued = clock_.Now();
@@ -86,12 +87,21 @@ std::optional<QueuedPod> SchedulingQueue::Pop() {
   return QueuedPod{e.pod, e.attempts, e.first_enqueued};
 }
 
-void SchedulingQueue::Done(const std::string& key) {
+void SchedulingQueue::Done(const Pod& pod) {
+  std::string key = pod.Key();
   absl::MutexLock lock(&mu_);
   auto it = entries_.find(key);
-  if (it != entries_.end() && it->second.where == Where::kInFlight) {
-    entries_.erase(it);
+  if (it == entries_.end() || it->second.where != Where::kInFlight) return;
+  Entry& e = it->second;
+  if (!e.deleted_in_flight && e.pod.uid != pod.uid) {
+    // The pod was recreated under the same name while in flight: the new
+    // one still needs a node.
+    e.attempts = 0;
+    e.first_enqueued = clock_.Now();
+    ToActive(key, e);
+    return;
   }
+  entries_.erase(it);
 }
 
 void SchedulingQueue::Requeue(const QueuedPod& pod, Where where) {

@@ -68,8 +68,10 @@ class SchedulingQueue {
   // pod is in flight until Done() or Requeue*().
   std::optional<QueuedPod> Pop();
 
-  // The in-flight pod was handled (assumed and sent to bind): forget it.
-  void Done(const std::string& key);
+  // The in-flight pod was handled (bound, or found bound or gone): forget
+  // it. If it was recreated under the same name meanwhile (another uid), the
+  // new pod becomes active instead.
+  void Done(const Pod& pod);
   // The in-flight pod fits no node: park it as unschedulable.
   void RequeueUnschedulable(const QueuedPod& pod);
   // The in-flight pod failed with an error: back off, then retry.

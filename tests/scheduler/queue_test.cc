@@ -132,6 +132,28 @@ TEST_F(QueueTest, UpdateKeepsTheLatestVersion) {
   EXPECT_EQ(again->attempts, 2);
 }
 
+TEST_F(QueueTest, DoneForgetsThePodUnlessItWasRecreated) {
+  Pod p = MakePod("p");
+  p.uid = "1";
+  queue_.Add(p);
+  std::optional<QueuedPod> first = queue_.Pop();
+  queue_.Done(first->pod);
+  EXPECT_EQ(queue_.Lengths().in_flight, 0u);
+  EXPECT_EQ(queue_.Lengths().active, 0u);
+
+  // Deleted and recreated (new uid) while the old one was binding.
+  queue_.Add(p);
+  std::optional<QueuedPod> old = queue_.Pop();
+  queue_.Delete("ns/p");
+  Pod recreated = p;
+  recreated.uid = "2";
+  queue_.Add(recreated);
+  queue_.Done(old->pod);
+  std::optional<QueuedPod> next = queue_.Pop();
+  EXPECT_EQ(next->pod.uid, "2");
+  EXPECT_EQ(next->attempts, 1);
+}
+
 TEST_F(QueueTest, AddingTwiceKeepsOneEntry) {
   queue_.Add(MakePod("p"));
   queue_.Add(MakePod("p"));

@@ -1,0 +1,50 @@
+// SchedulerApi: the writes the scheduler makes to the cluster.
+//
+// Binding a pod, recording an Event about it, setting its PodScheduled
+// condition. KubeSchedulerApi sends them to the apiserver; unit tests record
+// them. Failure codes are KubeClient's (kube/client.h): Aborted for a pod
+// already bound, NotFound for a pod that is gone, Unavailable and
+// DeadlineExceeded for a server that could not answer.
+//
+// Thread-safe: the binder calls it from several threads at once.
+#ifndef METRICS_SCHEDULER_SCHEDULER_API_H_
+#define METRICS_SCHEDULER_SCHEDULER_API_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "kube/client.h"
+#include "model/pod.h"
+
+namespace ms {
+
+class SchedulerApi {
+ public:
+  virtual ~SchedulerApi() = default;
+  virtual absl::Status Bind(const Pod& pod, const std::string& node) = 0;
+  virtual absl::Status RecordEvent(const kube::PodEvent& event) = 0;
+  virtual absl::Status SetPodCondition(const Pod& pod,
+                                       const kube::PodCondition& condition) = 0;
+};
+
+class KubeSchedulerApi final : public SchedulerApi {
+ public:
+  explicit KubeSchedulerApi(kube::KubeClient& client) : client_(client) {}
+  absl::Status Bind(const Pod& pod, const std::string& node) override {
+    return client_.Bind(pod, node);
+  }
+  absl::Status RecordEvent(const kube::PodEvent& event) override {
+    return client_.CreateEvent(event);
+  }
+  absl::Status SetPodCondition(const Pod& pod,
+                               const kube::PodCondition& condition) override {
+    return client_.PatchPodCondition(pod.namespace_, pod.name, condition);
+  }
+
+ private:
+  kube::KubeClient& client_;
+};
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_SCHEDULER_API_H_

@@ -1,0 +1,243 @@
+#include "scheduler/cluster_state.h"
+
+#include <algorithm>
+
+#include "glog/logging.h"
+
+namespace ms {
+namespace {
+
+// Whether a node change may let a pending pod fit where it did not before.
+bool SchedulingRelevantChange(const Node& old_node, const Node& new_node) {
+  return old_node.labels != new_node.labels ||
+         old_node.unschedulable != new_node.unschedulable ||
+         old_node.taints != new_node.taints ||
+         old_node.allocatable != new_node.allocatable ||
+         old_node.ready != new_node.ready;
+}
+
+}  // namespace
+
+ClusterState::ClusterState(const Clock& clock, absl::Duration herd_window)
+    : clock_(clock), herd_window_(herd_window) {}
+
+bool ClusterState::UpsertNode(const Node& node) {
+  absl::MutexLock lock(&mu_);
+  auto it = index_.find(node.name);
+  if (it != index_.end()) {
+    NodeInfo& info = nodes_[it->second];
+    bool relevant = SchedulingRelevantChange(info.node, node);
+    info.node = node;
+    if (!layout_changed_) table_.Update(it->second, info);
+    return relevant;
+  }
+  NodeInfo info;
+  auto orphan = orphans_.find(node.name);
+  if (orphan != orphans_.end()) {
+    info = std::move(orphan->second);
+    orphans_.erase(orphan);
+  }
+  info.node = node;
+  index_[node.name] = nodes_.size();
+  nodes_.push_back(std::move(info));
+  names_.push_back(node.name);
+  layout_changed_ = true;
+  return true;
+}
+
+void ClusterState::RemoveNode(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  auto it = index_.find(name);
+  if (it == index_.end()) return;
+  size_t i = it->second;
+  size_t last = nodes_.size() - 1;
+  // Pods still on the node keep their charge with it, in case it returns.
+  NodeInfo removed = std::move(nodes_[i]);
+  if (i != last) {
+    nodes_[i] = std::move(nodes_[last]);
+    names_[i] = std::move(names_[last]);
+    index_[names_[i]] = i;
+  }
+  nodes_.pop_back();
+  names_.pop_back();
+  index_.erase(name);
+  removed.node = Node{.name = name};
+  if (removed.requested.pods > 0) orphans_[name] = std::move(removed);
+  layout_changed_ = true;
+}
+
+void ClusterState::Charge(const std::string& node, const PodCharge& charge) {
+  auto it = index_.find(node);
+  if (it == index_.end()) {
+    orphans_[node].AddPod(charge);
+    return;
+  }
+  nodes_[it->second].AddPod(charge);
+  if (!layout_changed_) table_.Update(it->second, nodes_[it->second]);
+}
+
+void ClusterState::Uncharge(const std::string& node, const PodCharge& charge) {
+  auto it = index_.find(node);
+  if (it == index_.end()) {
+    auto orphan = orphans_.find(node);
+    if (orphan == orphans_.end()) return;
+    orphan->second.RemovePod(charge);
+    if (orphan->second.requested.pods <= 0) orphans_.erase(orphan);
+    return;
+  }
+  nodes_[it->second].RemovePod(charge);
+  if (!layout_changed_) table_.Update(it->second, nodes_[it->second]);
+}
+
+void ClusterState::RemovePlaced(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  Uncharge(it->second.node, it->second.charge);
+  if (it->second.assumed) --num_assumed_;
+  pods_.erase(it);
+}
+
+void ClusterState::UpsertAssignedPod(const Pod& pod) {
+  std::string key = pod.Key();
+  absl::MutexLock lock(&mu_);
+  auto it = pods_.find(key);
+  if (it != pods_.end()) {
+    PlacedPod& placed = it->second;
+    if (placed.uid == pod.uid && placed.node == pod.node_name) {
+      if (placed.assumed) {  // our binding, now confirmed by the apiserver
+        placed.assumed = false;
+        --num_assumed_;
+      }
+      return;
+    }
+    // Another pod under the same name, or bound elsewhere than assumed.
+    RemovePlaced(key);
+  }
+  PlacedPod placed{pod.uid, pod.node_name, PodCharge::Of(pod), false};
+  Charge(placed.node, placed.charge);
+  pods_.emplace(key, std::move(placed));
+}
+
+void ClusterState::RemoveAssignedPod(const Pod& pod) {
+  absl::MutexLock lock(&mu_);
+  auto it = pods_.find(pod.Key());
+  if (it == pods_.end() || it->second.uid != pod.uid) return;
+  RemovePlaced(pod.Key());
+}
+
+void ClusterState::Forget(const Pod& pod) {
+  absl::MutexLock lock(&mu_);
+  auto it = pods_.find(pod.Key());
+  if (it == pods_.end() || !it->second.assumed || it->second.uid != pod.uid) {
+    return;
+  }
+  RemovePlaced(pod.Key());
+}
+
+bool ClusterState::Counts(const Placement& p) const {
+  auto it = index_.find(p.node);
+  if (it == index_.end()) return false;
+  int64_t sampled = sampled_ms_.empty() ? 0 : sampled_ms_[it->second];
+  return absl::ToUnixMillis(p.time) > sampled;
+}
+
+void ClusterState::Refresh(
+    const std::shared_ptr<const MetricsSnapshot>& metrics) {
+  bool metrics_changed = metrics.get() != aligned_from_;
+  if (!layout_changed_ && !metrics_changed) return;
+  if (layout_changed_) table_.Build(nodes_);
+  metrics_ = metrics;
+  aligned_from_ = metrics.get();
+  columns_ = metrics ? AlignMetrics(*metrics, names_)
+                     : std::vector<MetricColumn>();
+  sampled_ms_.assign(nodes_.size(), 0);
+  for (const MetricColumn& column : columns_) {
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      sampled_ms_[i] = std::max(sampled_ms_[i], column.time_ms[i]);
+    }
+  }
+  recent_.assign(nodes_.size(), 0);
+  for (const Placement& p : placements_) {
+    if (Counts(p)) ++recent_[index_.at(p.node)];
+  }
+  layout_changed_ = false;
+}
+
+void ClusterState::ExpirePlacements(absl::Time now) {
+  while (!placements_.empty() && placements_.front().time <= now - herd_window_) {
+    const Placement& p = placements_.front();
+    if (Counts(p)) --recent_[index_.at(p.node)];
+    placements_.pop_front();
+  }
+}
+
+Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
+                                       Workspace& workspace,
+                                       std::string* node_name) {
+  absl::Time now = clock_.Now();
+  absl::MutexLock lock(&mu_);
+  Refresh(request.metrics);
+  ExpirePlacements(now);
+  DecideInput input{.pod = request.pod,
+                    .nodes = &nodes_,
+                    .table = &table_,
+                    .metrics = &columns_,
+                    .recent_placements = &recent_,
+                    .now_ms = absl::ToUnixMillis(now),
+                    .seed = request.seed,
+                    .force_fallback = request.force_fallback,
+                    .explain = request.explain};
+  Decision decision = Decide(input, *request.config, workspace);
+  node_name->clear();
+  if (!decision.ok()) return decision;
+
+  const Pod& pod = *request.pod;
+  *node_name = names_[decision.node_index];
+  std::string key = pod.Key();
+  RemovePlaced(key);  // a stale entry under the same name, if any
+  PlacedPod placed{pod.uid, *node_name, PodCharge::Of(pod), true};
+  Charge(placed.node, placed.charge);
+  pods_.emplace(key, std::move(placed));
+  ++num_assumed_;
+  placements_.push_back({now, *node_name});
+  if (Counts(placements_.back())) ++recent_[decision.node_index];
+  return decision;
+}
+
+std::vector<metrics::NodeAddresses> ClusterState::NodeAddressList() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<metrics::NodeAddresses> out;
+  out.reserve(nodes_.size());
+  for (const NodeInfo& info : nodes_) {
+    metrics::NodeAddresses n{.name = info.node.name};
+    for (const NodeAddress& a : info.node.addresses) {
+      n.addresses.push_back(a.address);
+    }
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
+std::vector<NodeInfo> ClusterState::Nodes() const {
+  absl::MutexLock lock(&mu_);
+  return nodes_;
+}
+
+size_t ClusterState::NumNodes() const {
+  absl::MutexLock lock(&mu_);
+  return nodes_.size();
+}
+
+size_t ClusterState::NumAssumed() const {
+  absl::MutexLock lock(&mu_);
+  return num_assumed_;
+}
+
+int ClusterState::RecentPlacements(const std::string& node) const {
+  absl::MutexLock lock(&mu_);
+  auto it = index_.find(node);
+  if (it == index_.end() || it->second >= recent_.size()) return 0;
+  return recent_[it->second];
+}
+
+}  // namespace ms

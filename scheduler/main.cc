@@ -1,0 +1,403 @@
+// metrics-scheduler: the daemon and its subcommands.
+//
+//   metrics-scheduler [flags]                  run the scheduler
+//   metrics-scheduler validate-config FILE     check a configuration file
+//
+// Exit codes: 0 clean shutdown (or a valid configuration); 1 a runtime
+// failure (leadership lost, the apiserver unusable at start); 2 bad usage or
+// configuration.
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "config/config.h"
+#include "glog/logging.h"
+#include "kube/client.h"
+#include "kube/cluster_config.h"
+#include "kube/informer.h"
+#include "metrics/cache.h"
+#include "metrics/prometheus_source.h"
+#include "metrics/sysdig_source.h"
+#include "scheduler/api.h"
+#include "scheduler/leader_election.h"
+#include "scheduler/scheduler.h"
+#include "scheduler/self_metrics.h"
+#include "scheduler/status_server.h"
+
+ABSL_FLAG(std::string, config, "",
+          "Path of the YAML configuration (see README). Empty: every default, "
+          "no metrics (fallback scoring only).");
+ABSL_FLAG(std::string, kubeconfig, "",
+          "Path of a kubeconfig. Empty: in-cluster service account, unless "
+          "--master is given.");
+ABSL_FLAG(std::string, master, "",
+          "URL of the apiserver, such as kubectl proxy's "
+          "http://127.0.0.1:8001. Overrides the kubeconfig's server.");
+ABSL_FLAG(bool, leader_elect, true,
+          "Elect a leader through a Lease before scheduling (and only if "
+          "leaderElection.enabled in the configuration is true too).");
+ABSL_FLAG(std::string, lease_name, "",
+          "Lease name for leader election; overrides "
+          "leaderElection.leaseName.");
+ABSL_FLAG(std::string, lease_namespace, "",
+          "Lease namespace; overrides leaderElection.leaseNamespace.");
+ABSL_FLAG(std::string, http_address, "",
+          "Listen address of /healthz, /readyz and /metrics; overrides "
+          "http.listenAddress.");
+ABSL_FLAG(std::string, identity, "",
+          "This replica's identity in the Lease and in Events. Default: "
+          "hostname and a random suffix.");
+ABSL_FLAG(int, bind_workers, 16, "Bindings sent to the apiserver at once.");
+ABSL_FLAG(uint64_t, seed, 0,
+          "Seed of the tie-break between equal scores. 0: random.");
+
+namespace ms {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+constexpr char kUsage[] =
+    "A Kubernetes scheduler that places pods by live node metrics.\n"
+    "\n"
+    "Usage:\n"
+    "  metrics-scheduler [flags]                 run the scheduler\n"
+    "  metrics-scheduler validate-config FILE    check a configuration\n"
+    "\n"
+    "Flags may be written --leader-elect or --leader_elect.\n"
+    "Logging: -v=N (or --v=N) sets the verbosity: 1 per-pod decisions, 2\n"
+    "watch and cache details. Logs go to stderr.\n"
+    "Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad usage or\n"
+    "configuration.";
+
+// Flags are written with dashes, as kube-scheduler's are
+// (--leader-elect); Abseil names them with underscores. Rewrites the name
+// part of every --flag in place.
+void DashesToUnderscores(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    char* arg = argv[i];
+    if (arg[0] != '-' || arg[1] != '-') continue;
+    for (char* c = arg + 2; *c != '\0' && *c != '='; ++c) {
+      if (*c == '-') *c = '_';
+    }
+  }
+}
+
+// glog owns --v (gflags); Abseil's parser would reject it. Take -v=N,
+// --v=N, -v N and --v N out of argv and give them to glog.
+std::vector<char*> TakeVerbosity(int argc, char** argv) {
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    if (arg == "-v" || arg == "--v") {
+      if (i + 1 < argc) value = argv[++i];
+    } else if (absl::StartsWith(arg, "-v=") || absl::StartsWith(arg, "--v=")) {
+      value = arg.substr(arg.find('=') + 1);
+    } else {
+      rest.push_back(argv[i]);
+      continue;
+    }
+    int v = 0;
+    if (!absl::SimpleAtoi(value, &v) || v < 0) {
+      std::cerr << "metrics-scheduler: -v wants a number >= 0, got \"" << value
+                << "\"\n";
+      std::exit(kExitUsage);
+    }
+    FLAGS_v = v;
+  }
+  return rest;
+}
+
+int ValidateConfig(const std::vector<char*>& args) {
+  if (args.size() != 1) {
+    std::cerr << "usage: metrics-scheduler validate-config FILE\n";
+    return kExitUsage;
+  }
+  absl::StatusOr<Config> config = LoadConfigFile(args[0]);
+  if (!config.ok()) {
+    std::cerr << config.status().message() << "\n";
+    return kExitUsage;
+  }
+  std::cout << args[0] << ": ok (" << config->metrics.size()
+            << " metric(s), backend " << config->backend.url << ")\n";
+  return kExitOk;
+}
+
+std::string DefaultIdentity() {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  std::random_device rd;
+  return absl::StrCat(host, "_", absl::Hex(rd(), absl::kZeroPad8));
+}
+
+absl::StatusOr<kube::ClusterConfig> ClusterConfigFromFlags() {
+  std::string kubeconfig = absl::GetFlag(FLAGS_kubeconfig);
+  std::string master = absl::GetFlag(FLAGS_master);
+  if (!kubeconfig.empty()) {
+    absl::StatusOr<kube::ClusterConfig> c = kube::LoadKubeconfig(kubeconfig);
+    if (c.ok() && !master.empty()) c->server = master;
+    return c;
+  }
+  if (!master.empty()) return kube::PlainUrl(master);
+  return kube::InClusterConfig();
+}
+
+absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> MakeSource(
+    const Config& config) {
+  if (config.backend.type == BackendType::kSysdig) {
+    absl::StatusOr<std::unique_ptr<metrics::SysdigSource>> s =
+        metrics::SysdigSource::Create(config.backend);
+    if (!s.ok()) return s.status();
+    return std::unique_ptr<metrics::MetricsSource>(std::move(*s));
+  }
+  absl::StatusOr<std::unique_ptr<metrics::PrometheusSource>> s =
+      metrics::PrometheusSource::Create(config.backend);
+  if (!s.ok()) return s.status();
+  return std::unique_ptr<metrics::MetricsSource>(std::move(*s));
+}
+
+// Lease operations of a KubeClient.
+class KubeLeaseStore final : public LeaseStore {
+ public:
+  explicit KubeLeaseStore(kube::KubeClient& client) : client_(client) {}
+  absl::StatusOr<kube::Lease> Get(const std::string& ns,
+                                  const std::string& name) override {
+    return client_.GetLease(ns, name);
+  }
+  absl::StatusOr<kube::Lease> Create(const kube::Lease& lease) override {
+    return client_.CreateLease(lease);
+  }
+  absl::StatusOr<kube::Lease> Update(const kube::Lease& lease) override {
+    return client_.UpdateLease(lease);
+  }
+
+ private:
+  kube::KubeClient& client_;
+};
+
+// SIGTERM and SIGINT notify `stop`; a dedicated thread waits for them.
+void HandleSignals(absl::Notification& stop) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread([set, &stop] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    LOG(INFO) << "received " << strsignal(sig) << ", shutting down";
+    if (!stop.HasBeenNotified()) stop.Notify();
+  }).detach();
+}
+
+int Run(Config config) {
+  if (!absl::GetFlag(FLAGS_lease_name).empty()) {
+    config.leader_election.lease_name = absl::GetFlag(FLAGS_lease_name);
+  }
+  if (!absl::GetFlag(FLAGS_lease_namespace).empty()) {
+    config.leader_election.lease_namespace =
+        absl::GetFlag(FLAGS_lease_namespace);
+  }
+  if (!absl::GetFlag(FLAGS_http_address).empty()) {
+    config.http.listen_address = absl::GetFlag(FLAGS_http_address);
+  }
+  bool leader_elect =
+      absl::GetFlag(FLAGS_leader_elect) && config.leader_election.enabled;
+  std::string identity = absl::GetFlag(FLAGS_identity);
+  if (identity.empty()) identity = DefaultIdentity();
+  uint64_t seed = absl::GetFlag(FLAGS_seed);
+  if (seed == 0) seed = std::random_device()();
+
+  absl::StatusOr<kube::ClusterConfig> cluster = ClusterConfigFromFlags();
+  if (!cluster.ok()) {
+    LOG(ERROR) << "cannot reach the cluster: " << cluster.status();
+    return kExitUsage;
+  }
+  kube::KubeClient client(*cluster, "metrics-scheduler/" + identity);
+
+  std::unique_ptr<metrics::MetricsSource> source;
+  std::unique_ptr<metrics::MetricsCache> cache;
+  if (!config.metrics.empty()) {
+    absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> s =
+        MakeSource(config);
+    if (!s.ok()) {
+      LOG(ERROR) << "metrics backend: " << s.status();
+      return kExitUsage;
+    }
+    source = std::move(*s);
+    cache = std::make_unique<metrics::MetricsCache>(
+        source.get(), config.metrics,
+        metrics::CacheOptions{.refresh_timeout = config.cache.refresh_timeout});
+  }
+
+  absl::Notification stop;
+  HandleSignals(stop);
+
+  Registry registry;
+  std::unique_ptr<LeaderElector> elector;
+  KubeLeaseStore lease_store(client);
+  KubeSchedulerApi api(client);
+  std::function<bool()> is_leader = [&elector] {
+    return elector == nullptr || elector->IsLeader();
+  };
+  Scheduler scheduler(config,
+                      {.identity = identity,
+                       .bind_workers = absl::GetFlag(FLAGS_bind_workers),
+                       .seed = seed},
+                      api, cache.get(), RealClock::Get(), registry, is_leader);
+
+  std::string name = config.scheduler_name;
+  kube::Informer<Pod> pending(
+      "pending pods",
+      kube::PodSource(client, {.field_selector = absl::StrCat(
+                                   "spec.schedulerName=", name,
+                                   ",spec.nodeName=")}),
+      {.on_add = [&](const Pod& p) { scheduler.OnPendingPod(p); },
+       .on_update = [&](const Pod&, const Pod& p) { scheduler.OnPendingPod(p); },
+       .on_delete = [&](const Pod& p) { scheduler.OnPendingPodDeleted(p); }},
+      kube::PodKey);
+  kube::Informer<Pod> assigned(
+      "assigned pods",
+      kube::PodSource(client,
+                      {.field_selector = "spec.nodeName!=,status.phase!="
+                                         "Succeeded,status.phase!=Failed"}),
+      {.on_add = [&](const Pod& p) { scheduler.OnAssignedPod(p); },
+       .on_update =
+           [&](const Pod&, const Pod& p) { scheduler.OnAssignedPod(p); },
+       .on_delete = [&](const Pod& p) { scheduler.OnAssignedPodDeleted(p); }},
+      kube::PodKey);
+  kube::Informer<Node> nodes(
+      "nodes", kube::NodeSource(client, {}),
+      {.on_add = [&](const Node& n) { scheduler.OnNode(n); },
+       .on_update = [&](const Node&, const Node& n) { scheduler.OnNode(n); },
+       .on_delete = [&](const Node& n) { scheduler.OnNodeDeleted(n); }},
+      kube::NodeKey);
+
+  StatusServer status(registry, [&] {
+    return pending.HasSynced() && assigned.HasSynced() && nodes.HasSynced();
+  });
+  absl::StatusOr<int> port = status.Start(config.http.listen_address);
+  if (!port.ok()) {
+    LOG(ERROR) << port.status();
+    return kExitFailure;
+  }
+  LOG(INFO) << "metrics-scheduler " << identity << ": serving /healthz, "
+            << "/readyz and /metrics on port " << *port;
+
+  // Standbys keep their informers warm, so a takeover schedules at once.
+  nodes.Start();
+  assigned.Start();
+  pending.Start();
+  if (cache) cache->Start();
+  while (!(nodes.WaitForSync(absl::Seconds(1)) &&
+           assigned.WaitForSync(absl::Seconds(1)) &&
+           pending.WaitForSync(absl::Seconds(1)))) {
+    if (stop.HasBeenNotified()) break;
+    LOG(INFO) << "waiting for informers to sync";
+  }
+
+  int exit_code = kExitOk;
+  std::thread scheduling;
+  if (!stop.HasBeenNotified()) {
+    if (leader_elect) {
+      elector = std::make_unique<LeaderElector>(
+          lease_store, RealClock::Get(),
+          LeaderElectionOptions{
+              .lease_name = config.leader_election.lease_name,
+              .lease_namespace = config.leader_election.lease_namespace,
+              .identity = identity,
+              .lease_duration = config.leader_election.lease_duration,
+              .renew_deadline = config.leader_election.renew_deadline,
+              .retry_period = config.leader_election.retry_period},
+          LeaderElector::Callbacks{
+              .on_started_leading =
+                  [&] {
+                    scheduling = std::thread([&] { scheduler.Run(); });
+                  },
+              .on_stopped_leading =
+                  [&] {
+                    exit_code = kExitFailure;
+                    if (!stop.HasBeenNotified()) stop.Notify();
+                  }});
+      LOG(INFO) << "campaigning for lease "
+                << config.leader_election.lease_namespace << "/"
+                << config.leader_election.lease_name;
+      elector->Run(stop);
+    } else {
+      scheduling = std::thread([&] { scheduler.Run(); });
+    }
+  }
+  stop.WaitForNotification();
+
+  // Shut down: stop taking pods, let in-flight bindings finish, hand the
+  // lease over, then stop watching.
+  scheduler.Stop();
+  if (scheduling.joinable()) scheduling.join();
+  if (elector) elector->Release();
+  if (cache) cache->Stop();
+  pending.Stop();
+  assigned.Stop();
+  nodes.Stop();
+  status.Stop();
+  LOG(INFO) << "stopped";
+  return exit_code;
+}
+
+}  // namespace
+}  // namespace ms
+
+int main(int argc, char** argv) {
+  ms::DashesToUnderscores(argc, argv);
+  std::vector<char*> args = ms::TakeVerbosity(argc, argv);
+  absl::SetProgramUsageMessage(ms::kUsage);
+  absl::FlagsUsageConfig usage_config;
+  usage_config.contains_help_flags = [](absl::string_view file) {
+    return absl::EndsWith(file, "main.cc");
+  };
+  absl::SetFlagsUsageConfig(usage_config);
+  std::vector<char*> positional =
+      absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  FLAGS_logtostderr = true;
+  google::InitGoogleLogging(argv[0]);
+
+  std::vector<char*> rest(positional.begin() + 1, positional.end());
+  if (!rest.empty()) {
+    std::string command = rest[0];
+    rest.erase(rest.begin());
+    if (command == "validate-config") return ms::ValidateConfig(rest);
+    std::cerr << "metrics-scheduler: unknown command \"" << command
+              << "\"; see --help\n";
+    return ms::kExitUsage;
+  }
+
+  ms::Config config;
+  std::string path = absl::GetFlag(FLAGS_config);
+  if (!path.empty()) {
+    absl::StatusOr<ms::Config> loaded = ms::LoadConfigFile(path);
+    if (!loaded.ok()) {
+      std::cerr << loaded.status().message() << "\n";
+      return ms::kExitUsage;
+    }
+    config = *std::move(loaded);
+  }
+  return ms::Run(std::move(config));
+}

@@ -1,0 +1,181 @@
+#include "scheduler/cluster_state.h"
+
+#include "gtest/gtest.h"
+
+namespace ms {
+namespace {
+
+Node MakeNode(const std::string& name, int64_t milli_cpu = 4000) {
+  Node n;
+  n.name = name;
+  n.ready = true;
+  n.allocatable.milli_cpu = milli_cpu;
+  n.allocatable.memory = int64_t{16} << 30;
+  n.allocatable.pods = 110;
+  return n;
+}
+
+Pod MakePod(const std::string& name, int64_t milli_cpu,
+            const std::string& node = "") {
+  Pod p;
+  p.namespace_ = "ns";
+  p.name = name;
+  p.uid = "uid-" + name;
+  p.node_name = node;
+  Container c;
+  c.requests.milli_cpu = milli_cpu;
+  p.containers.push_back(c);
+  return p;
+}
+
+class ClusterStateTest : public ::testing::Test {
+ protected:
+  // Only leastAllocated scores: the emptiest node wins.
+  ClusterStateTest() {
+    config_.balanced_allocation_weight = 0;
+    config_.recent_placements_weight = 0;
+  }
+
+  std::string Place(const Pod& pod) {
+    std::string node;
+    state_.DecideAndAssume({.pod = &pod, .config = &config_}, workspace_,
+                           &node);
+    return node;
+  }
+  int64_t RequestedCpu(const std::string& node) {
+    for (const NodeInfo& n : state_.Nodes()) {
+      if (n.node.name == node) return n.requested.milli_cpu;
+    }
+    return -1;
+  }
+
+  FakeClock clock_;
+  ClusterState state_{clock_, absl::Seconds(30)};
+  ScoringConfig config_;
+  Workspace workspace_;
+};
+
+TEST_F(ClusterStateTest, AssumeChargesAtOnceAndInformerConfirms) {
+  state_.UpsertNode(MakeNode("a"));
+  state_.UpsertNode(MakeNode("b"));
+  Pod p1 = MakePod("p1", 3000);
+  std::string first = Place(p1);
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(RequestedCpu(first), 3000);
+  EXPECT_EQ(state_.NumAssumed(), 1u);
+
+  // The next pod sees the charge and goes to the other node.
+  Pod p2 = MakePod("p2", 3000);
+  std::string second = Place(p2);
+  EXPECT_NE(second, first);
+
+  // The informer shows p1 bound where we assumed: confirmed, not charged
+  // twice.
+  Pod bound = p1;
+  bound.node_name = first;
+  state_.UpsertAssignedPod(bound);
+  EXPECT_EQ(RequestedCpu(first), 3000);
+  EXPECT_EQ(state_.NumAssumed(), 1u);
+
+  // A confirmed pod is not forgotten by a late binding failure.
+  state_.Forget(p1);
+  EXPECT_EQ(RequestedCpu(first), 3000);
+
+  // p2's binding failed: its charge goes.
+  state_.Forget(p2);
+  EXPECT_EQ(RequestedCpu(second), 0);
+  EXPECT_EQ(state_.NumAssumed(), 0u);
+
+  // A third 3000m pod fits only where p2 was.
+  Pod p3 = MakePod("p3", 3000);
+  EXPECT_EQ(Place(p3), second);
+  Pod p4 = MakePod("p4", 3000);
+  EXPECT_EQ(Place(p4), "");  // 0/2 nodes: Insufficient cpu
+}
+
+TEST_F(ClusterStateTest, BoundElsewhereMovesTheCharge) {
+  state_.UpsertNode(MakeNode("a"));
+  state_.UpsertNode(MakeNode("b"));
+  Pod p = MakePod("p", 1000);
+  std::string assumed = Place(p);
+  std::string other = assumed == "a" ? "b" : "a";
+  Pod bound = p;
+  bound.node_name = other;  // someone else bound it first
+  state_.UpsertAssignedPod(bound);
+  EXPECT_EQ(RequestedCpu(assumed), 0);
+  EXPECT_EQ(RequestedCpu(other), 1000);
+  state_.RemoveAssignedPod(bound);
+  EXPECT_EQ(RequestedCpu(other), 0);
+}
+
+TEST_F(ClusterStateTest, PodsOnUnknownNodesAreChargedWhenTheNodeArrives) {
+  state_.UpsertAssignedPod(MakePod("early", 1500, "late-node"));
+  state_.UpsertNode(MakeNode("late-node"));
+  EXPECT_EQ(RequestedCpu("late-node"), 1500);
+  state_.RemoveNode("late-node");
+  state_.UpsertNode(MakeNode("late-node"));
+  EXPECT_EQ(RequestedCpu("late-node"), 1500);  // the pod is still there
+}
+
+TEST_F(ClusterStateTest, RemovingANodeKeepsTheOthersIntact) {
+  for (const char* n : {"a", "b", "c"}) state_.UpsertNode(MakeNode(n));
+  state_.UpsertAssignedPod(MakePod("on-c", 1000, "c"));
+  state_.RemoveNode("a");  // "c" moves into a's slot
+  EXPECT_EQ(state_.NumNodes(), 2u);
+  EXPECT_EQ(RequestedCpu("c"), 1000);
+  Pod big = MakePod("big", 3500);
+  EXPECT_EQ(Place(big), "b");  // c has 3000m left
+}
+
+TEST_F(ClusterStateTest, UpsertNodeReportsSchedulingRelevantChanges) {
+  EXPECT_TRUE(state_.UpsertNode(MakeNode("a")));
+  Node same = MakeNode("a");
+  same.resource_version = "2";
+  EXPECT_FALSE(state_.UpsertNode(same));
+  Node bigger = MakeNode("a", 8000);
+  EXPECT_TRUE(state_.UpsertNode(bigger));
+  bigger.unschedulable = true;
+  EXPECT_TRUE(state_.UpsertNode(bigger));
+}
+
+TEST_F(ClusterStateTest, HerdCountsPlacementsSinceTheMetricsWereSampled) {
+  state_.UpsertNode(MakeNode("a"));
+  state_.UpsertNode(MakeNode("b"));
+  auto metrics = std::make_shared<MetricsSnapshot>();
+  MetricValues latency{.name = "latency"};
+  int64_t sampled = absl::ToUnixMillis(clock_.Now());
+  latency.by_node["a"] = {.value = 1, .time_ms = sampled};
+  latency.by_node["b"] = {.value = 1, .time_ms = sampled};
+  metrics->metrics.push_back(latency);
+
+  clock_.Advance(absl::Seconds(1));
+  Pod p1 = MakePod("p1", 10);
+  std::string node;
+  state_.DecideAndAssume({.pod = &p1, .config = &config_, .metrics = metrics},
+                         workspace_, &node);
+  EXPECT_EQ(state_.RecentPlacements(node), 1);
+
+  // New samples of that node, taken after the placement: it no longer
+  // counts (the metrics now reflect the pod).
+  clock_.Advance(absl::Seconds(1));
+  auto fresher = std::make_shared<MetricsSnapshot>(*metrics);
+  fresher->metrics[0].by_node[node].time_ms = absl::ToUnixMillis(clock_.Now());
+  clock_.Advance(absl::Milliseconds(1));
+  Pod p2 = MakePod("p2", 10);
+  std::string node2;
+  state_.DecideAndAssume({.pod = &p2, .config = &config_, .metrics = fresher},
+                         workspace_, &node2);
+  EXPECT_EQ(state_.RecentPlacements(node), node2 == node ? 1 : 0);
+
+  // Past the herd window nothing counts.
+  clock_.Advance(absl::Seconds(31));
+  Pod p3 = MakePod("p3", 10);
+  std::string node3;
+  state_.DecideAndAssume({.pod = &p3, .config = &config_, .metrics = fresher},
+                         workspace_, &node3);
+  EXPECT_EQ(state_.RecentPlacements(node3), 1);  // only p3
+  EXPECT_EQ(state_.RecentPlacements(node3 == "a" ? "b" : "a"), 0);
+}
+
+}  // namespace
+}  // namespace ms
