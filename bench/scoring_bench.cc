@@ -1,0 +1,220 @@
+// The scoring hot path: one whole decision (filter + score + pick) over a
+// grid of node and metric counts, against a baseline that only reads the
+// same metric arrays once. Each BM_Decide/N/M reports `vs_baseline`: its
+// time per decision divided by BM_Baseline/N/M's, measured in the same run.
+//
+//   build/bench/scoring_bench --benchmark_filter='BM_Decide/5000/4'
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
+#include "model/metrics.h"
+#include "model/node_info.h"
+#include "model/pod.h"
+#include "scoring/decide.h"
+#include "scoring/node_table.h"
+
+namespace ms {
+namespace {
+
+constexpr int64_t kNowMs = 1700000000000;
+
+// A cluster as the scheduler would hold it: mostly schedulable nodes of a
+// few shapes with pods on them, a few cordoned, tainted or not ready.
+struct Cluster {
+  std::vector<NodeInfo> nodes;
+  NodeTable table;
+  std::vector<MetricColumn> metrics;
+  std::vector<int32_t> placements;
+  ScoringConfig config;
+  Pod pod;
+};
+
+Cluster MakeCluster(int num_nodes, int num_metrics) {
+  Cluster c;
+  std::mt19937_64 rng(42);
+  c.nodes.resize(num_nodes);
+  for (int i = 0; i < num_nodes; ++i) {
+    NodeInfo& info = c.nodes[i];
+    Node& n = info.node;
+    n.name = absl::StrCat("node-", i);
+    n.ready = i % 97 != 0;
+    n.unschedulable = i % 101 == 0;
+    n.labels = {{"kubernetes.io/hostname", n.name},
+                {"topology.kubernetes.io/zone", absl::StrCat("z", i % 3)}};
+    if (i % 50 == 0) {
+      n.taints.push_back({"dedicated", "gpu", TaintEffect::kNoSchedule});
+    }
+    n.allocatable.milli_cpu = (i % 2 == 0 ? 16000 : 32000);
+    n.allocatable.memory = (i % 2 == 0 ? 64LL : 128LL) << 30;
+    n.allocatable.ephemeral_storage = 100LL << 30;
+    n.allocatable.pods = 110;
+    int pods = static_cast<int>(rng() % 40);
+    info.requested.milli_cpu = pods * 250;
+    info.requested.memory = pods * (512LL << 20);
+    info.requested.pods = pods;
+    info.non_zero_requested = info.requested;
+  }
+  c.table.Build(c.nodes);
+  std::uniform_real_distribution<double> value(0.001, 2.0);
+  c.metrics.resize(num_metrics);
+  for (MetricColumn& col : c.metrics) {
+    col.values.resize(num_nodes);
+    col.time_ms.resize(num_nodes);
+    for (int i = 0; i < num_nodes; ++i) {
+      col.values[i] = value(rng);
+      col.time_ms[i] = kNowMs - 5000;
+    }
+  }
+  c.placements.assign(num_nodes, 0);
+  for (int i = 0; i < num_nodes; i += 7) c.placements[i] = 1;
+  for (int m = 0; m < num_metrics; ++m) {
+    MetricTerm t;
+    t.name = absl::StrCat("metric", m);
+    t.weight = 1 + m;
+    t.direction = m % 2 == 0 ? Direction::kLower : Direction::kHigher;
+    t.normalization.type = m % 3 == 2 ? NormalizationType::kRatio
+                                      : NormalizationType::kMinMax;
+    c.config.metrics.push_back(t);
+  }
+  Container container;
+  container.requests.milli_cpu = 100;
+  container.requests.memory = 128LL << 20;
+  c.pod.name = "p";
+  c.pod.namespace_ = "default";
+  c.pod.containers = {container};
+  return c;
+}
+
+
+// Nanoseconds per iteration of the baseline, by (nodes, metrics), filled by
+// BM_Baseline, which runs first for each size (registration order).
+std::map<std::pair<int, int>, double>& BaselineNs() {
+  static auto* m = new std::map<std::pair<int, int>, double>;
+  return *m;
+}
+
+// Reads every value and sample time of every metric column once, with
+// independent accumulators so that the loop runs at load throughput rather
+// than add latency.
+void ReadColumns(const std::vector<MetricColumn>& metrics) {
+  for (const MetricColumn& col : metrics) {
+    const double* v = col.values.data();
+    const int64_t* t = col.time_ms.data();
+    size_t n = col.values.size();
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int64_t t0 = 0, t1 = 0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      s0 += v[i];
+      s1 += v[i + 1];
+      s2 += v[i + 2];
+      s3 += v[i + 3];
+      t0 = std::max(t0, std::max(t[i], t[i + 1]));
+      t1 = std::max(t1, std::max(t[i + 2], t[i + 3]));
+    }
+    for (; i < n; ++i) {
+      s0 += v[i];
+      t0 = std::max(t0, t[i]);
+    }
+    double s = s0 + s1 + s2 + s3;
+    int64_t tm = std::max(t0, t1);
+    benchmark::DoNotOptimize(s);
+    benchmark::DoNotOptimize(tm);
+  }
+}
+
+void BM_Baseline(benchmark::State& state) {
+  Cluster c = MakeCluster(static_cast<int>(state.range(0)),
+                          static_cast<int>(state.range(1)));
+  for (auto _ : state) {
+    ReadColumns(c.metrics);
+    benchmark::ClobberMemory();
+  }
+  // A separate, longer timing of the same loop for the ratio, so that the
+  // counter does not depend on the framework's iteration bookkeeping.
+  constexpr int kReps = 2000;
+  auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r < kReps; ++r) {
+    ReadColumns(c.metrics);
+    benchmark::ClobberMemory();
+  }
+  double ns = std::chrono::duration<double, std::nano>(
+                  std::chrono::steady_clock::now() - start)
+                  .count() /
+              kReps;
+  BaselineNs()[{static_cast<int>(state.range(0)),
+                static_cast<int>(state.range(1))}] = ns;
+}
+
+void BM_Decide(benchmark::State& state) {
+  const int num_nodes = static_cast<int>(state.range(0));
+  const int num_metrics = static_cast<int>(state.range(1));
+  Cluster c = MakeCluster(num_nodes, num_metrics);
+  Workspace ws;
+  DecideInput in{.pod = &c.pod,
+                 .nodes = &c.nodes,
+                 .table = &c.table,
+                 .metrics = &c.metrics,
+                 .recent_placements = &c.placements,
+                 .now_ms = kNowMs,
+                 .seed = 1};
+  Decision first = Decide(in, c.config, ws);
+  if (!first.ok() || first.mode != ScoringMode::kMetrics) {
+    state.SkipWithError("the benchmark cluster must schedule in metrics mode");
+    return;
+  }
+  uint64_t seed = 0;
+  for (auto _ : state) {
+    in.seed = ++seed;
+    Decision d = Decide(in, c.config, ws);
+    benchmark::DoNotOptimize(d.node_index);
+  }
+  constexpr int kReps = 500;
+  auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r < kReps; ++r) {
+    in.seed = ++seed;
+    Decision d = Decide(in, c.config, ws);
+    benchmark::DoNotOptimize(d.node_index);
+  }
+  double ns = std::chrono::duration<double, std::nano>(
+                  std::chrono::steady_clock::now() - start)
+                  .count() /
+              kReps;
+  auto it = BaselineNs().find({num_nodes, num_metrics});
+  if (it != BaselineNs().end() && it->second > 0) {
+    state.counters["vs_baseline"] = ns / it->second;
+  }
+  state.counters["nodes_feasible"] = first.num_feasible;
+}
+
+// Registered pairwise so that each size's baseline runs just before it.
+void RegisterAll() {
+  for (int nodes : {100, 1000, 5000, 15000}) {
+    for (int metrics : {1, 4, 8}) {
+      benchmark::RegisterBenchmark("BM_Baseline", BM_Baseline)
+          ->Args({nodes, metrics});
+      benchmark::RegisterBenchmark("BM_Decide", BM_Decide)
+          ->Args({nodes, metrics});
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ms
+
+int main(int argc, char** argv) {
+  ms::RegisterAll();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,133 @@
+// Filters: which nodes can take a pod, and why the others cannot.
+//
+// The semantics are kube-scheduler's default filter plugins, in its order,
+// stopping at the first plugin that rejects a node: node readiness (here a
+// filter of its own), NodeUnschedulable, NodeName, TaintToleration
+// (NoSchedule and NoExecute; PreferNoSchedule never filters), NodeAffinity
+// (nodeSelector and required node affinity), NodePorts, NodeResourcesFit
+// (which reports every insufficient resource at once). The reason strings are
+// kube-scheduler's, so FailedScheduling events read the same.
+//
+// CheckNode is the exact, per-node reference implementation. Decide (see
+// decide.h) runs a fast pass over NodeTable and calls CheckNode only for the
+// nodes and pods the fast pass cannot settle, so both always agree. Pure
+// functions; thread-compatible.
+#ifndef METRICS_SCHEDULER_SCORING_FILTER_H_
+#define METRICS_SCHEDULER_SCORING_FILTER_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/node.h"
+#include "model/node_info.h"
+#include "model/pod.h"
+#include "model/resources.h"
+#include "scoring/scoring_config.h"
+
+namespace ms {
+
+// kube-scheduler's reason strings.
+inline constexpr char kReasonNotReady[] = "node(s) were not ready";
+inline constexpr char kReasonUnschedulable[] = "node(s) were unschedulable";
+inline constexpr char kReasonNodeName[] =
+    "node(s) didn't match the requested node name";
+inline constexpr char kReasonAffinity[] =
+    "node(s) didn't match Pod's node affinity/selector";
+inline constexpr char kReasonPorts[] =
+    "node(s) didn't have free ports for the requested pod ports";
+inline constexpr char kReasonTooManyPods[] = "Too many pods";
+// Plus "node(s) had untolerated taint {KEY: VALUE}" and "Insufficient NAME".
+
+// Why a node was rejected: a bit set, so one node can report several
+// insufficient resources.
+enum FilterFailure : uint32_t {
+  kFailNotReady = 1u << 0,
+  kFailUnschedulable = 1u << 1,
+  kFailNodeName = 1u << 2,
+  kFailTaint = 1u << 3,  // NodeCheck::taint says which
+  kFailAffinity = 1u << 4,
+  kFailPorts = 1u << 5,
+  kFailTooManyPods = 1u << 6,
+  kFailCpu = 1u << 7,
+  kFailMemory = 1u << 8,
+  kFailEphemeralStorage = 1u << 9,
+  kFailScalar = 1u << 10,  // NodeCheck::scalars says which
+  // Not a filter plugin: a metric with `missing: exclude` had no usable value
+  // on the node (NodeCheck::metric says which). Set by Decide only.
+  kFailMissingMetric = 1u << 11,
+};
+
+// The per-pod part of filtering, computed once per decision.
+struct PodFilter {
+  const Pod* pod = nullptr;
+  Resources requests;                   // PodRequests(pod)
+  std::vector<ContainerPort> host_ports;  // PodHostPorts(pod)
+  bool tolerates_unschedulable = false;
+  bool has_node_affinity = false;  // node selector or required affinity
+};
+
+PodFilter MakePodFilter(const Pod& pod);
+
+struct NodeCheck {
+  uint32_t failures = 0;         // FilterFailure bits; 0 = feasible
+  const Taint* taint = nullptr;  // the first untolerated taint (kFailTaint)
+  uint64_t scalars = 0;  // bit i: requests.scalar[i] is insufficient
+  int metric = -1;       // kFailMissingMetric: the metric's index
+  bool feasible() const { return failures == 0; }
+};
+
+// The exact filter for one node.
+NodeCheck CheckNode(const PodFilter& filter, const NodeInfo& node);
+
+// The building blocks, exposed for tests.
+bool ToleratesTaint(const Toleration& toleration, const Taint& taint);
+bool ToleratesTaint(const std::vector<Toleration>& tolerations,
+                    const Taint& taint);
+// nodeSelector and required node affinity (ORed terms; an empty or invalid
+// term matches nothing).
+bool MatchesNodeAffinity(const Pod& pod, const Node& node);
+bool HostPortsConflict(const std::vector<ContainerPort>& wanted,
+                       const std::vector<ContainerPort>& used);
+
+// The reasons of one node, as kube-scheduler words them, in the order they
+// are found. `metrics` names metrics for kFailMissingMetric.
+std::vector<std::string> FailureReasons(
+    const PodFilter& filter, const NodeCheck& check,
+    const std::vector<MetricTerm>* metrics = nullptr);
+
+// Counts reasons over the rejected nodes without building a string per
+// node, then words the FailedScheduling message.
+class FilterSummary {
+ public:
+  void Reset(const PodFilter* filter, const std::vector<MetricTerm>* metrics);
+  void Add(const NodeCheck& check);
+
+  // "0/N nodes are available: 3 Insufficient cpu, 2 node(s) were
+  // unschedulable." Reasons are "COUNT REASON" strings sorted as strings,
+  // as kube-scheduler sorts them. A message that would reach 1024 bytes is
+  // cut after the last reason that fits and ends with ", ...".
+  std::string Message(int num_nodes) const;
+
+ private:
+  const PodFilter* filter_ = nullptr;
+  const std::vector<MetricTerm>* metrics_config_ = nullptr;
+  int counts_[12] = {};
+  std::vector<std::pair<const Taint*, int>> taints_;  // by key and value
+  std::vector<int> scalars_;                           // by request index
+  std::vector<int> metrics_;                           // by metric index
+};
+
+// Constraints the pod requires that this scheduler does not implement
+// (pod affinity and anti-affinity, topology spread, volumes that need
+// binding), as a sentence; empty when there are none. Such a pod is never
+// placed.
+std::string UnsupportedConstraints(const Pod& pod);
+
+// kube-scheduler caps event messages; FilterSummary keeps under this.
+inline constexpr size_t kMaxMessageBytes = 1024;
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_SCORING_FILTER_H_

@@ -1,0 +1,77 @@
+// NodeTable: the per-node facts scoring needs that do not depend on the pod,
+// laid out as compact arrays for the hot path.
+//
+// The scheduler keeps one NodeTable beside its std::vector<NodeInfo>: Build()
+// when the node list changes, Update(i) when node i changes (a pod assumed
+// or removed, a new Node object). Decide reads it instead of walking the
+// NodeInfo structs (strings, maps) so that the common pod - no node name, no
+// selector or affinity, no host ports, no extended resources - is filtered
+// from a few integers per node. When the caller passes no table, Decide
+// builds one in its Workspace (correct, but O(nodes) work per decision).
+// Thread-compatible.
+#ifndef METRICS_SCHEDULER_SCORING_NODE_TABLE_H_
+#define METRICS_SCHEDULER_SCORING_NODE_TABLE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/node_info.h"
+
+namespace ms {
+
+class NodeTable {
+ public:
+  // Flags of a node that do not depend on the pod.
+  enum Flag : uint32_t {
+    kNotReady = 1u << 0,
+    kUnschedulable = 1u << 1,
+    kHardTaints = 1u << 2,  // has a NoSchedule or NoExecute taint
+    // Amounts beyond 2^46: the double-based built-in arithmetic would not be
+    // exact, so Decide computes this node's built-in scores in integers.
+    kHuge = 1u << 3,
+  };
+
+  // What the fit filter reads: free = allocatable - requested.
+  struct FilterRow {
+    int64_t free_cpu;
+    int64_t free_memory;
+    int64_t free_ephemeral;
+    int32_t free_pods;
+    uint32_t flags;
+  };
+
+  // What the built-in scores read, as doubles (exact below 2^53).
+  struct ScoreRow {
+    double alloc_cpu;
+    double alloc_memory;
+    double nz_cpu;  // non_zero_requested
+    double nz_memory;
+    double req_cpu;  // requested
+    double req_memory;
+    double inv_cpu;  // 1 / alloc_cpu, 0 when alloc_cpu is 0
+    double inv_memory;
+  };
+
+  void Build(const std::vector<NodeInfo>& nodes);
+  void Update(size_t i, const NodeInfo& node);
+
+  size_t size() const { return filter_.size(); }
+  const FilterRow* filter_rows() const { return filter_.data(); }
+  const ScoreRow* score_rows() const { return score_.data(); }
+  // FNV-1a of the node name: the seeded tie-break key is derived from it, so
+  // the choice does not depend on the order nodes are listed in.
+  const uint64_t* name_hashes() const { return name_hash_.data(); }
+
+ private:
+  std::vector<FilterRow> filter_;
+  std::vector<ScoreRow> score_;
+  std::vector<uint64_t> name_hash_;
+};
+
+uint64_t NodeNameHash(const std::string& name);
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_SCORING_NODE_TABLE_H_

@@ -1,0 +1,39 @@
+// ScoringConfig: what scoring/ needs of the configuration, resolved once.
+//
+// MakeScoringConfig converts a validated Config; tests build one by hand.
+// Plain value; thread-compatible.
+#ifndef METRICS_SCHEDULER_SCORING_SCORING_CONFIG_H_
+#define METRICS_SCHEDULER_SCORING_SCORING_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+
+namespace ms {
+
+// One metric term, from MetricConfig.
+struct MetricTerm {
+  std::string name;
+  double weight = 1;
+  Direction direction = Direction::kLower;
+  NormalizationConfig normalization;
+  MissingPolicy missing = MissingPolicy::kNeutral;
+  int64_t max_staleness_ms = 120000;
+};
+
+// What scoring needs of the configuration, with durations in milliseconds.
+struct ScoringConfig {
+  std::vector<MetricTerm> metrics;  // in configuration order
+  double least_allocated_weight = 1;
+  double balanced_allocation_weight = 1;
+  double recent_placements_weight = 1;
+  double penalty_per_placement = 10;  // herd.penaltyPerPlacement
+};
+
+ScoringConfig MakeScoringConfig(const Config& config);
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_SCORING_SCORING_CONFIG_H_

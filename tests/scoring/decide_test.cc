@@ -1,0 +1,596 @@
+#include "scoring/decide.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "scoring/explain.h"
+#include "tests/scoring/builders.h"
+
+namespace ms {
+namespace {
+
+using ::ms::testing::Column;
+using ::ms::testing::kGi;
+using ::ms::testing::kMi;
+using ::ms::testing::kNow;
+using ::ms::testing::MakeNode;
+using ::ms::testing::MakePod;
+using ::testing::HasSubstr;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Only metric terms count unless a test turns the built-ins on.
+ScoringConfig MetricsOnly(std::vector<MetricTerm> metrics) {
+  ScoringConfig c;
+  c.metrics = std::move(metrics);
+  c.least_allocated_weight = 0;
+  c.balanced_allocation_weight = 0;
+  c.recent_placements_weight = 0;
+  return c;
+}
+
+MetricTerm Term(const std::string& name, double weight = 1,
+                Direction dir = Direction::kLower,
+                MissingPolicy missing = MissingPolicy::kNeutral) {
+  MetricTerm t;
+  t.name = name;
+  t.weight = weight;
+  t.direction = dir;
+  t.missing = missing;
+  t.max_staleness_ms = 60000;
+  return t;
+}
+
+struct Fixture {
+  std::vector<NodeInfo> nodes;
+  std::vector<MetricColumn> columns;
+  std::vector<int32_t> placements;
+  Pod pod = MakePod().Req(100, 100 * kMi);
+  Workspace ws;
+
+  Decision Run(const ScoringConfig& cfg, uint64_t seed = 1,
+               bool explain = true, bool force_fallback = false) {
+    DecideInput in{.pod = &pod,
+                   .nodes = &nodes,
+                   .metrics = &columns,
+                   .recent_placements = placements.empty() ? nullptr
+                                                           : &placements,
+                   .now_ms = kNow,
+                   .seed = seed,
+                   .force_fallback = force_fallback,
+                   .explain = explain};
+    return Decide(in, cfg, ws);
+  }
+};
+
+std::vector<NodeInfo> ThreeNodes() {
+  return {MakeNode("n1"), MakeNode("n2"), MakeNode("n3")};
+}
+
+TEST(DecideTest, LowerIsBetterPicksTheLowestValue) {
+  Fixture f;
+  f.nodes = ThreeNodes();
+  f.columns = {Column({0.3, 0.1, 0.2})};
+  Decision d = f.Run(MetricsOnly({Term("latency")}));
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d.node_index, 1);
+  EXPECT_EQ(d.mode, ScoringMode::kMetrics);
+  EXPECT_EQ(d.fallback_reason, FallbackReason::kNone);
+  EXPECT_DOUBLE_EQ(d.score, 100);
+  ASSERT_TRUE(d.explanation.has_value());
+  // minmax over [0.1, 0.3]: n1 (0.3 - 0.3) * 100 / 0.2 = 0;
+  // n3 (0.3 - 0.2) * 100 / 0.2 = 50.
+  EXPECT_NEAR(d.explanation->nodes[0].total, 0, 1e-9);
+  EXPECT_NEAR(d.explanation->nodes[2].total, 50, 1e-9);
+}
+
+TEST(DecideTest, WeightedSumOfTerms) {
+  Fixture f;
+  f.nodes = ThreeNodes();
+  // latency (lower, w=3) and throughput (higher, w=1).
+  f.columns = {Column({10, 20, 30}), Column({5, 15, 10})};
+  Decision d = f.Run(MetricsOnly(
+      {Term("latency", 3), Term("throughput", 1, Direction::kHigher)}));
+  ASSERT_TRUE(d.ok());
+  // n1: latency 100, throughput (5 - 5) * 100 / 10 = 0 -> (300 + 0) / 4 = 75
+  // n2: latency 50, throughput 100 -> (150 + 100) / 4 = 62.5
+  // n3: latency 0, throughput 50 -> 50 / 4 = 12.5
+  EXPECT_EQ(d.node_index, 0);
+  EXPECT_DOUBLE_EQ(d.score, 75);
+  EXPECT_NEAR(d.explanation->nodes[1].total, 62.5, 1e-9);
+  EXPECT_NEAR(d.explanation->nodes[2].total, 12.5, 1e-9);
+  // The winner's terms, for the Scheduled event.
+  ASSERT_EQ(d.terms.size(), 5u);  // 2 metrics + 3 built-ins
+  EXPECT_EQ(d.terms[0].name, "latency");
+  EXPECT_EQ(d.terms[0].raw, 10);
+  EXPECT_EQ(d.terms[0].score, 100);
+  EXPECT_EQ(d.terms[0].weight, 3);
+  EXPECT_EQ(d.terms[2].state, TermState::kUnused);  // leastAllocated, w=0
+  EXPECT_EQ(SummarizeTerms(d.score, d.mode, d.terms),
+            "score 75.0 (metrics): latency 100.0 (w=3), throughput 0.0 (w=1)");
+}
+
+TEST(DecideTest, MissingPolicies) {
+  // n2 has no value (NaN); n1 = 10, n3 = 20, lower is better:
+  // n1 100, n3 0 (minmax over the usable values).
+  struct Case {
+    MissingPolicy policy;
+    std::vector<double> want_totals;  // NaN = filtered out
+    int want_feasible;
+  };
+  for (const Case& c : std::vector<Case>{
+           // neutral: n2 scores 50.
+           {MissingPolicy::kNeutral, {100, 50, 0}, 3},
+           // worst: n2 scores 0.
+           {MissingPolicy::kWorst, {100, 0, 0}, 3},
+           // exclude: n2 is filtered out.
+           {MissingPolicy::kExclude, {100, kNaN, 0}, 2},
+       }) {
+    Fixture f;
+    f.nodes = ThreeNodes();
+    f.columns = {Column({10, kNaN, 20})};
+    Decision d = f.Run(MetricsOnly({Term("m", 1, Direction::kLower, c.policy)}));
+    ASSERT_TRUE(d.ok());
+    EXPECT_EQ(d.num_feasible, c.want_feasible);
+    for (size_t i = 0; i < 3; ++i) {
+      const NodeExplanation& ne = d.explanation->nodes[i];
+      if (std::isnan(c.want_totals[i])) {
+        EXPECT_FALSE(ne.feasible);
+        EXPECT_EQ(ne.filter_reason, "node(s) had no usable value for metric m");
+      } else {
+        EXPECT_NEAR(ne.total, c.want_totals[i], 1e-9) << i;
+      }
+    }
+  }
+}
+
+TEST(DecideTest, SkipRenormalisesTheWeights) {
+  Fixture f;
+  f.nodes = ThreeNodes();
+  // a (w=1, skip): n1 10, n2 missing, n3 20. b (w=3): n1 0, n2 0, n3 10,
+  // higher is better.
+  f.columns = {Column({10, kNaN, 20}), Column({0, 0, 10})};
+  Decision d = f.Run(MetricsOnly(
+      {Term("a", 1, Direction::kLower, MissingPolicy::kSkip),
+       Term("b", 3, Direction::kHigher)}));
+  ASSERT_TRUE(d.ok());
+  // n1: (1 * 100 + 3 * 0) / 4 = 25
+  // n2: a skipped -> (3 * 0) / 3 = 0
+  // n3: (1 * 0 + 3 * 100) / 4 = 75
+  EXPECT_EQ(d.node_index, 2);
+  EXPECT_NEAR(d.explanation->nodes[0].total, 25, 1e-9);
+  EXPECT_NEAR(d.explanation->nodes[1].total, 0, 1e-9);
+  EXPECT_NEAR(d.explanation->nodes[2].total, 75, 1e-9);
+  EXPECT_EQ(d.explanation->nodes[1].terms[0].state, TermState::kSkipped);
+  EXPECT_EQ(d.explanation->nodes[1].terms[0].weight, 0);
+}
+
+TEST(DecideTest, StaleAndNonFiniteValuesCountAsMissing) {
+  Fixture f;
+  f.nodes = {MakeNode("n1"), MakeNode("n2"), MakeNode("n3"), MakeNode("n4")};
+  f.columns = {Column({1, 2, 3, 4})};
+  f.columns[0].time_ms[0] = kNow - 60001;  // older than maxStaleness 60s
+  f.columns[0].values[1] = std::numeric_limits<double>::infinity();
+  f.columns[0].time_ms[2] = 0;  // no sample
+  Decision d = f.Run(MetricsOnly({Term("m", 1, Direction::kLower,
+                                       MissingPolicy::kWorst)}));
+  ASSERT_TRUE(d.ok());
+  // Only n4 is usable: the best (and worst) of one value scores 100.
+  EXPECT_EQ(d.node_index, 3);
+  EXPECT_EQ(d.explanation->nodes[0].terms[0].state, TermState::kMissing);
+  EXPECT_EQ(d.explanation->nodes[0].total, 0);
+  // Exactly at the limit is still fresh.
+  f.columns[0].time_ms[0] = kNow - 60000;
+  d = f.Run(MetricsOnly({Term("m", 1, Direction::kLower,
+                              MissingPolicy::kWorst)}));
+  EXPECT_EQ(d.node_index, 0);  // 1 < 4
+}
+
+TEST(DecideTest, FallbackModes) {
+  ScoringConfig cfg;  // built-ins at weight 1
+  cfg.metrics = {Term("m")};
+  Fixture f;
+  // n1 half full, n2 empty: leastAllocated prefers n2.
+  f.nodes = {MakeNode("n1").Requested(2000, 4 * kGi), MakeNode("n2")};
+  f.columns = {Column({kNaN, kNaN})};
+  Decision d = f.Run(cfg);
+  EXPECT_EQ(d.mode, ScoringMode::kFallback);
+  EXPECT_EQ(d.fallback_reason, FallbackReason::kNoUsableData);
+  EXPECT_EQ(d.node_index, 1);
+
+  f.columns = {Column({1, 2})};  // n1 is better by the metric
+  d = f.Run(cfg, 1, true, /*force_fallback=*/true);
+  EXPECT_EQ(d.mode, ScoringMode::kFallback);
+  EXPECT_EQ(d.fallback_reason, FallbackReason::kForced);
+  EXPECT_EQ(d.node_index, 1);
+  EXPECT_EQ(d.terms[0].state, TermState::kUnused);
+
+  ScoringConfig no_metrics;
+  d = f.Run(no_metrics);
+  EXPECT_EQ(d.fallback_reason, FallbackReason::kNoMetrics);
+
+  // No columns at all from the caller: no usable data.
+  f.columns.clear();
+  d = f.Run(cfg);
+  EXPECT_EQ(d.fallback_reason, FallbackReason::kNoUsableData);
+}
+
+TEST(DecideTest, BuiltinTermsUseKubeSchedulerFormulas) {
+  ScoringConfig cfg;
+  cfg.recent_placements_weight = 0;
+  Fixture f;
+  f.pod = MakePod().Req(1000, 1 * kGi);
+  f.nodes = {MakeNode("n1").Capacity(4000, 8 * kGi).Requested(2000, 1 * kGi)};
+  Decision d = f.Run(cfg);
+  ASSERT_TRUE(d.ok());
+  // leastAllocated: cpu (4000 - 3000) * 100 / 4000 = 25,
+  // memory (8Gi - 2Gi) * 100 / 8Gi = 75 -> (25 + 75) / 2 = 50.
+  EXPECT_EQ(d.terms[0].name, kTermLeastAllocated);
+  EXPECT_EQ(d.terms[0].score, 50);
+  // balancedAllocation: 3000/4000 = 0.75, 2Gi/8Gi = 0.25,
+  // std = 0.25 -> (1 - 0.25) * 100 = 75.
+  EXPECT_EQ(d.terms[1].score, 75);
+  EXPECT_DOUBLE_EQ(d.score, 62.5);  // (50 + 75) / 2
+}
+
+TEST(DecideTest, BalancedAllocationIsSkippedForBestEffortPods) {
+  ScoringConfig cfg;
+  cfg.recent_placements_weight = 0;
+  Fixture f;
+  f.pod = MakePod();  // no requests
+  f.nodes = {MakeNode("n1").Capacity(4000, 8 * kGi).Requested(2000, 1 * kGi)};
+  Decision d = f.Run(cfg);
+  ASSERT_TRUE(d.ok());
+  // leastAllocated over non-zero requests: cpu 2000 + 100 default,
+  // (4000 - 2100) * 100 / 4000 = 47; memory 1Gi + 200Mi,
+  // (8192 - 1224) * 100 / 8192 = 85 -> (47 + 85) / 2 = 66.
+  EXPECT_EQ(d.terms[0].score, 66);
+  EXPECT_EQ(d.terms[1].state, TermState::kUnused);
+  EXPECT_DOUBLE_EQ(d.score, 66);  // balancedAllocation left out
+}
+
+TEST(DecideTest, RecentPlacementsSpreadABurst) {
+  ScoringConfig cfg = MetricsOnly({Term("m")});
+  cfg.recent_placements_weight = 1;
+  cfg.penalty_per_placement = 30;
+  Fixture f;
+  f.nodes = ThreeNodes();
+  f.columns = {Column({1, 2, 3})};
+  f.placements = {2, 0, 0};
+  Decision d = f.Run(cfg);
+  // n1: (100 + (100 - 2 * 30)) / 2 = 70; n2: (50 + 100) / 2 = 75.
+  EXPECT_EQ(d.node_index, 1);
+  EXPECT_DOUBLE_EQ(d.score, 75);
+  EXPECT_NEAR(d.explanation->nodes[0].total, 70, 1e-9);
+}
+
+TEST(DecideTest, NoFeasibleNodeGivesTheKubeSchedulerMessage) {
+  Fixture f;
+  f.pod = MakePod().Req(3000, kGi).NodeSelector("zone", "a");
+  f.nodes = {MakeNode("a").Label("zone", "a").Requested(2000, 0),
+             MakeNode("b").Label("zone", "a").Requested(2000, 0),
+             MakeNode("c").Label("zone", "a").Requested(2000, 0),
+             MakeNode("d").Label("zone", "b"), MakeNode("e")};
+  Decision d = f.Run(MetricsOnly({}));
+  EXPECT_FALSE(d.ok());
+  EXPECT_EQ(d.node_index, -1);
+  EXPECT_EQ(d.num_feasible, 0);
+  // Reasons sorted as strings, as kube-scheduler sorts them.
+  EXPECT_EQ(d.filter_summary,
+            "0/5 nodes are available: 2 node(s) didn't match Pod's node "
+            "affinity/selector, 3 Insufficient cpu.");
+}
+
+TEST(DecideTest, NoFeasibleNodeMixedReasons) {
+  Fixture f;
+  f.pod = MakePod().Req(3000, kGi);
+  f.nodes = {MakeNode("a").Requested(2000, 0), MakeNode("b").Requested(2000, 0),
+             MakeNode("c").Requested(2000, 0), MakeNode("d").Unschedulable(),
+             MakeNode("e").NotReady()};
+  Decision d = f.Run(MetricsOnly({}));
+  EXPECT_EQ(d.filter_summary,
+            "0/5 nodes are available: 1 node(s) were not ready, 1 node(s) "
+            "were unschedulable, 3 Insufficient cpu.");
+  EXPECT_EQ(d.explanation->nodes[0].filter_reason, "Insufficient cpu");
+  EXPECT_THAT(FormatExplanation(*d.explanation),
+              HasSubstr("no node: 0/5 nodes are available"));
+}
+
+TEST(DecideTest, UnsupportedConstraintsAreNeverPlaced) {
+  Fixture f;
+  f.nodes = ThreeNodes();
+  f.pod.has_topology_spread = true;
+  Decision d = f.Run(MetricsOnly({}));
+  EXPECT_FALSE(d.ok());
+  EXPECT_EQ(d.filter_summary,
+            "0/3 nodes are available: pod requires topology spread "
+            "constraints, which this scheduler does not support yet.");
+}
+
+TEST(DecideTest, ExplanationTable) {
+  Fixture f;
+  f.nodes = {MakeNode("kubeworker1"), MakeNode("kubeworker2"),
+             MakeNode("kubeworker3").Unschedulable()};
+  f.columns = {Column({61664.877, 1200.5, 10})};
+  ScoringConfig cfg = MetricsOnly({Term("net.http.request.time", 2)});
+  cfg.least_allocated_weight = 1;
+  Decision d = f.Run(cfg);
+  std::string table = FormatExplanation(*d.explanation);
+  // kubeworker2: (2 * 100 + 1 * 97) / 3 = 99; kubeworker1: (0 + 97) / 3.
+  // leastAllocated: cpu (4000 - 100) * 100 / 4000 = 97,
+  // memory (8192Mi - 100Mi) * 100 / 8192Mi = 98 -> (97 + 98) / 2 = 97.
+  EXPECT_EQ(table,
+            "node         total  net.http.request.time    leastAllocated     "
+            "balancedAllocation  recentPlacements\n"
+            "kubeworker2  99.00  1200.5 -> 100.00 (w=2)   97 -> 97.00 (w=1)  "
+            "99 (unused)         0 (unused)\n"
+            "kubeworker1  32.33  61664.877 -> 0.00 (w=2)  97 -> 97.00 (w=1)  "
+            "99 (unused)         0 (unused)\n"
+            "kubeworker3  -      filtered: node(s) were unschedulable\n"
+            "best node: kubeworker2 (mode: metrics)\n");
+}
+
+TEST(DecideTest, WithoutExplainNoExplanation) {
+  Fixture f;
+  f.nodes = ThreeNodes();
+  f.columns = {Column({1, 2, 3})};
+  Decision d = f.Run(MetricsOnly({Term("m")}), 1, /*explain=*/false);
+  EXPECT_TRUE(d.ok());
+  EXPECT_FALSE(d.explanation.has_value());
+}
+
+TEST(NodeTableTest, UpdateMatchesRebuild) {
+  std::vector<NodeInfo> nodes = ThreeNodes();
+  NodeTable table;
+  table.Build(nodes);
+  nodes[1].AddPod(MakePod().Req(500, kGi));
+  nodes[1].node.taints.push_back({"k", "v", TaintEffect::kNoExecute});
+  table.Update(1, nodes[1]);
+  NodeTable fresh;
+  fresh.Build(nodes);
+  EXPECT_EQ(table.filter_rows()[1].free_cpu, fresh.filter_rows()[1].free_cpu);
+  EXPECT_EQ(table.filter_rows()[1].free_cpu, 3500);
+  EXPECT_EQ(table.filter_rows()[1].flags, NodeTable::kHardTaints);
+  EXPECT_EQ(table.score_rows()[1].nz_cpu, 500);
+}
+
+// ---- Properties over generated clusters ---------------------------------
+
+struct Generated {
+  std::vector<NodeInfo> nodes;
+  std::vector<MetricColumn> columns;
+  std::vector<int32_t> placements;
+  ScoringConfig cfg;
+  Pod pod;
+};
+
+Generated Generate(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto uniform = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  Generated g;
+  int n = uniform(1, 40);
+  int m = uniform(0, 4);
+  for (int i = 0; i < n; ++i) {
+    auto b = MakeNode(absl::StrCat("node-", i))
+                 .Capacity(uniform(1, 16) * 1000, uniform(1, 64) * kGi,
+                           uniform(1, 30));
+    int pods = uniform(0, 10);
+    b.Requested(uniform(0, 16000), uniform(0, 64) * kGi, pods);
+    b.NonZeroRequested(uniform(0, 16000), uniform(0, 64) * kGi);
+    if (uniform(0, 9) == 0) b.Unschedulable();
+    if (uniform(0, 9) == 0) b.Taint("k", "v");
+    if (uniform(0, 19) == 0) b.NotReady();
+    b.Label("zone", uniform(0, 1) ? "a" : "b");
+    g.nodes.push_back(b);
+  }
+  const MissingPolicy policies[] = {MissingPolicy::kNeutral,
+                                    MissingPolicy::kWorst,
+                                    MissingPolicy::kExclude,
+                                    MissingPolicy::kSkip};
+  for (int j = 0; j < m; ++j) {
+    MetricTerm t = Term(absl::StrCat("m", j), uniform(1, 5),
+                        uniform(0, 1) ? Direction::kLower : Direction::kHigher,
+                        policies[uniform(0, 3)]);
+    int norm = uniform(0, 2);
+    t.normalization.type = norm == 0   ? NormalizationType::kMinMax
+                           : norm == 1 ? NormalizationType::kRatio
+                                       : NormalizationType::kRange;
+    t.normalization.min = 0;
+    t.normalization.max = 100;
+    g.cfg.metrics.push_back(t);
+    MetricColumn col;
+    for (int i = 0; i < n; ++i) {
+      int r = uniform(0, 19);
+      col.values.push_back(r == 0 ? kNaN : uniform(0, 120) + uniform(0, 9) / 10.0);
+      col.time_ms.push_back(r == 1 ? kNow - 3600000 : kNow - 1000);
+    }
+    g.columns.push_back(col);
+  }
+  g.cfg.least_allocated_weight = uniform(0, 2);
+  g.cfg.balanced_allocation_weight = uniform(0, 2);
+  g.cfg.recent_placements_weight = uniform(0, 2);
+  for (int i = 0; i < n; ++i) g.placements.push_back(uniform(0, 3));
+  g.pod = MakePod().Req(uniform(0, 4) * 250, uniform(0, 4) * 256 * kMi);
+  if (uniform(0, 4) == 0) g.pod.node_selector = {{"zone", "a"}};
+  return g;
+}
+
+Decision RunGenerated(const Generated& g, uint64_t seed, Workspace& ws,
+             const NodeTable* table = nullptr) {
+  DecideInput in{.pod = &g.pod,
+                 .nodes = &g.nodes,
+                 .table = table,
+                 .metrics = &g.columns,
+                 .recent_placements = &g.placements,
+                 .now_ms = kNow,
+                 .seed = seed,
+                 .explain = true};
+  return Decide(in, g.cfg, ws);
+}
+
+TEST(DecidePropertyTest, ScoresInRangeAndTotalsMatchTheTerms) {
+  Workspace ws;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    Generated g = Generate(seed);
+    Decision d = RunGenerated(g, seed, ws);
+    ASSERT_TRUE(d.explanation.has_value());
+    for (const NodeExplanation& ne : d.explanation->nodes) {
+      if (!ne.feasible) continue;
+      EXPECT_GE(ne.total, 0) << seed;
+      EXPECT_LE(ne.total, 100) << seed;
+      // The fast path's total equals the weighted mean of the reference
+      // terms (score.h), built-ins included.
+      double sum = 0, weights = 0;
+      for (const TermResult& t : ne.terms) {
+        EXPECT_GE(t.score, 0);
+        EXPECT_LE(t.score, 100);
+        sum += t.weight * t.score;
+        weights += t.weight;
+      }
+      EXPECT_NEAR(ne.total, weights > 0 ? sum / weights : 0, 1e-9)
+          << "seed " << seed << " node " << ne.node;
+    }
+    if (d.ok()) {
+      // The winner has the highest total.
+      for (const NodeExplanation& ne : d.explanation->nodes) {
+        if (ne.feasible) {
+          EXPECT_LE(ne.total, d.score) << seed;
+        }
+      }
+    }
+  }
+}
+
+TEST(DecidePropertyTest, ChoiceDoesNotDependOnNodeOrder) {
+  Workspace ws;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    Generated g = Generate(seed);
+    Decision d = RunGenerated(g, seed, ws);
+    // Reverse and rotate the node list (and its aligned columns).
+    Generated p = g;
+    std::vector<size_t> order(g.nodes.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::reverse(order.begin(), order.end());
+    std::rotate(order.begin(), order.begin() + order.size() / 3, order.end());
+    for (size_t i = 0; i < order.size(); ++i) {
+      p.nodes[i] = g.nodes[order[i]];
+      p.placements[i] = g.placements[order[i]];
+      for (size_t m = 0; m < g.columns.size(); ++m) {
+        p.columns[m].values[i] = g.columns[m].values[order[i]];
+        p.columns[m].time_ms[i] = g.columns[m].time_ms[order[i]];
+      }
+    }
+    Decision q = RunGenerated(p, seed, ws);
+    ASSERT_EQ(d.ok(), q.ok()) << seed;
+    if (!d.ok()) {
+      EXPECT_EQ(d.filter_summary, q.filter_summary);
+      continue;
+    }
+    EXPECT_EQ(g.nodes[d.node_index].node.name, p.nodes[q.node_index].node.name)
+        << seed;
+    EXPECT_EQ(d.score, q.score);
+  }
+}
+
+TEST(DecidePropertyTest, TiesBreakBySeed) {
+  Fixture f;
+  for (int i = 0; i < 8; ++i) f.nodes.push_back(MakeNode(absl::StrCat("n", i)));
+  std::set<int> chosen;
+  for (uint64_t seed = 0; seed < 64; ++seed) {
+    Decision a = f.Run(MetricsOnly({}), seed, false);
+    Decision b = f.Run(MetricsOnly({}), seed, false);
+    EXPECT_EQ(a.node_index, b.node_index);  // same seed, same choice
+    chosen.insert(a.node_index);
+  }
+  EXPECT_GT(chosen.size(), 4u);  // different seeds spread the choice
+}
+
+TEST(DecidePropertyTest, ImprovingAMetricNeverLowersTheRank) {
+  Workspace ws;
+  std::mt19937_64 rng(7);
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    Generated g = Generate(seed);
+    if (g.columns.empty()) continue;
+    Decision before = RunGenerated(g, seed, ws);
+    if (!before.ok()) continue;
+    auto rank = [](const Decision& d, size_t node) {
+      const auto& nodes = d.explanation->nodes;
+      int better = 0;
+      for (const NodeExplanation& ne : nodes) {
+        if (ne.feasible && ne.total > nodes[node].total) ++better;
+      }
+      return better;
+    };
+    size_t node = rng() % g.nodes.size();
+    if (!before.explanation->nodes[node].feasible) continue;
+    size_t m = rng() % g.columns.size();
+    double& v = g.columns[m].values[node];
+    if (std::isnan(v) || g.columns[m].time_ms[node] < kNow - 60000) continue;
+    int r0 = rank(before, node);
+    v += g.cfg.metrics[m].direction == Direction::kLower ? -7.5 : 7.5;
+    Decision after = RunGenerated(g, seed, ws);
+    ASSERT_TRUE(after.explanation->nodes[node].feasible);
+    EXPECT_LE(rank(after, node), r0) << "seed " << seed;
+  }
+}
+
+TEST(DecidePropertyTest, FitNeverExceedsAllocatable) {
+  // Place pods one after another, charging the chosen node, until none fits:
+  // no node's requests ever exceed its allocatable.
+  Workspace ws;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    Generated g = Generate(seed);
+    for (NodeInfo& n : g.nodes) {
+      n.requested = {};
+      n.non_zero_requested = {};
+    }
+    NodeTable table;
+    table.Build(g.nodes);
+    std::mt19937_64 rng(seed);
+    for (int round = 0; round < 400; ++round) {
+      g.pod = MakePod().Req(static_cast<int64_t>(rng() % 2000),
+                            static_cast<int64_t>(rng() % (4 * kGi)));
+      Decision d = RunGenerated(g, seed + round, ws, &table);
+      if (!d.ok()) break;
+      NodeInfo& n = g.nodes[d.node_index];
+      n.AddPod(g.pod);
+      table.Update(d.node_index, n);
+      EXPECT_LE(n.requested.milli_cpu, n.node.allocatable.milli_cpu);
+      EXPECT_LE(n.requested.memory, n.node.allocatable.memory);
+      EXPECT_LE(n.requested.pods, n.node.allocatable.pods);
+    }
+  }
+}
+
+TEST(DecidePropertyTest, FastFilterAgreesWithCheckNode) {
+  Workspace ws;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    Generated g = Generate(seed);
+    NodeTable table;
+    table.Build(g.nodes);
+    Decision d = RunGenerated(g, seed, ws, &table);
+    PodFilter pf = MakePodFilter(g.pod);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      bool fits = CheckNode(pf, g.nodes[i]).feasible();
+      bool excluded = absl::StrContains(
+          d.explanation->nodes[i].filter_reason, "no usable value");
+      EXPECT_EQ(d.explanation->nodes[i].feasible, fits && !excluded)
+          << "seed " << seed << " node " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ms

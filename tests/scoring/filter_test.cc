@@ -1,0 +1,259 @@
+#include "scoring/filter.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/scoring/builders.h"
+
+namespace ms {
+namespace {
+
+using ::ms::testing::kGi;
+using ::ms::testing::kMi;
+using ::ms::testing::MakeNode;
+using ::ms::testing::MakePod;
+
+TEST(ToleratesTaintTest, Table) {
+  using Op = TolerationOperator;
+  using E = TaintEffect;
+  struct Case {
+    Toleration toleration;
+    Taint taint;
+    bool want;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"k", Op::kEqual, "v", E::kNoSchedule}, {"k", "v", E::kNoSchedule}, true},
+           {{"k", Op::kEqual, "v", E::kNoSchedule}, {"k", "w", E::kNoSchedule}, false},
+           {{"k", Op::kEqual, "v", E::kNoSchedule}, {"k", "v", E::kNoExecute}, false},
+           {{"k", Op::kEqual, "v", std::nullopt}, {"k", "v", E::kNoExecute}, true},
+           {{"k", Op::kExists, "", std::nullopt}, {"k", "any", E::kNoSchedule}, true},
+           {{"k", Op::kExists, "", std::nullopt}, {"j", "any", E::kNoSchedule}, false},
+           // Empty key with Exists tolerates every taint.
+           {{"", Op::kExists, "", std::nullopt}, {"j", "x", E::kNoExecute}, true},
+           // Empty key with Exists and an effect: only that effect.
+           {{"", Op::kExists, "", E::kNoSchedule}, {"j", "x", E::kNoExecute}, false},
+           // Empty key with Equal compares the value against every key.
+           {{"", Op::kEqual, "x", std::nullopt}, {"j", "x", E::kNoSchedule}, true},
+           {{"", Op::kEqual, "x", std::nullopt}, {"j", "y", E::kNoSchedule}, false},
+       }) {
+    EXPECT_EQ(ToleratesTaint(c.toleration, c.taint), c.want)
+        << c.toleration.key << "/" << c.taint.key;
+  }
+}
+
+NodeSelectorTerm Expr(const std::string& key, SelectorOperator op,
+                      std::vector<std::string> values) {
+  NodeSelectorTerm t;
+  t.match_expressions.push_back({key, op, std::move(values)});
+  return t;
+}
+
+NodeSelectorTerm Field(SelectorOperator op, std::vector<std::string> values,
+                       const std::string& key = "metadata.name") {
+  NodeSelectorTerm t;
+  t.match_fields.push_back({key, op, std::move(values)});
+  return t;
+}
+
+TEST(MatchesNodeAffinityTest, Operators) {
+  using S = SelectorOperator;
+  Node node = MakeNode("n1").Label("zone", "a").Label("cores", "16").Build().node;
+  struct Case {
+    std::string name;
+    std::vector<NodeSelectorTerm> terms;
+    bool want;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"In match", {Expr("zone", S::kIn, {"a", "b"})}, true},
+           {"In miss", {Expr("zone", S::kIn, {"b"})}, false},
+           {"In absent label", {Expr("rack", S::kIn, {"a"})}, false},
+           {"NotIn match", {Expr("zone", S::kNotIn, {"b"})}, true},
+           {"NotIn absent label", {Expr("rack", S::kNotIn, {"b"})}, true},
+           {"NotIn miss", {Expr("zone", S::kNotIn, {"a"})}, false},
+           {"Exists", {Expr("zone", S::kExists, {})}, true},
+           {"Exists absent", {Expr("rack", S::kExists, {})}, false},
+           {"DoesNotExist", {Expr("rack", S::kDoesNotExist, {})}, true},
+           {"DoesNotExist present", {Expr("zone", S::kDoesNotExist, {})}, false},
+           {"Gt", {Expr("cores", S::kGt, {"8"})}, true},
+           {"Gt equal", {Expr("cores", S::kGt, {"16"})}, false},
+           {"Lt", {Expr("cores", S::kLt, {"32"})}, true},
+           {"Gt not a number", {Expr("zone", S::kGt, {"1"})}, false},
+           {"Gt invalid value", {Expr("cores", S::kGt, {"x"})}, false},
+           {"Gt two values", {Expr("cores", S::kGt, {"1", "2"})}, false},
+           {"In without values is invalid", {Expr("zone", S::kNotIn, {})}, false},
+           {"Exists with values is invalid", {Expr("zone", S::kExists, {"a"})}, false},
+           {"matchFields In", {Field(S::kIn, {"n1"})}, true},
+           {"matchFields In other", {Field(S::kIn, {"n2"})}, false},
+           {"matchFields NotIn", {Field(S::kNotIn, {"n2"})}, true},
+           {"matchFields other key", {Field(S::kIn, {"n1"}, "metadata.uid")}, false},
+           {"matchFields two values", {Field(S::kIn, {"n1", "n2"})}, false},
+           {"terms are ORed", {Expr("zone", S::kIn, {"b"}), Field(S::kIn, {"n1"})}, true},
+           {"empty term matches nothing", {NodeSelectorTerm{}}, false},
+           {"no terms match nothing", {}, false},
+       }) {
+    Pod pod = MakePod().Affinity(c.terms);
+    EXPECT_EQ(MatchesNodeAffinity(pod, node), c.want) << c.name;
+  }
+  // Requirements within a term are ANDed.
+  NodeSelectorTerm both = Expr("zone", S::kIn, {"a"});
+  both.match_expressions.push_back({"cores", S::kLt, {"8"}});
+  EXPECT_FALSE(MatchesNodeAffinity(MakePod().Affinity({both}), node));
+  // nodeSelector: every pair must match.
+  EXPECT_TRUE(MatchesNodeAffinity(MakePod().NodeSelector("zone", "a"), node));
+  EXPECT_FALSE(MatchesNodeAffinity(
+      MakePod().NodeSelector("zone", "a").NodeSelector("disk", "ssd"), node));
+}
+
+TEST(HostPortsConflictTest, Table) {
+  struct Case {
+    ContainerPort want;
+    ContainerPort used;
+    bool conflict;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{80, "TCP", ""}, {80, "TCP", ""}, true},
+           {{80, "TCP", ""}, {81, "TCP", ""}, false},
+           {{80, "UDP", ""}, {80, "TCP", ""}, false},
+           {{80, "TCP", "10.0.0.1"}, {80, "TCP", "10.0.0.2"}, false},
+           {{80, "TCP", "10.0.0.1"}, {80, "TCP", "0.0.0.0"}, true},
+           {{80, "TCP", ""}, {80, "TCP", "10.0.0.2"}, true},
+           {{80, "", ""}, {80, "TCP", ""}, true},  // empty protocol is TCP
+       }) {
+    EXPECT_EQ(HostPortsConflict({c.want}, {c.used}), c.conflict)
+        << c.want.host_port << c.want.protocol << c.want.host_ip;
+  }
+}
+
+std::string Reasons(const Pod& pod, const NodeInfo& node) {
+  PodFilter f = MakePodFilter(pod);
+  return absl::StrJoin(FailureReasons(f, CheckNode(f, node)), "; ");
+}
+
+TEST(CheckNodeTest, ReasonsInKubeSchedulerOrder) {
+  struct Case {
+    std::string name;
+    Pod pod;
+    NodeInfo node;
+    std::string want;  // "" = feasible
+  };
+  const Pod plain = MakePod().Req(1000, kGi);
+  for (const Case& c : std::vector<Case>{
+           {"fits", plain, MakeNode("n"), ""},
+           {"not ready", plain, MakeNode("n").NotReady(),
+            "node(s) were not ready"},
+           // Not ready comes first, then cordoned.
+           {"not ready and cordoned", plain,
+            MakeNode("n").NotReady().Unschedulable(), "node(s) were not ready"},
+           {"cordoned", plain, MakeNode("n").Unschedulable(),
+            "node(s) were unschedulable"},
+           {"cordoned, tolerated",
+            MakePod().Tolerate("node.kubernetes.io/unschedulable",
+                               TolerationOperator::kExists, "",
+                               TaintEffect::kNoSchedule),
+            MakeNode("n").Unschedulable(), ""},
+           {"node name", MakePod().NodeName("other"), MakeNode("n"),
+            "node(s) didn't match the requested node name"},
+           {"node name matches", MakePod().NodeName("n"), MakeNode("n"), ""},
+           {"taint", plain, MakeNode("n").Taint("dedicated", "gpu"),
+            "node(s) had untolerated taint {dedicated: gpu}"},
+           {"taint without value", plain,
+            MakeNode("n").Taint("special", "", TaintEffect::kNoExecute),
+            "node(s) had untolerated taint {special: }"},
+           {"PreferNoSchedule never filters", plain,
+            MakeNode("n").Taint("soft", "x", TaintEffect::kPreferNoSchedule),
+            ""},
+           {"taint tolerated",
+            MakePod().Tolerate("dedicated", TolerationOperator::kEqual, "gpu"),
+            MakeNode("n").Taint("dedicated", "gpu"), ""},
+           // The first untolerated taint is the one reported.
+           {"second taint untolerated",
+            MakePod().Tolerate("a", TolerationOperator::kExists, ""),
+            MakeNode("n").Taint("a", "1").Taint("b", "2"),
+            "node(s) had untolerated taint {b: 2}"},
+           {"selector", MakePod().NodeSelector("zone", "a"),
+            MakeNode("n").Label("zone", "b"),
+            "node(s) didn't match Pod's node affinity/selector"},
+           {"ports", MakePod().HostPort(8080), MakeNode("n").UsedPort(8080),
+            "node(s) didn't have free ports for the requested pod ports"},
+           // NodeResourcesFit reports every insufficient resource.
+           {"cpu and memory", MakePod().Req(3000, 7 * kGi),
+            MakeNode("n").Requested(2000, 2 * kGi),
+            "Insufficient cpu; Insufficient memory"},
+           {"too many pods", plain,
+            MakeNode("n").Capacity(4000, 8 * kGi, 3).Requested(0, 0, 3),
+            "Too many pods"},
+           {"ephemeral", MakePod().Ephemeral(10 * kGi),
+            MakeNode("n").Ephemeral(20 * kGi, 15 * kGi),
+            "Insufficient ephemeral-storage"},
+           {"extended", MakePod().Scalar("nvidia.com/gpu", 2),
+            MakeNode("n").Scalar("nvidia.com/gpu", 4, 3),
+            "Insufficient nvidia.com/gpu"},
+           {"extended absent", MakePod().Scalar("example.com/fpga", 1),
+            MakeNode("n"), "Insufficient example.com/fpga"},
+           {"extended fits", MakePod().Scalar("nvidia.com/gpu", 1),
+            MakeNode("n").Scalar("nvidia.com/gpu", 4, 3), ""},
+           // A zero request passes even on an over-committed node.
+           {"zero request on full node", MakePod(),
+            MakeNode("n").Requested(5000, 9 * kGi), ""},
+           // Exactly full fits: 4000 - 3000 = 1000 >= 1000.
+           {"exact fit", plain, MakeNode("n").Requested(3000, 7 * kGi), ""},
+       }) {
+    EXPECT_EQ(Reasons(c.pod, c.node), c.want) << c.name;
+  }
+}
+
+TEST(FilterSummaryTest, CountsAndSortsLikeKubeScheduler) {
+  Pod pod = MakePod().Req(3000, kGi);
+  PodFilter f = MakePodFilter(pod);
+  std::vector<NodeInfo> nodes = {
+      MakeNode("a").Requested(2000, 0), MakeNode("b").Requested(2000, 0),
+      MakeNode("c").Requested(2000, 0), MakeNode("d").Unschedulable(),
+      MakeNode("e").Unschedulable(),    MakeNode("f").Taint("k", "v"),
+  };
+  FilterSummary s;
+  s.Reset(&f, nullptr);
+  for (const NodeInfo& n : nodes) s.Add(CheckNode(f, n));
+  // Sorted as strings: "1 node(s) had..." < "2 node(s) were..." <
+  // "3 Insufficient cpu".
+  EXPECT_EQ(s.Message(6),
+            "0/6 nodes are available: 1 node(s) had untolerated taint {k: v}, "
+            "2 node(s) were unschedulable, 3 Insufficient cpu.");
+}
+
+TEST(FilterSummaryTest, LongMessagesStayUnder1024Bytes) {
+  Pod pod = MakePod();
+  PodFilter f = MakePodFilter(pod);
+  std::vector<NodeInfo> nodes;
+  for (int i = 0; i < 200; ++i) {
+    nodes.push_back(MakeNode("n").Taint(std::string(20, 'k') + std::to_string(i), "v"));
+  }
+  FilterSummary s;
+  s.Reset(&f, nullptr);
+  for (const NodeInfo& n : nodes) s.Add(CheckNode(f, n));
+  std::string msg = s.Message(200);
+  EXPECT_LT(msg.size(), kMaxMessageBytes);
+  EXPECT_THAT(msg, ::testing::StartsWith("0/200 nodes are available: 1 node(s)"));
+  EXPECT_THAT(msg, ::testing::EndsWith(", ..."));
+}
+
+TEST(UnsupportedConstraintsTest, NamesEachConstraint) {
+  Pod pod = MakePod();
+  EXPECT_EQ(UnsupportedConstraints(pod), "");
+  pod.has_pod_affinity = true;
+  EXPECT_EQ(UnsupportedConstraints(pod),
+            "pod requires pod affinity, which this scheduler does not support "
+            "yet");
+  pod.has_pod_anti_affinity = true;
+  pod.has_topology_spread = true;
+  pod.has_claim_volumes = true;
+  EXPECT_EQ(UnsupportedConstraints(pod),
+            "pod requires pod affinity, pod anti-affinity, topology spread "
+            "constraints, volumes that need binding (PersistentVolumeClaim), "
+            "which this scheduler does not support yet");
+}
+
+}  // namespace
+}  // namespace ms
