@@ -158,13 +158,17 @@ TEST_F(KubeClientIntegrationTest, BrokenWatchResumesWithNothingLost) {
 }
 
 TEST_F(KubeClientIntegrationTest, ListPagesThroughEverything) {
+  // A scheduler name of this test's own, selected the way the scheduler
+  // selects its pods (cluster-wide, by field).
+  std::string scheduler = "paging-" + ns_;
   for (int i = 0; i < 7; ++i) {
     env_.AdminOk("POST", "/api/v1/namespaces/" + ns_ + "/pods",
-                 PodJson(ns_, absl::StrCat("p", i)));
+                 PodJson(ns_, absl::StrCat("p", i), scheduler));
   }
   KubeClient client(env_.SchedulerConfig());
   absl::StatusOr<ObjectList<Pod>> list = client.ListPods(
-      {.field_selector = "metadata.namespace=" + ns_, .page_size = 3});
+      {.field_selector = "spec.schedulerName=" + scheduler + ",spec.nodeName=",
+       .page_size = 3});
   ASSERT_TRUE(list.ok()) << list.status();
   std::set<std::string> names;
   for (const Pod& p : list->items) names.insert(p.name);
