@@ -1,0 +1,26 @@
+// How the metrics sources turn an HTTP error status into a status code,
+// following MetricsSource's failure contract (metrics_source.h). Internal to
+// metrics/.
+#ifndef METRICS_SCHEDULER_METRICS_HTTP_ERRORS_H_
+#define METRICS_SCHEDULER_METRICS_HTTP_ERRORS_H_
+
+#include <cstddef>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+namespace ms::metrics {
+
+// 401, 403: PermissionDenied. 400, 422: InvalidArgument (the query).
+// 408, 504: DeadlineExceeded. 429, 5xx: Unavailable. Any other status
+// (404 and the rest of 4xx, unexpected 1xx/3xx): FailedPrecondition.
+absl::StatusCode CodeForHttpStatus(long http_status);  // NOLINT(runtime/int)
+
+// The first `max` bytes of `body`, control characters replaced, for an
+// error message.
+std::string BodySnippet(absl::string_view body, size_t max = 200);
+
+}  // namespace ms::metrics
+
+#endif  // METRICS_SCHEDULER_METRICS_HTTP_ERRORS_H_

@@ -1,0 +1,69 @@
+// MetricsSource: where per-node metric values come from.
+//
+// One implementation per backend: PrometheusSource (prometheus_source.h,
+// any Prometheus-compatible HTTP API) and SysdigSource (sysdig_source.h,
+// Sysdig's data API). The TTL cache (cache.h) is the only caller in the
+// scheduler: it calls Fetch() once per metric per refresh, from its refresh
+// thread and helpers, and never on a scheduling cycle. Tests use a
+// map-backed fake.
+//
+// Thread safety: implementations must allow concurrent Fetch() calls (the
+// cache queries its metrics in parallel).
+#ifndef METRICS_SCHEDULER_METRICS_METRICS_SOURCE_H_
+#define METRICS_SCHEDULER_METRICS_METRICS_SOURCE_H_
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "config/config.h"
+#include "metrics/node_set.h"
+#include "model/metrics.h"
+
+namespace ms::metrics {
+
+// The answer to one Fetch().
+struct FetchResult {
+  // Node name -> its value and the time the backend sampled it. A node the
+  // backend has no series for is absent. Values may be NaN or +-Inf.
+  std::unordered_map<std::string, MetricSample> by_node;
+  int series = 0;      // series (rows) the backend returned
+  int unmatched = 0;   // series that named no node of the NodeSet
+  int duplicates = 0;  // series naming a node an earlier series named; the
+                       // first one is kept
+  // Up to kMaxExamples label sets (or label values) of unmatched series,
+  // for the message that tells the user why a join matched nothing.
+  std::vector<std::string> unmatched_examples;
+  std::vector<std::string> warnings;  // as the backend sent them
+
+  static constexpr int kMaxExamples = 3;
+};
+
+class MetricsSource {
+ public:
+  virtual ~MetricsSource() = default;
+
+  // Fetches `metric` for every node of `nodes` with one query (a source
+  // that must page may send a few requests), giving up after `timeout`.
+  //
+  // Failure contract, by what the caller does next:
+  // - Unavailable: the backend could not be reached, broke the connection
+  //   or is overloaded; a later retry may work.
+  // - DeadlineExceeded: `timeout` (or the backend's own per-query limit)
+  //   passed; a later retry may work.
+  // - InvalidArgument: the backend rejected the query, or its result is not
+  //   a per-node vector; the configuration must be fixed. The message names
+  //   the metric and carries the backend's own message.
+  // - PermissionDenied: the backend refused the credentials (401/403).
+  // - FailedPrecondition: anything else that needs the configuration or the
+  //   backend fixed (a URL that serves no such API, a TLS verify failure).
+  virtual absl::StatusOr<FetchResult> Fetch(const MetricConfig& metric,
+                                            const NodeSet& nodes,
+                                            absl::Duration timeout) = 0;
+};
+
+}  // namespace ms::metrics
+
+#endif  // METRICS_SCHEDULER_METRICS_METRICS_SOURCE_H_

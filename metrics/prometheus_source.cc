@@ -1,0 +1,113 @@
+#include "metrics/prometheus_source.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "metrics/join.h"
+#include "metrics/prometheus_decode.h"
+#include "metrics/url.h"
+
+namespace ms::metrics {
+
+absl::StatusOr<std::unique_ptr<PrometheusSource>> PrometheusSource::Create(
+    const BackendConfig& backend) {
+  if (backend.url.empty()) {
+    return absl::InvalidArgumentError("backend.url: required");
+  }
+  std::unique_ptr<TokenFile> token;
+  if (!backend.token_file.empty()) {
+    ASSIGN_OR_RETURN(token, TokenFile::Open(backend.token_file));
+  }
+  std::unique_ptr<TokenFile> password;
+  if (!backend.basic_auth.username.empty()) {
+    ASSIGN_OR_RETURN(password,
+                     TokenFile::Open(backend.basic_auth.password_file));
+  }
+  return std::unique_ptr<PrometheusSource>(
+      new PrometheusSource(backend, std::move(token), std::move(password)));
+}
+
+PrometheusSource::PrometheusSource(const BackendConfig& backend,
+                                   std::unique_ptr<TokenFile> token,
+                                   std::unique_ptr<TokenFile> password)
+    : query_url_(JoinUrl(backend.url, "/api/v1/query")),
+      timeout_(backend.timeout),
+      username_(backend.basic_auth.username),
+      token_(std::move(token)),
+      password_(std::move(password)),
+      http_(TlsOptions{.ca_file = backend.ca_file,
+                       .insecure_skip_verify = backend.insecure_skip_verify}) {}
+
+absl::StatusOr<FetchResult> PrometheusSource::Fetch(const MetricConfig& metric,
+                                                    const NodeSet& nodes,
+                                                    absl::Duration timeout) {
+  ASSIGN_OR_RETURN(Joiner joiner, Joiner::Create(metric.join, {}));
+  const absl::Duration limit = std::min(timeout, timeout_);
+
+  // The server gives up at the same limit, so a slow query costs it no more
+  // than it costs us.
+  std::string params =
+      absl::StrCat("query=", UrlEncode(metric.query),
+                   "&timeout=", absl::ToDoubleSeconds(limit));
+  HttpRequest request;
+  request.timeout = limit;
+  if (params.size() > kMaxGetQueryBytes) {
+    request.method = "POST";
+    request.url = query_url_;
+    request.body = std::move(params);
+    request.headers.emplace_back("Content-Type",
+                                 "application/x-www-form-urlencoded");
+  } else {
+    request.url = absl::StrCat(query_url_, "?", params);
+  }
+  request.headers.emplace_back("Accept", "application/json");
+  if (token_ != nullptr) {
+    request.headers.emplace_back("Authorization",
+                                 absl::StrCat("Bearer ", token_->Get()));
+  } else if (password_ != nullptr) {
+    request.headers.emplace_back(
+        "Authorization",
+        absl::StrCat("Basic ", absl::Base64Escape(absl::StrCat(
+                                   username_, ":", password_->Get()))));
+  }
+
+  requests_sent_.fetch_add(1);
+  absl::StatusOr<HttpResponse> response = http_.Do(request);
+  if (!response.ok()) {
+    return absl::Status(response.status().code(),
+                        absl::StrCat("metric ", metric.name, ": ",
+                                     response.status().message()));
+  }
+
+  FetchResult out;
+  PromDecodeOptions options{.metric_name = metric.name,
+                            .join_label = metric.join.label,
+                            .labels_text = true};
+  ASSIGN_OR_RETURN(
+      PromQueryInfo info,
+      DecodeInstantQuery(
+          response->status, response->body, options,
+          [&](const PromSeries& series) {
+            const std::string* node =
+                series.has_label ? joiner.Match(series.label_value, nodes)
+                                 : nullptr;
+            if (node == nullptr) {
+              ++out.unmatched;
+              if (out.unmatched_examples.size() < FetchResult::kMaxExamples) {
+                out.unmatched_examples.emplace_back(series.labels_text);
+              }
+              return;
+            }
+            if (!out.by_node.emplace(*node, series.sample).second) {
+              ++out.duplicates;
+            }
+          }));
+  out.series = info.series;
+  out.warnings = std::move(info.warnings);
+  return out;
+}
+
+}  // namespace ms::metrics

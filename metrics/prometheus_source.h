@@ -1,0 +1,66 @@
+// PrometheusSource: metrics from a Prometheus-compatible HTTP API.
+//
+// Works with Prometheus, Thanos, VictoriaMetrics and Sysdig's PromQL
+// endpoint (base URL `https://<region>.app.sysdig.com/prometheus`). Each
+// Fetch() sends one instant query (`GET {url}/api/v1/query`, or a
+// form-encoded POST when the query is long) with the backend's timeout as
+// the server-side `timeout`, decodes the vector result and joins its series
+// to nodes per the metric's `join` (join.h): one request per metric per
+// refresh, whatever the number of nodes.
+//
+// Authentication: a bearer token read from `tokenFile` and re-read when the
+// file changes (mounted Secrets are rotated by swapping the file), or basic
+// auth with the password read the same way. TLS: a CA file; verification on
+// unless `insecureSkipVerify`.
+//
+// Thread-safe: Fetch() may run on many threads at once.
+#ifndef METRICS_SCHEDULER_METRICS_PROMETHEUS_SOURCE_H_
+#define METRICS_SCHEDULER_METRICS_PROMETHEUS_SOURCE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/http.h"
+#include "common/token_file.h"
+#include "config/config.h"
+#include "metrics/metrics_source.h"
+
+namespace ms::metrics {
+
+class PrometheusSource final : public MetricsSource {
+ public:
+  // Queries whose URL-encoded form is longer than this are POSTed.
+  static constexpr size_t kMaxGetQueryBytes = 2048;
+
+  // Reads the token and password files once (they are re-read on change).
+  // NotFound, PermissionDenied or InvalidArgument (empty file) when one
+  // cannot be used; InvalidArgument when `backend.url` is empty.
+  static absl::StatusOr<std::unique_ptr<PrometheusSource>> Create(
+      const BackendConfig& backend);
+
+  absl::StatusOr<FetchResult> Fetch(const MetricConfig& metric,
+                                    const NodeSet& nodes,
+                                    absl::Duration timeout) override;
+
+  // HTTP requests sent so far (for tests and the benchmark).
+  int64_t requests_sent() const { return requests_sent_.load(); }
+
+ private:
+  PrometheusSource(const BackendConfig& backend, std::unique_ptr<TokenFile> token,
+                   std::unique_ptr<TokenFile> password);
+
+  const std::string query_url_;  // {url}/api/v1/query
+  const absl::Duration timeout_;
+  const std::string username_;
+  const std::unique_ptr<TokenFile> token_;
+  const std::unique_ptr<TokenFile> password_;
+  HttpClient http_;
+  std::atomic<int64_t> requests_sent_{0};
+};
+
+}  // namespace ms::metrics
+
+#endif  // METRICS_SCHEDULER_METRICS_PROMETHEUS_SOURCE_H_
