@@ -1,0 +1,85 @@
+// FakeSource: a map-backed MetricsSource with an error switch, for tests of
+// the cache and of what is built on it. Thread-safe.
+#ifndef METRICS_SCHEDULER_TESTS_METRICS_FAKE_SOURCE_H_
+#define METRICS_SCHEDULER_TESTS_METRICS_FAKE_SOURCE_H_
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "metrics/metrics_source.h"
+
+namespace ms::metrics {
+
+class FakeSource : public MetricsSource {
+ public:
+  // Sets `node`'s value of `metric`. Only nodes of the NodeSet passed to
+  // Fetch are returned; the others count as unmatched series.
+  void Set(const std::string& metric, const std::string& node, double value,
+           int64_t time_ms) {
+    absl::MutexLock lock(&mu_);
+    values_[metric][node] = {value, time_ms};
+  }
+  void Remove(const std::string& metric, const std::string& node) {
+    absl::MutexLock lock(&mu_);
+    values_[metric].erase(node);
+  }
+  // While set (not OK), Fetch of `metric` returns `status`.
+  void SetError(const std::string& metric, absl::Status status) {
+    absl::MutexLock lock(&mu_);
+    errors_[metric] = std::move(status);
+  }
+  int fetches(const std::string& metric) const {
+    absl::MutexLock lock(&mu_);
+    auto it = fetches_.find(metric);
+    return it == fetches_.end() ? 0 : it->second;
+  }
+  // Called at the start of every Fetch, outside the lock.
+  void SetHook(std::function<void(const MetricConfig&)> hook) {
+    absl::MutexLock lock(&mu_);
+    hook_ = std::move(hook);
+  }
+
+  absl::StatusOr<FetchResult> Fetch(const MetricConfig& metric,
+                                    const NodeSet& nodes,
+                                    absl::Duration) override {
+    std::function<void(const MetricConfig&)> hook;
+    {
+      absl::MutexLock lock(&mu_);
+      ++fetches_[metric.name];
+      hook = hook_;
+    }
+    if (hook) hook(metric);
+    absl::MutexLock lock(&mu_);
+    if (auto it = errors_.find(metric.name);
+        it != errors_.end() && !it->second.ok()) {
+      return it->second;
+    }
+    FetchResult out;
+    for (const auto& [node, sample] : values_[metric.name]) {
+      ++out.series;
+      if (nodes.FindByName(node) == nullptr) {
+        ++out.unmatched;
+        if (out.unmatched_examples.size() < FetchResult::kMaxExamples) {
+          out.unmatched_examples.push_back(node);
+        }
+        continue;
+      }
+      out.by_node[node] = sample;
+    }
+    return out;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::map<std::string, MetricSample>> values_
+      ABSL_GUARDED_BY(mu_);
+  std::map<std::string, absl::Status> errors_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int> fetches_ ABSL_GUARDED_BY(mu_);
+  std::function<void(const MetricConfig&)> hook_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace ms::metrics
+
+#endif  // METRICS_SCHEDULER_TESTS_METRICS_FAKE_SOURCE_H_

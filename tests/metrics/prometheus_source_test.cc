@@ -1,0 +1,200 @@
+// PrometheusSource against a loopback server with canned answers: request
+// shape, authentication, error mapping and joins. The real Prometheus is in
+// prometheus_source_integration_test.cc.
+#include "metrics/prometheus_source.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "metrics/url.h"
+#include "tests/metrics/source_test_util.h"
+#include "tests/testing/http_server.h"
+#include "tests/testing/testenv.h"
+
+namespace ms::metrics {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+using ::testing::StartsWith;
+using ms::testing::HttpAnswer;
+using ms::testing::RecordedRequest;
+using ms::testing::TestHttpServer;
+
+constexpr char kTwoNodes[] = R"({"status":"success","data":{"resultType":"vector","result":[
+  {"metric":{"node":"n1"},"value":[1700000000.5,"0.25"]},
+  {"metric":{"node":"n2"},"value":[1700000000.5,"0.75"]}]}})";
+
+MetricConfig Metric(const std::string& query) {
+  MetricConfig m;
+  m.name = "cpu";
+  m.query = query;
+  m.join.label = "node";
+  return m;
+}
+
+class PrometheusSourceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<TestHttpServer>> s = TestHttpServer::Start();
+    ASSERT_TRUE(s.ok()) << s.status();
+    server_ = std::move(*s);
+    server_->SetAnswer(200, kTwoNodes);
+    backend_.url = server_->url();
+  }
+  std::unique_ptr<PrometheusSource> Source() {
+    absl::StatusOr<std::unique_ptr<PrometheusSource>> s =
+        PrometheusSource::Create(backend_);
+    EXPECT_TRUE(s.ok()) << s.status();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+
+  std::unique_ptr<TestHttpServer> server_;
+  BackendConfig backend_;
+  NodeSet nodes_{{{"n1", {"10.0.0.7"}}, {"n2", {"10.0.0.8"}}}};
+};
+
+TEST_F(PrometheusSourceTest, SendsOneGetWithQueryAndServerTimeout) {
+  backend_.timeout = absl::Milliseconds(1500);
+  auto source = Source();
+  absl::StatusOr<FetchResult> r =
+      source->Fetch(Metric("avg by (node) (rate(x[1m]))"), nodes_, absl::Seconds(5));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(ValuesOf(*r), ElementsAre(Pair("n1", 0.25), Pair("n2", 0.75)));
+  EXPECT_EQ(r->by_node.at("n1").time_ms, 1700000000500);
+  EXPECT_EQ(r->series, 2);
+  EXPECT_EQ(r->unmatched, 0);
+  ASSERT_EQ(server_->request_count(), 1);
+  RecordedRequest req = server_->requests()[0];
+  EXPECT_EQ(req.method, "GET");
+  EXPECT_EQ(req.target,
+            "/api/v1/query?query=avg%20by%20%28node%29%20%28rate%28x%5B1m%5D%29%29"
+            "&timeout=1.5");
+  EXPECT_EQ(req.Header("authorization"), "");
+  EXPECT_EQ(source->requests_sent(), 1);
+}
+
+TEST_F(PrometheusSourceTest, TheShorterTimeoutWins) {
+  auto source = Source();  // backend timeout 2 s
+  ASSERT_TRUE(source->Fetch(Metric("up"), nodes_, absl::Milliseconds(250)).ok());
+  EXPECT_EQ(server_->requests()[0].target, "/api/v1/query?query=up&timeout=0.25");
+}
+
+TEST_F(PrometheusSourceTest, BaseUrlWithPathPrefix) {
+  backend_.url = server_->url() + "/prometheus/";
+  auto source = Source();
+  ASSERT_TRUE(source->Fetch(Metric("up"), nodes_, absl::Seconds(5)).ok());
+  EXPECT_EQ(server_->requests()[0].Path(), "/prometheus/api/v1/query");
+}
+
+TEST_F(PrometheusSourceTest, LongQueriesArePosted) {
+  std::string query = "sum by (node) (x{a=\"" + std::string(3000, 'y') + "\"})";
+  auto source = Source();
+  ASSERT_TRUE(source->Fetch(Metric(query), nodes_, absl::Seconds(5)).ok());
+  RecordedRequest req = server_->requests()[0];
+  EXPECT_EQ(req.method, "POST");
+  EXPECT_EQ(req.target, "/api/v1/query");
+  EXPECT_EQ(req.Header("content-type"), "application/x-www-form-urlencoded");
+  EXPECT_EQ(req.body, absl::StrCat("query=", UrlEncode(query), "&timeout=2"));
+}
+
+TEST_F(PrometheusSourceTest, BearerTokenIsReadAgainWhenTheFileChanges) {
+  TempFile token("old-token\n");
+  backend_.token_file = token.path();
+  auto source = Source();
+  ASSERT_TRUE(source->Fetch(Metric("up"), nodes_, absl::Seconds(5)).ok());
+  EXPECT_EQ(server_->requests()[0].Header("authorization"), "Bearer old-token");
+
+  token.Write("rotated-token-2\n");
+  EXPECT_TRUE(ms::testing::WaitFor([&] {
+    EXPECT_TRUE(source->Fetch(Metric("up"), nodes_, absl::Seconds(5)).ok());
+    return server_->requests().back().Header("authorization") ==
+           "Bearer rotated-token-2";
+  }));
+}
+
+TEST_F(PrometheusSourceTest, BasicAuth) {
+  TempFile password("s3cret\n");
+  backend_.basic_auth = {.username = "alice", .password_file = password.path()};
+  auto source = Source();
+  ASSERT_TRUE(source->Fetch(Metric("up"), nodes_, absl::Seconds(5)).ok());
+  EXPECT_EQ(server_->requests()[0].Header("authorization"),
+            "Basic " + absl::Base64Escape("alice:s3cret"));
+}
+
+TEST_F(PrometheusSourceTest, MissingTokenFileFailsAtCreate) {
+  backend_.token_file = "/nonexistent/token";
+  EXPECT_EQ(PrometheusSource::Create(backend_).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(PrometheusSourceTest, ErrorsFollowTheSourceContract) {
+  struct Case {
+    int status;
+    std::string body;
+    absl::StatusCode code;
+    std::string message_part;
+  };
+  const std::vector<Case> cases = {
+      {401, "Unauthorized", absl::StatusCode::kPermissionDenied, "HTTP 401"},
+      {403, R"({"message":"token expired"})", absl::StatusCode::kPermissionDenied,
+       "token expired"},
+      {400, R"({"status":"error","errorType":"bad_data","error":"parse error at char 3"})",
+       absl::StatusCode::kInvalidArgument, "metric cpu: query failed (HTTP 400, "
+       "bad_data): parse error at char 3"},
+      {200, R"({"status":"success","data":{"resultType":"scalar","result":[1,"2"]}})",
+       absl::StatusCode::kInvalidArgument,
+       "metric cpu: the query returned a scalar result"},
+      {503, "overloaded", absl::StatusCode::kUnavailable, "overloaded"},
+      {404, "404 page not found", absl::StatusCode::kFailedPrecondition,
+       "HTTP 404"},
+  };
+  auto source = Source();
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.body);
+    server_->SetAnswer(c.status, c.body);
+    absl::StatusOr<FetchResult> r = source->Fetch(Metric("up"), nodes_, absl::Seconds(5));
+    EXPECT_EQ(r.status().code(), c.code) << r.status();
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr(c.message_part));
+  }
+}
+
+TEST_F(PrometheusSourceTest, ConnectionRefusedIsUnavailable) {
+  std::string url = server_->url();
+  server_.reset();
+  backend_.url = url;
+  auto source = Source();
+  absl::StatusOr<FetchResult> r = source->Fetch(Metric("up"), nodes_, absl::Seconds(5));
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable) << r.status();
+  EXPECT_THAT(std::string(r.status().message()), StartsWith("metric cpu: "));
+}
+
+TEST_F(PrometheusSourceTest, JoinsByInstanceAddressAndReportsUnmatchedSeries) {
+  server_->SetAnswer(200, R"({"status":"success","data":{"resultType":"vector","result":[
+    {"metric":{"instance":"10.0.0.7:9100","job":"node"},"value":[1700000000,"1"]},
+    {"metric":{"instance":"10.0.0.8:9100","job":"node"},"value":[1700000000,"2"]},
+    {"metric":{"instance":"10.0.0.8:9101","job":"node"},"value":[1700000000,"3"]},
+    {"metric":{"instance":"10.9.9.9:9100","job":"node"},"value":[1700000000,"4"]},
+    {"metric":{"job":"node"},"value":[1700000000,"5"]}]}})");
+  MetricConfig metric = Metric("x");
+  metric.join = {.label = "instance", .match = JoinMatch::kAddress};
+  auto source = Source();
+  absl::StatusOr<FetchResult> r = source->Fetch(metric, nodes_, absl::Seconds(5));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(ValuesOf(*r), ElementsAre(Pair("n1", 1), Pair("n2", 2)));
+  EXPECT_EQ(r->series, 5);
+  EXPECT_EQ(r->duplicates, 1);
+  EXPECT_EQ(r->unmatched, 2);
+  EXPECT_THAT(r->unmatched_examples,
+              ElementsAre(R"({instance="10.9.9.9:9100", job="node"})",
+                          R"({job="node"})"));
+}
+
+}  // namespace
+}  // namespace ms::metrics
