@@ -1,11 +1,13 @@
 // The scoring hot path: one whole decision (filter + score + pick) over a
 // grid of node and metric counts, against a baseline that only reads the
 // same metric arrays once. Each BM_Decide/N/M reports `vs_baseline`: its
-// time per decision divided by BM_Baseline/N/M's, measured in the same run.
+// CPU time per decision divided by BM_Baseline/N/M's, measured in the same
+// run (thread CPU time, so other processes on a shared machine do not skew
+// it). Use --benchmark_min_time=... for steadier figures.
 //
 //   build/bench/scoring_bench --benchmark_filter='BM_Decide/5000/4'
 #include <algorithm>
-#include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -94,6 +96,14 @@ Cluster MakeCluster(int num_nodes, int num_metrics) {
 }
 
 
+// CPU time of this thread: the ratio stays meaningful on a shared machine,
+// where wall time includes other processes' slices.
+double ThreadCpuNs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
 // Nanoseconds per iteration of the baseline, by (nodes, metrics), filled by
 // BM_Baseline, which runs first for each size (registration order).
 std::map<std::pair<int, int>, double>& BaselineNs() {
@@ -141,15 +151,12 @@ void BM_Baseline(benchmark::State& state) {
   // A separate, longer timing of the same loop for the ratio, so that the
   // counter does not depend on the framework's iteration bookkeeping.
   constexpr int kReps = 2000;
-  auto start = std::chrono::steady_clock::now();
+  double start = ThreadCpuNs();
   for (int r = 0; r < kReps; ++r) {
     ReadColumns(c.metrics);
     benchmark::ClobberMemory();
   }
-  double ns = std::chrono::duration<double, std::nano>(
-                  std::chrono::steady_clock::now() - start)
-                  .count() /
-              kReps;
+  double ns = (ThreadCpuNs() - start) / kReps;
   BaselineNs()[{static_cast<int>(state.range(0)),
                 static_cast<int>(state.range(1))}] = ns;
 }
@@ -178,16 +185,13 @@ void BM_Decide(benchmark::State& state) {
     benchmark::DoNotOptimize(d.node_index);
   }
   constexpr int kReps = 500;
-  auto start = std::chrono::steady_clock::now();
+  double start = ThreadCpuNs();
   for (int r = 0; r < kReps; ++r) {
     in.seed = ++seed;
     Decision d = Decide(in, c.config, ws);
     benchmark::DoNotOptimize(d.node_index);
   }
-  double ns = std::chrono::duration<double, std::nano>(
-                  std::chrono::steady_clock::now() - start)
-                  .count() /
-              kReps;
+  double ns = (ThreadCpuNs() - start) / kReps;
   auto it = BaselineNs().find({num_nodes, num_metrics});
   if (it != BaselineNs().end() && it->second > 0) {
     state.counters["vs_baseline"] = ns / it->second;

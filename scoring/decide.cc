@@ -22,35 +22,62 @@ uint64_t TieKey(uint64_t seed, uint64_t name_hash) {
   return z ^ (z >> 31);
 }
 
-// floor((cap - req) * 100 / cap) for 0 <= req <= cap < 2^46, all integers
-// held exactly in doubles: one multiplication by the precomputed reciprocal,
-// then an exact integer correction (q is off by at most one).
-inline double LeastRequestedFast(double req, double cap, double inv) {
-  double a = (cap - req) * 100;
-  double q = static_cast<double>(static_cast<int64_t>(a * inv));
-  // Branch-free correction: these compares are data-dependent.
-  q -= static_cast<double>(q * cap > a);
-  q += static_cast<double>((q + 1) * cap <= a);
-  return req > cap ? 0.0 : q;
-}
-
-// kube-scheduler's balanced allocation for two resources, with reciprocals
-// instead of divisions. The products differ from Go's quotients by a few
-// ulps at most, which can only change the truncated result when
-// (1 - std) * 100 lies within about 1e-13 of an integer: then recompute
-// with true divisions, exactly as kube-scheduler does.
-inline double BalancedFast(double req_cpu, double cap_cpu, double inv_cpu,
-                           double req_mem, double cap_mem, double inv_mem) {
-  double fc = std::min(req_cpu * inv_cpu, 1.0);
-  double fm = std::min(req_mem * inv_mem, 1.0);
-  double x = (1 - std::abs((fc - fm) / 2)) * 100;
-  double t = static_cast<double>(static_cast<int64_t>(x));
-  double frac = x - t;
-  if (frac > 1e-9 && frac < 1 - 1e-9) return t;
-  fc = std::min(req_cpu / cap_cpu, 1.0);
-  fm = std::min(req_mem / cap_mem, 1.0);
-  return static_cast<double>(
-      static_cast<int64_t>((1 - std::abs((fc - fm) / 2)) * 100));
+// w_la * leastAllocated + w_ba * balancedAllocation for every node, from the
+// NodeTable's columns, without branches so that it vectorises (hence int32
+// truncation: every truncated quantity is in [-1, 100]). A node whose
+// balancedAllocation the reciprocal shortcut cannot settle is flagged in
+// `suspect` for an exact recomputation; returns how many were flagged.
+// Nodes flagged kHuge are wrong here and recomputed by the caller.
+__attribute__((target_clones("avx2", "default"))) size_t DenseBuiltins(
+    const NodeTable::Columns& c, size_t n, double pod_nz_cpu,
+    double pod_nz_mem, double pod_cpu, double pod_mem, double w_la,
+    double w_ba, double* __restrict out, double* __restrict suspect) {
+  const double* __restrict cap_cpu = c.alloc_cpu;
+  const double* __restrict cap_mem = c.alloc_memory;
+  const double* __restrict inv_cpu = c.inv_cpu;
+  const double* __restrict inv_mem = c.inv_memory;
+  const double* __restrict nz_cpu = c.nz_cpu;
+  const double* __restrict nz_mem = c.nz_memory;
+  const double* __restrict req_cpu = c.req_cpu;
+  const double* __restrict req_mem = c.req_memory;
+  int32_t suspects = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double cc = cap_cpu[i], cm = cap_mem[i];
+    // leastAllocated: floor((cap - req) * 100 / cap) per resource, exact.
+    const double rc = nz_cpu[i] + pod_nz_cpu, rm = nz_mem[i] + pod_nz_mem;
+    const double ac = (cc - rc) * 100, am = (cm - rm) * 100;
+    double qc = static_cast<double>(
+        static_cast<int32_t>(std::max(ac * inv_cpu[i], -1.0)));
+    double qm = static_cast<double>(
+        static_cast<int32_t>(std::max(am * inv_mem[i], -1.0)));
+    qc -= static_cast<double>(qc * cc > ac);
+    qc += static_cast<double>((qc + 1) * cc <= ac);
+    qm -= static_cast<double>(qm * cm > am);
+    qm += static_cast<double>((qm + 1) * cm <= am);
+    // Selects as arithmetic on 0/1 doubles, so the loop has no branches.
+    qc *= static_cast<double>(rc <= cc);
+    qm *= static_cast<double>(rm <= cm);
+    const double hc = static_cast<double>(cc > 0);
+    const double hm = static_cast<double>(cm > 0);
+    const double both = static_cast<double>(
+        static_cast<int32_t>((qc + qm) * 0.5));
+    const double la =
+        hc * hm * both + hc * (1 - hm) * qc + (1 - hc) * hm * qm;
+    // balancedAllocation, with reciprocals; see BalancedFast.
+    const double fc = std::min((req_cpu[i] + pod_cpu) * inv_cpu[i], 1.0);
+    const double fm = std::min((req_mem[i] + pod_mem) * inv_mem[i], 1.0);
+    const double x = (1 - std::abs((fc - fm) / 2)) * 100;
+    const double t = static_cast<double>(static_cast<int32_t>(x));
+    const double frac = x - t;
+    const double two = hc * hm;
+    const double sus = two * static_cast<double>((frac <= 1e-9) |
+                                                 (frac >= 1 - 1e-9));
+    const double ba = 100 + two * (t - 100);
+    suspect[i] = sus;
+    suspects += static_cast<int32_t>(sus);
+    out[i] = w_la * la + w_ba * ba;
+  }
+  return static_cast<size_t>(suspects);
 }
 
 // Everything the per-node term results need, for the winner and for the
@@ -466,8 +493,37 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
         in.recent_placements != nullptr && in.recent_placements->size() == n
             ? in.recent_placements->data()
             : nullptr;
-    const NodeTable::ScoreRow* srows = table->score_rows();
     const uint64_t* hashes = table->name_hashes();
+
+    // Built-ins for every node in one vectorised pass (cheaper than a
+    // gathered pass over F when F is most of the nodes), then the rare nodes
+    // it cannot settle exactly.
+    double* builtin = nullptr;
+    if (w_la > 0 || w_ba > 0) {
+      Grow(ws.builtin, n);
+      Grow(ws.suspect, n);
+      builtin = ws.builtin.data();
+      size_t suspects =
+          DenseBuiltins(table->score_columns(), n, pod_nz_cpu, pod_nz_mem,
+                        pod_cpu, pod_mem, w_la, w_ba, builtin,
+                        ws.suspect.data());
+      if (suspects > 0 || table->num_huge() > 0) {
+        for (size_t i = 0; i < n; ++i) {
+          if (ws.suspect[i] == 0 && !(rows[i].flags & NodeTable::kHuge)) continue;
+          const NodeInfo& info = nodes[i];
+          const Resources& a = info.node.allocatable;
+          builtin[i] =
+              w_la * static_cast<double>(LeastAllocatedScore(
+                         a.milli_cpu,
+                         info.non_zero_requested.milli_cpu + nz.milli_cpu,
+                         a.memory, info.non_zero_requested.memory + nz.memory)) +
+              w_ba * static_cast<double>(BalancedAllocationScore(
+                         a.milli_cpu,
+                         info.requested.milli_cpu + pf.requests.milli_cpu,
+                         a.memory, info.requested.memory + pf.requests.memory));
+        }
+      }
+    }
 
     const double uniform_weight = weight_sum + builtin_weight;
     const double inv_weight = uniform_weight > 0 ? 1 / uniform_weight : 0.0;
@@ -477,50 +533,8 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
     bool best_key_set = false;
     for (size_t k = 0; k < count; ++k) {
       const uint32_t i = feasible[k];
-      const NodeTable::ScoreRow& r = srows[i];
       double total = totals[k];
-      if (rows[i].flags & NodeTable::kHuge) {
-        const NodeInfo& info = nodes[i];
-        const Resources& a = info.node.allocatable;
-        if (w_la > 0) {
-          total += w_la * static_cast<double>(LeastAllocatedScore(
-                              a.milli_cpu,
-                              info.non_zero_requested.milli_cpu + nz.milli_cpu,
-                              a.memory, info.non_zero_requested.memory + nz.memory));
-        }
-        if (w_ba > 0) {
-          total += w_ba * static_cast<double>(BalancedAllocationScore(
-                              a.milli_cpu,
-                              info.requested.milli_cpu + pf.requests.milli_cpu,
-                              a.memory, info.requested.memory + pf.requests.memory));
-        }
-      } else {
-        if (w_la > 0) {
-          // kube-scheduler: resources with allocatable 0 are left out.
-          double lc = r.alloc_cpu > 0
-                          ? LeastRequestedFast(r.nz_cpu + pod_nz_cpu,
-                                               r.alloc_cpu, r.inv_cpu)
-                          : 0;
-          double lm = r.alloc_memory > 0
-                          ? LeastRequestedFast(r.nz_memory + pod_nz_mem,
-                                               r.alloc_memory, r.inv_memory)
-                          : 0;
-          int parts = (r.alloc_cpu > 0) + (r.alloc_memory > 0);
-          double la = parts == 2   ? std::floor((lc + lm) * 0.5)
-                      : parts == 1 ? lc + lm
-                                   : 0.0;
-          total += w_la * la;
-        }
-        if (w_ba > 0) {
-          double ba = 100;  // zero or one resource: std is 0
-          if (r.alloc_cpu > 0 && r.alloc_memory > 0) {
-            ba = BalancedFast(r.req_cpu + pod_cpu, r.alloc_cpu, r.inv_cpu,
-                              r.req_memory + pod_mem, r.alloc_memory,
-                              r.inv_memory);
-          }
-          total += w_ba * ba;
-        }
-      }
+      if (builtin != nullptr) total += builtin[i];
       if (w_rp > 0) {
         double p = placements != nullptr ? placements[i] : 0;
         total += w_rp * std::max(0.0, kMaxNodeScore - penalty * p);

@@ -118,6 +118,8 @@ class Workspace {
   std::vector<double> totals;       // [k]: weighted sum, then final score
   std::vector<double> weight_sums;  // [k]: when a skip policy applies
   std::vector<int32_t> excluded;    // [node]: `exclude` metric + 1, or 0
+  std::vector<double> builtin;      // [node]: weighted built-in scores
+  std::vector<double> suspect;      // [node]: 1 = recompute exactly
   FilterSummary summary;
 };
 

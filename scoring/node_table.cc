@@ -31,7 +31,12 @@ void NodeTable::Build(const std::vector<NodeInfo>& nodes) {
   filter_.resize(nodes.size());
   score_.resize(nodes.size());
   name_hash_.resize(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) Update(i, nodes[i]);
+  for (std::vector<double>& c : cols_) c.resize(nodes.size());
+  num_huge_ = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    filter_[i].flags = 0;
+    Update(i, nodes[i]);
+  }
 }
 
 void NodeTable::Update(size_t i, const NodeInfo& info) {
@@ -49,6 +54,8 @@ void NodeTable::Update(size_t i, const NodeInfo& info) {
       Huge(info.non_zero_requested.memory)) {
     flags |= kHuge;
   }
+  if ((filter_[i].flags & kHuge) != 0) --num_huge_;
+  if ((flags & kHuge) != 0) ++num_huge_;
   filter_[i] = FilterRow{
       .free_cpu = alloc.milli_cpu - info.requested.milli_cpu,
       .free_memory = alloc.memory - info.requested.memory,
@@ -67,6 +74,10 @@ void NodeTable::Update(size_t i, const NodeInfo& info) {
       .inv_cpu = alloc.milli_cpu > 0 ? 1.0 / d(alloc.milli_cpu) : 0.0,
       .inv_memory = alloc.memory > 0 ? 1.0 / d(alloc.memory) : 0.0,
   };
+  const ScoreRow& r = score_[i];
+  const double row[8] = {r.alloc_cpu, r.alloc_memory, r.nz_cpu,  r.nz_memory,
+                         r.req_cpu,   r.req_memory,   r.inv_cpu, r.inv_memory};
+  for (int c = 0; c < 8; ++c) cols_[c][i] = row[c];
   name_hash_[i] = NodeNameHash(node.name);
 }
 

@@ -60,6 +60,24 @@ class NodeTable {
   size_t size() const { return filter_.size(); }
   const FilterRow* filter_rows() const { return filter_.data(); }
   const ScoreRow* score_rows() const { return score_.data(); }
+  // The same as score_rows(), one array per field, for vectorised loops.
+  struct Columns {
+    const double* alloc_cpu;
+    const double* alloc_memory;
+    const double* nz_cpu;
+    const double* nz_memory;
+    const double* req_cpu;
+    const double* req_memory;
+    const double* inv_cpu;
+    const double* inv_memory;
+  };
+  Columns score_columns() const {
+    return {cols_[0].data(), cols_[1].data(), cols_[2].data(),
+            cols_[3].data(), cols_[4].data(), cols_[5].data(),
+            cols_[6].data(), cols_[7].data()};
+  }
+  // How many nodes carry kHuge.
+  size_t num_huge() const { return num_huge_; }
   // FNV-1a of the node name: the seeded tie-break key is derived from it, so
   // the choice does not depend on the order nodes are listed in.
   const uint64_t* name_hashes() const { return name_hash_.data(); }
@@ -68,6 +86,8 @@ class NodeTable {
   std::vector<FilterRow> filter_;
   std::vector<ScoreRow> score_;
   std::vector<uint64_t> name_hash_;
+  std::vector<double> cols_[8];
+  size_t num_huge_ = 0;
 };
 
 uint64_t NodeNameHash(const std::string& name);
