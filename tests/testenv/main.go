@@ -1,13 +1,46 @@
+// Command testenv is a multi-call binary that runs a local Kubernetes control
+// plane for the metrics-scheduler tests: etcd (embedded), kube-apiserver,
+// kube-controller-manager and optionally the default kube-scheduler, plus an
+// in-process kubectl and a helper that creates kubelet-less Node objects.
+//
+// See README.md for the subcommands and the files written by "testenv up".
 package main
 
 import (
-	_ "go.etcd.io/etcd/server/v3/embed"
-	_ "k8s.io/client-go/kubernetes"
-	_ "k8s.io/kubectl/pkg/cmd"
-	_ "k8s.io/kubernetes/cmd/kube-apiserver/app"
-	_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"
-	_ "k8s.io/kubernetes/cmd/kube-scheduler/app"
-	_ "k8s.io/component-base/cli"
+	"fmt"
+	"os"
 )
 
-func main() {}
+const usage = `usage: testenv <command> [flags]
+
+commands:
+  up --dir DIR [--with-scheduler] [--port-file F] [...]   run the control plane
+  nodes --kubeconfig F --count N [...]                    create fake Nodes
+  kubectl ...                                             in-process kubectl
+  kube-apiserver ...                                      (used by "up")
+  kube-controller-manager ...                             (used by "up")
+  kube-scheduler ...                                      (used by "up")
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	cmd, args := os.Args[1], os.Args[2:]
+	switch cmd {
+	case "up":
+		os.Exit(runUp(args))
+	case "nodes":
+		os.Exit(runNodes(args))
+	case "kubectl":
+		os.Exit(runKubectl(args))
+	case "kube-apiserver", "kube-controller-manager", "kube-scheduler":
+		os.Exit(runComponent(cmd, args))
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+	default:
+		fmt.Fprintf(os.Stderr, "testenv: unknown command %q\n%s", cmd, usage)
+		os.Exit(2)
+	}
+}
