@@ -51,10 +51,14 @@ void SchedulingQueue::Upsert(const Pod& pod) {
     active_.insert(KeyOf(e, key));
     return;
   }
-  e.pod = pod;
   // A changed unschedulable pod may fit now (kube-scheduler does the same
-  // for updates to a pod's scheduling-relevant fields).
-  if (e.where == Where::kUnschedulable) ToActive(key, e);
+  // for updates to a pod's scheduling-relevant fields). An update that only
+  // moved its resourceVersion, such as our own status patch, changes
+  // nothing that placement reads.
+  Pod old = std::move(e.pod);
+  e.pod = pod;
+  old.resource_version = pod.resource_version;
+  if (e.where == Where::kUnschedulable && !(old == pod)) ToActive(key, e);
 }
 
 void SchedulingQueue::Delete(const std::string& key) {

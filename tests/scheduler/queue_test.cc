@@ -126,6 +126,7 @@ TEST_F(QueueTest, UpdateKeepsTheLatestVersion) {
   p.node_selector["zone"] = "a";
   queue_.Update(p);  // while in flight
   queue_.RequeueUnschedulable(*popped);
+  p.tolerations.push_back({.op = TolerationOperator::kExists});
   queue_.Update(p);  // an unschedulable pod that changed is retried
   std::optional<QueuedPod> again = queue_.Pop();
   EXPECT_EQ(again->pod.node_selector.at("zone"), "a");
@@ -152,6 +153,15 @@ TEST_F(QueueTest, DoneForgetsThePodUnlessItWasRecreated) {
   std::optional<QueuedPod> next = queue_.Pop();
   EXPECT_EQ(next->pod.uid, "2");
   EXPECT_EQ(next->attempts, 1);
+}
+
+TEST_F(QueueTest, StatusOnlyUpdateLeavesAnUnschedulablePodParked) {
+  Pod p = MakePod("p");
+  queue_.Add(p);
+  queue_.RequeueUnschedulable(*queue_.Pop());
+  p.resource_version = "2";  // e.g. our own PodScheduled=False patch
+  queue_.Update(p);
+  EXPECT_EQ(queue_.Lengths().unschedulable, 1u);
 }
 
 TEST_F(QueueTest, AddingTwiceKeepsOneEntry) {

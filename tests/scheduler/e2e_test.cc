@@ -1,0 +1,492 @@
+// The scheduler end to end: build/metrics-scheduler against the testenv's
+// kube-apiserver (with kube-scheduler running beside it) and a real
+// Prometheus, with nothing but the RBAC of manifests/rbac.yaml.
+//
+// Each test labels its own nodes `e2e-suite=<suite>` and gives its pods a
+// matching nodeSelector, so nodes left by other tests never take its pods.
+
+#include <unistd.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gtest/gtest.h"
+#include "kube/client.h"
+#include "tests/testing/prometheus.h"
+#include "tests/testing/scheduler_process.h"
+#include "tests/testing/testenv.h"
+
+namespace ms {
+namespace {
+
+using ::ms::testing::PrometheusServer;
+using ::ms::testing::RemoteSeries;
+using ::ms::testing::SchedulerProcess;
+using ::ms::testing::Testenv;
+using ::ms::testing::WaitFor;
+
+struct ConfigParams {
+  std::string prometheus_url;
+  std::string suite;
+  double latency_weight = 10;
+  double recent_placements = 0;
+  double penalty = 10;
+  std::string ttl = "1s";
+  std::string max_staleness = "5s";
+};
+
+std::string ConfigYaml(const ConfigParams& p) {
+  return absl::StrFormat(R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+backend: {type: prometheus, url: "%s", timeout: 1s}
+cache: {ttl: %s, maxStaleness: %s, refreshTimeout: 1s}
+metrics:
+  - name: http_latency
+    query: 'http_latency_seconds{suite="%s"}'
+    weight: %g
+    direction: lower
+    missing: neutral
+builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: %g}
+herd: {penaltyPerPlacement: %g, window: 60s}
+fallback: {coldCacheDeadline: 500ms}
+leaderElection: {leaseDuration: 4s, renewDeadline: 3s, retryPeriod: 1s}
+)",
+                         p.prometheus_url, p.ttl, p.max_staleness, p.suite,
+                         p.latency_weight, p.recent_placements, p.penalty);
+}
+
+class EndToEndTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(env_.server().empty());
+    env_.ApplySchedulerRbac();
+    static int counter = 0;
+    suite_ = absl::StrCat("e2e-", getpid(), "-", counter++);
+    env_.CreateNamespace(suite_);
+    absl::StatusOr<std::unique_ptr<PrometheusServer>> prom =
+        PrometheusServer::Start();
+    ASSERT_TRUE(prom.ok()) << prom.status();
+    prom_ = std::move(*prom);
+  }
+
+  void TearDown() override {
+    for (auto& s : schedulers_) {
+      if (HasFailure()) {
+        std::cerr << "---- log of " << s->identity() << " ----\n"
+                  << s->Log().substr(0, 200000) << "\n";
+      }
+      s->Stop();
+    }
+    env_.DeleteNamespace(suite_);
+    for (const std::string& n : nodes_) env_.DeleteNode(n);
+  }
+
+  std::string Node(int i) { return absl::StrCat(suite_, "-n", i); }
+
+  void AddNode(const std::string& name, const std::string& cpu = "4") {
+    env_.CreateNode(name, cpu, "16Gi",
+                    absl::StrCat(R"({"e2e-suite":")", suite_, R"("})"));
+    nodes_.push_back(name);
+  }
+
+  void SetLatency(const std::map<std::string, double>& by_node) {
+    std::vector<RemoteSeries> series;
+    for (const auto& [node, value] : by_node) {
+      series.push_back({"http_latency_seconds",
+                        {{"node", node}, {"suite", suite_}},
+                        value});
+    }
+    absl::Status s = prom_->Write(series);
+    ASSERT_TRUE(s.ok()) << s;
+  }
+
+  SchedulerProcess* StartScheduler(const ConfigParams& params,
+                                   const std::string& identity = "e2e",
+                                   std::vector<std::string> extra = {}) {
+    absl::StatusOr<std::unique_ptr<SchedulerProcess>> s =
+        SchedulerProcess::Start({.config_yaml = ConfigYaml(params),
+                                 .kubeconfig = env_.dir() +
+                                               "/scheduler.kubeconfig",
+                                 .identity = identity,
+                                 .extra_args = std::move(extra)});
+    EXPECT_TRUE(s.ok()) << s.status();
+    if (!s.ok()) return nullptr;
+    schedulers_.push_back(std::move(*s));
+    return schedulers_.back().get();
+  }
+
+  ConfigParams Params() {
+    return {.prometheus_url = prom_->url(), .suite = suite_};
+  }
+
+  // Waits until the scheduler has refreshed its metrics `n` more times; two
+  // make sure values written before the call are in its cache.
+  void WaitForRefresh(SchedulerProcess* s, int n = 2) {
+    const std::string sample =
+        "metrics_scheduler_metric_refreshes_total{metric=\"http_latency\","
+        "result=\"success\"}";
+    double start = s->Metric(sample);
+    ASSERT_TRUE(WaitFor([&] { return s->Metric(sample) >= start + n; }))
+        << s->Log();
+  }
+
+  std::string PodJson(const std::string& name, const std::string& cpu = "100m",
+                      const std::string& scheduler = "metrics-scheduler") {
+    return absl::StrCat(
+        R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", name,
+        R"(","labels":{"app":"e2e"}},"spec":{"schedulerName":")", scheduler,
+        R"(","nodeSelector":{"e2e-suite":")", suite_,
+        R"("},"containers":[{"name":"c","image":"registry.k8s.io/pause:3.10",)",
+        R"("resources":{"requests":{"cpu":")", cpu,
+        R"(","memory":"64Mi"}}}]}})");
+  }
+
+  void CreatePod(const std::string& name, const std::string& cpu = "100m",
+                 const std::string& scheduler = "metrics-scheduler") {
+    env_.AdminOk("POST", "/api/v1/namespaces/" + suite_ + "/pods",
+                 PodJson(name, cpu, scheduler));
+  }
+
+  // Pod name -> node name ("" while pending), for the suite's namespace.
+  std::map<std::string, std::string> Placements() {
+    kube::KubeClient admin(env_.AdminConfig());
+    absl::StatusOr<kube::ObjectList<Pod>> pods = admin.ListPods(
+        {.field_selector = "metadata.namespace=" + suite_, .page_size = 5000});
+    std::map<std::string, std::string> out;
+    if (!pods.ok()) return out;
+    for (const Pod& p : pods->items) out[p.name] = p.node_name;
+    return out;
+  }
+
+  bool AllBound(size_t want) {
+    std::map<std::string, std::string> p = Placements();
+    if (p.size() != want) return false;
+    for (const auto& [pod, node] : p) {
+      if (node.empty()) return false;
+    }
+    return true;
+  }
+
+  std::map<std::string, int> PodsPerNode() {
+    std::map<std::string, int> out;
+    for (const auto& [pod, node] : Placements()) {
+      if (!node.empty()) out[node]++;
+    }
+    return out;
+  }
+
+  // Events about `pod`, as the raw JSON list.
+  std::string Events(const std::string& pod) {
+    return env_.AdminOk("GET", "/api/v1/namespaces/" + suite_ +
+                                   "/events?fieldSelector=involvedObject.name%3D" +
+                                   pod);
+  }
+
+  static int Count(const std::string& text, const std::string& needle) {
+    int n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos;
+         at = text.find(needle, at + 1)) {
+      ++n;
+    }
+    return n;
+  }
+
+  Testenv env_;
+  std::string suite_;
+  std::unique_ptr<PrometheusServer> prom_;
+  std::vector<std::unique_ptr<SchedulerProcess>> schedulers_;
+  std::vector<std::string> nodes_;
+};
+
+TEST_F(EndToEndTest, DeploymentFollowsTheFastestNode) {
+  for (int i = 0; i < 3; ++i) AddNode(Node(i));
+  SetLatency({{Node(0), 0.250}, {Node(1), 0.020}, {Node(2), 0.120}});
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  WaitForRefresh(s);
+
+  std::string deployment = absl::StrCat(
+      R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},)",
+      R"("spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},)",
+      R"("template":{"metadata":{"labels":{"app":"web"}},"spec":{)",
+      R"("schedulerName":"metrics-scheduler","nodeSelector":{"e2e-suite":")",
+      suite_,
+      R"("},"containers":[{"name":"c","image":"registry.k8s.io/pause:3.10",)",
+      R"("resources":{"requests":{"cpu":"100m","memory":"64Mi"}}}]}}}})");
+  env_.AdminOk("POST", "/apis/apps/v1/namespaces/" + suite_ + "/deployments",
+               deployment);
+  ASSERT_TRUE(WaitFor([&] { return AllBound(3); }, absl::Seconds(60)))
+      << s->Log();
+  EXPECT_EQ(PodsPerNode(), (std::map<std::string, int>{{Node(1), 3}}));
+
+  // Node 2 becomes the fastest: new pods follow.
+  SetLatency({{Node(0), 0.250}, {Node(1), 0.300}, {Node(2), 0.010}});
+  WaitForRefresh(s);
+  env_.AdminOk("PATCH",
+               "/apis/apps/v1/namespaces/" + suite_ + "/deployments/web/scale",
+               R"({"spec":{"replicas":6}})",
+               "application/merge-patch+json");
+  ASSERT_TRUE(WaitFor([&] { return AllBound(6); }, absl::Seconds(60)))
+      << s->Log();
+  EXPECT_EQ(PodsPerNode(),
+            (std::map<std::string, int>{{Node(1), 3}, {Node(2), 3}}));
+
+  // The Scheduled event says where and why.
+  std::string pod;
+  for (const auto& [name, node] : Placements()) {
+    if (node == Node(2)) pod = name;
+  }
+  std::string events = Events(pod);
+  EXPECT_NE(events.find(absl::StrCat("Successfully assigned ", suite_, "/",
+                                     pod, " to ", Node(2))),
+            std::string::npos)
+      << events;
+  EXPECT_NE(events.find("(metrics)"), std::string::npos) << events;
+  EXPECT_NE(events.find("http_latency"), std::string::npos) << events;
+  EXPECT_NE(events.find("\"reportingComponent\":\"metrics-scheduler\""),
+            std::string::npos)
+      << events;
+}
+
+TEST_F(EndToEndTest, BurstSpreadsWithoutOvercommit) {
+  // 10 nodes of 1500m, equal metrics, 100 pods of 100m: room for 150.
+  std::map<std::string, double> latency;
+  for (int i = 0; i < 10; ++i) {
+    AddNode(Node(i), "1500m");
+    latency[Node(i)] = 0.05;
+  }
+  SetLatency(latency);
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  WaitForRefresh(s);
+  for (int i = 0; i < 100; ++i) CreatePod(absl::StrCat("burst-", i));
+  ASSERT_TRUE(WaitFor([&] { return AllBound(100); }, absl::Seconds(120)))
+      << s->Log();
+  std::map<std::string, int> per_node = PodsPerNode();
+  EXPECT_EQ(per_node.size(), 10u);
+  for (const auto& [node, count] : per_node) {
+    EXPECT_LE(count, 20) << node << " has more than twice the mean";
+    EXPECT_LE(count * 100, 1500) << node << " is over-committed";
+  }
+  EXPECT_EQ(s->Metric("metrics_scheduler_schedule_attempts_total{result="
+                      "\"scheduled\"}"),
+            100);
+}
+
+TEST_F(EndToEndTest, HerdPenaltySpreadsABurstAwayFromTheBestNode) {
+  // Node 0 looks much better than the others. Without herd avoidance a
+  // burst all lands there (the next test); with it, it spreads.
+  std::map<std::string, double> latency = {{Node(0), 0.010}};
+  for (int i = 0; i < 4; ++i) AddNode(Node(i));
+  for (int i = 1; i < 4; ++i) latency[Node(i)] = 0.100;
+  SetLatency(latency);
+  ConfigParams params = Params();
+  // Weights: latency 2, leastAllocated 1, balancedAllocation 1,
+  // recentPlacements 4 (sum 8); penalty 10 points per placement. Node 0's
+  // latency term is 100, the others' 0 (minmax), so node 0 leads by
+  // 2 * 100 = 200 weighted points, and each pod placed since the last
+  // sample costs its node 4 * 10 = 40: node 0 wins while it holds fewer
+  // than 5 pods more than the others. 20 pods: k + 3j = 20 with k ~ j + 4
+  // gives node 0 about 8 and each other node about 4 (the small
+  // leastAllocated differences, 100m of 4 cpu per pod, favour the emptier
+  // nodes by a fraction of a point).
+  params.latency_weight = 2;
+  params.recent_placements = 4;
+  params.penalty = 10;
+  // A sample newer than a placement resets its count: refresh rarely, so
+  // the whole burst sees one sample.
+  params.ttl = "60s";
+  params.max_staleness = "120s";
+  SchedulerProcess* s = StartScheduler(params);
+  ASSERT_NE(s, nullptr);
+  WaitForRefresh(s, 1);
+  for (int i = 0; i < 20; ++i) CreatePod(absl::StrCat("herd-", i));
+  ASSERT_TRUE(WaitFor([&] { return AllBound(20); }, absl::Seconds(60)))
+      << s->Log();
+  std::map<std::string, int> per_node = PodsPerNode();
+  EXPECT_GE(per_node[Node(0)], 7);
+  EXPECT_LE(per_node[Node(0)], 9);
+  for (int i = 1; i < 4; ++i) {
+    EXPECT_GE(per_node[Node(i)], 3) << Node(i);
+    EXPECT_LE(per_node[Node(i)], 5) << Node(i);
+  }
+}
+
+TEST_F(EndToEndTest, WithoutHerdPenaltyABurstLandsOnTheBestNode) {
+  // The control for the test above: same metrics, penalty off.
+  std::map<std::string, double> latency = {{Node(0), 0.010}};
+  for (int i = 0; i < 4; ++i) AddNode(Node(i));
+  for (int i = 1; i < 4; ++i) latency[Node(i)] = 0.100;
+  SetLatency(latency);
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  WaitForRefresh(s);
+  for (int i = 0; i < 20; ++i) CreatePod(absl::StrCat("herd-", i));
+  ASSERT_TRUE(WaitFor([&] { return AllBound(20); }, absl::Seconds(60)))
+      << s->Log();
+  EXPECT_EQ(PodsPerNode(), (std::map<std::string, int>{{Node(0), 20}}));
+}
+
+TEST_F(EndToEndTest, PrometheusDownFallsBackAndRecovers) {
+  for (int i = 0; i < 3; ++i) AddNode(Node(i));
+  SetLatency({{Node(0), 0.2}, {Node(1), 0.01}, {Node(2), 0.2}});
+  ConfigParams params = Params();
+  params.max_staleness = "2s";
+  SchedulerProcess* s = StartScheduler(params);
+  ASSERT_NE(s, nullptr);
+  WaitForRefresh(s);
+
+  ASSERT_TRUE(prom_->Stop().ok());
+  // Once the last good values are older than maxStaleness, decisions are
+  // made in fallback mode, and pods are still bound.
+  const std::string fallback =
+      "metrics_scheduler_decisions_total{mode=\"fallback\"}";
+  int i = 0;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::string name = absl::StrCat("down-", i++);
+        CreatePod(name);
+        if (!WaitFor([&] { return !Placements()[name].empty(); },
+                     absl::Seconds(10))) {
+          return false;
+        }
+        return s->Metric(fallback) >= 1;
+      },
+      absl::Seconds(60)))
+      << s->Log();
+  std::string last = absl::StrCat("down-", i - 1);
+  std::string events = Events(last);
+  EXPECT_NE(events.find("(fallback)"), std::string::npos) << events;
+  EXPECT_NE(events.find("[fallback: "), std::string::npos) << events;
+
+  // Prometheus back with fresh values: metrics mode resumes.
+  ASSERT_TRUE(prom_->Restart().ok());
+  SetLatency({{Node(0), 0.2}, {Node(1), 0.01}, {Node(2), 0.2}});
+  WaitForRefresh(s);
+  double metrics_before =
+      s->Metric("metrics_scheduler_decisions_total{mode=\"metrics\"}");
+  CreatePod("back");
+  ASSERT_TRUE(WaitFor([&] { return !Placements()["back"].empty(); }));
+  EXPECT_EQ(s->Metric("metrics_scheduler_decisions_total{mode=\"metrics\"}"),
+            metrics_before + 1);
+  EXPECT_NE(Events("back").find("(metrics)"), std::string::npos);
+}
+
+TEST_F(EndToEndTest, UnschedulablePodIsReportedThenBoundWhenANodeFits) {
+  AddNode(Node(0), "2");
+  SetLatency({{Node(0), 0.1}});
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  CreatePod("big", "3");
+  std::string events;
+  ASSERT_TRUE(WaitFor([&] {
+    events = Events("big");
+    return events.find("FailedScheduling") != std::string::npos;
+  })) << s->Log();
+  EXPECT_NE(events.find("nodes are available: "), std::string::npos) << events;
+  EXPECT_NE(events.find("Insufficient cpu"), std::string::npos) << events;
+  // The condition is patched after the event is recorded.
+  std::string pod;
+  EXPECT_TRUE(WaitFor([&] {
+    pod = env_.AdminOk("GET", "/api/v1/namespaces/" + suite_ + "/pods/big");
+    return pod.find(R"("type":"PodScheduled","status":"False")") !=
+               std::string::npos &&
+           pod.find(R"("reason":"Unschedulable")") != std::string::npos;
+  })) << pod;
+  EXPECT_EQ(Placements()["big"], "");
+
+  AddNode(Node(1), "4");
+  ASSERT_TRUE(WaitFor([&] { return Placements()["big"] == Node(1); },
+                      absl::Seconds(30)))
+      << s->Log();
+}
+
+TEST_F(EndToEndTest, DefaultSchedulerPodsAreNeverTouched) {
+  for (int i = 0; i < 2; ++i) AddNode(Node(i));
+  SetLatency({{Node(0), 0.1}, {Node(1), 0.1}});
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  for (int i = 0; i < 5; ++i) {
+    CreatePod(absl::StrCat("default-", i), "100m", "default-scheduler");
+  }
+  CreatePod("ours");
+  ASSERT_TRUE(WaitFor([&] { return AllBound(6); }, absl::Seconds(60)))
+      << s->Log();
+  for (int i = 0; i < 5; ++i) {
+    std::string events = Events(absl::StrCat("default-", i));
+    EXPECT_NE(events.find("default-scheduler"), std::string::npos) << events;
+    EXPECT_EQ(events.find("metrics-scheduler"), std::string::npos) << events;
+  }
+  EXPECT_NE(Events("ours").find("metrics-scheduler"), std::string::npos);
+  EXPECT_EQ(s->Metric("metrics_scheduler_schedule_attempts_total{result="
+                      "\"scheduled\"}"),
+            1);
+}
+
+TEST_F(EndToEndTest, OnlyTheLeaderBindsAndAStandbyTakesOver) {
+  for (int i = 0; i < 3; ++i) AddNode(Node(i));
+  SetLatency({{Node(0), 0.1}, {Node(1), 0.1}, {Node(2), 0.1}});
+  SchedulerProcess* a = StartScheduler(Params(), "replica-a");
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(WaitFor([&] {
+    return a->Metric("metrics_scheduler_leader") == 1;
+  })) << a->Log();
+  SchedulerProcess* b = StartScheduler(Params(), "replica-b");
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(WaitFor([&] { return b->Ready(); }));
+  EXPECT_EQ(b->Metric("metrics_scheduler_leader"), 0);
+
+  for (int i = 0; i < 10; ++i) CreatePod(absl::StrCat("first-", i));
+  ASSERT_TRUE(WaitFor([&] { return AllBound(10); }, absl::Seconds(60)));
+  EXPECT_EQ(a->Metric("metrics_scheduler_schedule_attempts_total{result="
+                      "\"scheduled\"}"),
+            10);
+  EXPECT_EQ(b->Metric("metrics_scheduler_schedule_attempts_total{result="
+                      "\"scheduled\"}"),
+            0);
+
+  // The leader dies without releasing its lease; the standby takes over
+  // after the lease duration (4 s) and binds what comes next.
+  a->Kill();
+  for (int i = 0; i < 10; ++i) CreatePod(absl::StrCat("second-", i));
+  ASSERT_TRUE(WaitFor([&] { return AllBound(20); }, absl::Seconds(60)))
+      << b->Log();
+  EXPECT_EQ(b->Metric("metrics_scheduler_leader"), 1);
+  EXPECT_EQ(b->Metric("metrics_scheduler_schedule_attempts_total{result="
+                      "\"scheduled\"}"),
+            10);
+  // Every pod bound exactly once: one Scheduled event each, from the
+  // replica that led at the time.
+  for (int i = 0; i < 10; ++i) {
+    std::string first = Events(absl::StrCat("first-", i));
+    EXPECT_EQ(Count(first, "\"reason\":\"Scheduled\""), 1) << first;
+    EXPECT_NE(first.find("replica-a"), std::string::npos);
+    std::string second = Events(absl::StrCat("second-", i));
+    EXPECT_EQ(Count(second, "\"reason\":\"Scheduled\""), 1) << second;
+    EXPECT_NE(second.find("replica-b"), std::string::npos);
+  }
+}
+
+TEST_F(EndToEndTest, SigtermReleasesTheLeaseAndExitsZero) {
+  AddNode(Node(0));
+  SetLatency({{Node(0), 0.1}});
+  SchedulerProcess* a = StartScheduler(Params(), "replica-a");
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(WaitFor([&] {
+    return a->Metric("metrics_scheduler_leader") == 1;
+  })) << a->Log();
+  EXPECT_EQ(a->Stop(), 0) << a->Log();
+  kube::KubeClient admin(env_.AdminConfig());
+  absl::StatusOr<kube::Lease> lease =
+      admin.GetLease("metrics-scheduler", "metrics-scheduler");
+  ASSERT_TRUE(lease.ok()) << lease.status();
+  EXPECT_EQ(lease->holder_identity, "");
+}
+
+}  // namespace
+}  // namespace ms

@@ -1,0 +1,155 @@
+#include "tests/testing/scheduler_process.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "common/token_file.h"
+#include "gtest/gtest.h"
+
+namespace ms::testing {
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+absl::StatusOr<std::unique_ptr<SchedulerProcess>> SchedulerProcess::Start(
+    const Options& options) {
+  static std::atomic<int> counter{0};
+  const char* bin_dir = std::getenv("MS_BINARY_DIR");
+  if (bin_dir == nullptr) {
+    return absl::FailedPreconditionError("MS_BINARY_DIR is not set");
+  }
+  std::string dir = absl::StrCat(::testing::TempDir(), "/scheduler-",
+                                 getpid(), "-", counter++);
+  std::string mkdir = "mkdir -p " + dir;
+  if (std::system(mkdir.c_str()) != 0) {
+    return absl::InternalError("cannot create " + dir);
+  }
+  std::string config = dir + "/config.yaml";
+  std::ofstream(config) << options.config_yaml;
+  std::string log = dir + "/scheduler.log";
+  int port = FreePort();
+
+  std::vector<std::string> args = {
+      std::string(bin_dir) + "/metrics-scheduler",
+      "--config=" + config,
+      "--kubeconfig=" + options.kubeconfig,
+      absl::StrCat("--http-address=127.0.0.1:", port),
+      "--identity=" + options.identity,
+      "-v=1"};
+  args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
+
+  pid_t pid = fork();
+  if (pid < 0) return absl::InternalError("fork failed");
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  std::unique_ptr<SchedulerProcess> process(
+      new SchedulerProcess(pid, port, log, options.identity));
+  absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (absl::Now() < deadline) {
+    HttpRequest r{.url = absl::StrCat("http://127.0.0.1:", port, "/healthz"),
+                  .timeout = absl::Seconds(1)};
+    absl::StatusOr<HttpResponse> answer = process->http_.Do(r);
+    if (answer.ok() && answer->status == 200) return process;
+    int status;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      process->pid_ = -1;
+      return absl::InternalError(
+          absl::StrCat("metrics-scheduler exited at start:\n", process->Log()));
+    }
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return absl::InternalError(absl::StrCat(
+      "metrics-scheduler did not serve /healthz:\n", process->Log()));
+}
+
+SchedulerProcess::SchedulerProcess(pid_t pid, int port, std::string log,
+                                   std::string identity)
+    : pid_(pid), port_(port), log_(std::move(log)),
+      identity_(std::move(identity)) {}
+
+SchedulerProcess::~SchedulerProcess() { Kill(); }
+
+int SchedulerProcess::Stop(absl::Duration grace) {
+  if (pid_ <= 0) return -1;
+  kill(pid_, SIGTERM);
+  absl::Time deadline = absl::Now() + grace;
+  int status = 0;
+  while (waitpid(pid_, &status, WNOHANG) == 0) {
+    if (absl::Now() >= deadline) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &status, 0);
+      break;
+    }
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  pid_ = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+void SchedulerProcess::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+bool SchedulerProcess::Ready() {
+  HttpRequest r{.url = absl::StrCat("http://127.0.0.1:", port_, "/readyz"),
+                .timeout = absl::Seconds(2)};
+  absl::StatusOr<HttpResponse> answer = http_.Do(r);
+  return answer.ok() && answer->status == 200;
+}
+
+double SchedulerProcess::Metric(const std::string& sample) {
+  HttpRequest r{.url = absl::StrCat("http://127.0.0.1:", port_, "/metrics"),
+                .timeout = absl::Seconds(2)};
+  absl::StatusOr<HttpResponse> answer = http_.Do(r);
+  if (!answer.ok()) return 0;
+  for (absl::string_view line : absl::StrSplit(answer->body, '\n')) {
+    if (line.size() > sample.size() && line.substr(0, sample.size()) == sample &&
+        line[sample.size()] == ' ') {
+      double v = 0;
+      if (absl::SimpleAtod(line.substr(sample.size() + 1), &v)) return v;
+    }
+  }
+  return 0;
+}
+
+std::string SchedulerProcess::Log() const {
+  absl::StatusOr<std::string> text = ReadFile(log_);
+  return text.ok() ? *text : "";
+}
+
+}  // namespace ms::testing

@@ -1,0 +1,68 @@
+// SchedulerProcess: build/metrics-scheduler run as a child process, for the
+// end-to-end tests.
+//
+// Starts the real binary with a configuration text, the scheduler
+// identity's kubeconfig and a free loopback port for its endpoints; waits
+// for /healthz; scrapes /metrics; stops it with SIGTERM (returning the exit
+// code) or kills it with SIGKILL. Its output goes to a log file that a
+// failing test prints. Thread-compatible.
+#ifndef METRICS_SCHEDULER_TESTS_TESTING_SCHEDULER_PROCESS_H_
+#define METRICS_SCHEDULER_TESTS_TESTING_SCHEDULER_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/http.h"
+
+namespace ms::testing {
+
+class SchedulerProcess {
+ public:
+  struct Options {
+    std::string config_yaml;  // written to a file and passed as --config
+    std::string kubeconfig;
+    std::string identity = "e2e";
+    std::vector<std::string> extra_args;  // e.g. "--leader-elect=false"
+  };
+
+  // Starts the binary ($MS_BINARY_DIR/metrics-scheduler) and waits until
+  // /healthz answers. InternalError with the log's end when it does not.
+  static absl::StatusOr<std::unique_ptr<SchedulerProcess>> Start(
+      const Options& options);
+  ~SchedulerProcess();  // kills the process if still running
+
+  // SIGTERM, then waits for the exit (SIGKILL after `grace`). Returns the
+  // exit code, or -signal when it was killed.
+  int Stop(absl::Duration grace = absl::Seconds(30));
+  // SIGKILL, no clean-up: what a crash looks like to the cluster.
+  void Kill();
+
+  // GET /readyz returned 200.
+  bool Ready();
+  // The value of one sample of /metrics, e.g.
+  // Metric("metrics_scheduler_schedule_attempts_total{result=\"scheduled\"}");
+  // 0 when absent.
+  double Metric(const std::string& sample);
+  std::string Log() const;
+  const std::string& identity() const { return identity_; }
+
+ private:
+  SchedulerProcess(pid_t pid, int port, std::string log, std::string identity);
+  pid_t pid_;
+  const int port_;
+  const std::string log_;
+  const std::string identity_;
+  HttpClient http_;
+};
+
+// A TCP port on 127.0.0.1 that was free a moment ago.
+int FreePort();
+
+}  // namespace ms::testing
+
+#endif  // METRICS_SCHEDULER_TESTS_TESTING_SCHEDULER_PROCESS_H_
