@@ -29,6 +29,9 @@ test: build testenv
 unit: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L unit
 
+e2e: build testenv
+	ctest --test-dir $(BUILD) --output-on-failure -L e2e
+
 integration: build testenv
 	ctest --test-dir $(BUILD) --output-on-failure -L integration
 
