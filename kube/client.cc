@@ -1,37 +1,22 @@
 #include "kube/client.h"
 
-#include <cctype>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "common/json.h"
 #include "common/status_macros.h"
+#include "common/url.h"
 
 namespace ms::kube {
 namespace {
 
-// Percent-encodes a query parameter value.
-std::string Escape(absl::string_view value) {
-  std::string out;
-  for (char c : value) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(c);
-    } else {
-      absl::StrAppend(&out, "%", absl::Hex(u, absl::kZeroPad2));
-    }
-  }
-  return out;
-}
-
 std::string Query(const ListOptions& options) {
   std::string q;
   if (!options.field_selector.empty()) {
-    absl::StrAppend(&q, "&fieldSelector=", Escape(options.field_selector));
+    absl::StrAppend(&q, "&fieldSelector=", UrlEncode(options.field_selector));
   }
   if (!options.label_selector.empty()) {
-    absl::StrAppend(&q, "&labelSelector=", Escape(options.label_selector));
+    absl::StrAppend(&q, "&labelSelector=", UrlEncode(options.label_selector));
   }
   return q;
 }
@@ -113,7 +98,7 @@ absl::StatusOr<ObjectList<T>> KubeClient::List(
     std::string url = absl::StrCat(path, "?limit=", options.page_size,
                                    Query(options));
     if (!continue_token.empty()) {
-      absl::StrAppend(&url, "&continue=", Escape(continue_token));
+      absl::StrAppend(&url, "&continue=", UrlEncode(continue_token));
     }
     ASSIGN_OR_RETURN(HttpResponse response, Call("GET", url));
     ASSIGN_OR_RETURN(ObjectList<T> page, decode(response.body));
@@ -145,7 +130,7 @@ absl::Status KubeClient::Watch(
     const std::atomic<bool>* cancel, absl::Duration timeout) {
   HttpRequest request = Request(
       "GET", absl::StrCat(path, "?watch=1&allowWatchBookmarks=true",
-                          "&resourceVersion=", Escape(resource_version),
+                          "&resourceVersion=", UrlEncode(resource_version),
                           "&timeoutSeconds=", absl::ToInt64Seconds(timeout),
                           Query(options)));
   // The server ends the watch after `timeout`; the client allows a margin.

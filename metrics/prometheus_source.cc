@@ -8,7 +8,7 @@
 #include "common/status_macros.h"
 #include "metrics/join.h"
 #include "metrics/prometheus_decode.h"
-#include "metrics/url.h"
+#include "common/url.h"
 
 namespace ms::metrics {
 

@@ -14,7 +14,7 @@
 #include "common/status_macros.h"
 #include "metrics/http_errors.h"
 #include "metrics/join.h"
-#include "metrics/url.h"
+#include "common/url.h"
 
 namespace ms::metrics {
 namespace {

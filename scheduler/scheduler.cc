@@ -58,10 +58,14 @@ Scheduler::Scheduler(const Config& config, SchedulerOptions options,
   for (int i = 0; i < options_.bind_workers; ++i) {
     binders_.emplace_back([this] { BindLoop(); });
   }
+  // Also on standbys: their metrics cache follows the nodes too, so a
+  // takeover decides with warm metrics.
+  housekeeping_ = std::thread([this] { Housekeeping(); });
 }
 
 Scheduler::~Scheduler() {
   Stop();
+  if (housekeeping_.joinable()) housekeeping_.join();
   {
     absl::MutexLock lock(&bind_mu_);
     bind_closed_ = true;
@@ -192,13 +196,10 @@ void Scheduler::Housekeeping() {
 
 void Scheduler::Run() {
   running_.store(true);
-  if (cache_ != nullptr) cache_->SetNodes(state_.NodeAddressList());
-  std::thread housekeeping([this] { Housekeeping(); });
   LOG(INFO) << "scheduling pods with schedulerName " << config_.scheduler_name;
   while (std::optional<QueuedPod> queued = queue_.Pop()) {
     ScheduleOne(std::move(*queued));
   }
-  housekeeping.join();
   // Let the bindings already handed out finish.
   {
     absl::MutexLock lock(&bind_mu_);

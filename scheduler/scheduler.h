@@ -77,8 +77,9 @@ class Scheduler {
   void OnNode(const Node& node);
   void OnNodeDeleted(const Node& node);
 
-  // Schedules until Stop(). Also runs the 1 s housekeeping: queue flush and
-  // handing the node list to the metrics cache.
+  // Schedules until Stop(). (A housekeeping thread, started with the
+  // Scheduler, flushes the queue and hands the node list to the metrics
+  // cache every second.)
   void Run();
   // Stops taking pods, lets in-flight bindings finish, and returns once
   // Run() has returned. Idempotent.
@@ -125,6 +126,7 @@ class Scheduler {
   int binding_ ABSL_GUARDED_BY(bind_mu_) = 0;  // tasks being bound now
   bool bind_closed_ ABSL_GUARDED_BY(bind_mu_) = false;
   std::vector<std::thread> binders_;
+  std::thread housekeeping_;
 
   absl::Mutex nodes_mu_;
   bool nodes_dirty_ ABSL_GUARDED_BY(nodes_mu_) = false;

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "metrics/url.h"
+#include "common/url.h"
 #include "tests/metrics/source_test_util.h"
 #include "tests/testing/http_server.h"
 #include "tests/testing/testenv.h"

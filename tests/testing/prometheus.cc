@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/token_file.h"
+#include "common/url.h"
 
 namespace ms::testing {
 namespace {
@@ -78,22 +79,6 @@ int FreeLoopbackPort() {
   return port;
 }
 
-std::string QueryEscape(absl::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (absl::ascii_isalnum(u) || c == '-' || c == '_' || c == '.' ||
-        c == '~') {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    }
-  }
-  return out;
-}
 
 std::string PromDuration(absl::Duration d) {
   return absl::StrCat(absl::ToInt64Milliseconds(d), "ms");
@@ -305,7 +290,7 @@ absl::Status PrometheusServer::Write(const std::vector<RemoteSeries>& series) {
 absl::StatusOr<std::string> PrometheusServer::Query(absl::string_view promql) {
   HttpRequest request;
   request.url =
-      absl::StrCat(url(), "/api/v1/query?query=", QueryEscape(promql));
+      absl::StrCat(url(), "/api/v1/query?query=", UrlEncode(promql));
   request.timeout = absl::Seconds(30);
   absl::StatusOr<HttpResponse> r = http_.Do(request);
   if (!r.ok()) return r.status();
@@ -316,7 +301,7 @@ absl::Status PrometheusServer::DeleteSeries(absl::string_view selector) {
   HttpRequest request;
   request.method = "POST";
   request.url = absl::StrCat(url(), "/api/v1/admin/tsdb/delete_series?match[]=",
-                             QueryEscape(selector));
+                             UrlEncode(selector));
   request.timeout = absl::Seconds(30);
   absl::StatusOr<HttpResponse> r = http_.Do(request);
   if (!r.ok()) return r.status();

@@ -1,9 +1,9 @@
-#include "metrics/url.h"
+#include "common/url.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
-namespace ms::metrics {
+namespace ms {
 
 std::string UrlEncode(absl::string_view s) {
   static constexpr char kHex[] = "0123456789ABCDEF";
@@ -28,4 +28,4 @@ std::string JoinUrl(absl::string_view base, absl::string_view path) {
   return absl::StrCat(base, path);
 }
 
-}  // namespace ms::metrics
+}  // namespace ms
