@@ -1,0 +1,83 @@
+// `kubectl apply --dry-run=server` of everything under manifests/ against
+// the local control plane's kube-apiserver: the objects are valid as the
+// apiserver (v1.34) sees them, admission included.
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "tests/testing/testenv.h"
+
+namespace ms {
+namespace {
+
+using ::ms::testing::Testenv;
+
+class ManifestsDryRunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(env_.server().empty());
+    // A dry run creates nothing, so the namespace must exist first, as it
+    // does once `kubectl apply -k` has run for real.
+    env_.ApplySchedulerRbac();
+    const char* src = std::getenv("MS_SOURCE_DIR");
+    ASSERT_NE(src, nullptr);
+    manifests_ = absl::StrCat(src, "/manifests");
+  }
+
+  Testenv env_;
+  std::string manifests_;
+};
+
+// The objects of the base every kustomization shares, as kubectl reports a
+// server-side dry run of them.
+constexpr const char* kBaseObjects[] = {
+    "namespace/metrics-scheduler",
+    "serviceaccount/metrics-scheduler",
+    "clusterrole.rbac.authorization.k8s.io/metrics-scheduler",
+    "clusterrolebinding.rbac.authorization.k8s.io/metrics-scheduler",
+    "role.rbac.authorization.k8s.io/metrics-scheduler-leader-election",
+    "rolebinding.rbac.authorization.k8s.io/metrics-scheduler-leader-election",
+    "secret/metrics-scheduler-metrics-token created (server dry run)",
+    "service/metrics-scheduler created (server dry run)",
+    "deployment.apps/metrics-scheduler created (server dry run)",
+};
+
+TEST_F(ManifestsDryRunTest, PrometheusKustomization) {
+  std::string out =
+      env_.Kubectl(absl::StrCat("apply --dry-run=server -k ", manifests_));
+  for (const char* object : kBaseObjects) {
+    EXPECT_NE(out.find(object), std::string::npos) << object << "\n" << out;
+  }
+  EXPECT_NE(out.find("configmap/metrics-scheduler-config-"), std::string::npos)
+      << out;
+}
+
+TEST_F(ManifestsDryRunTest, SysdigOverlay) {
+  std::string out = env_.Kubectl(absl::StrCat(
+      "apply --dry-run=server -k ", manifests_, "/overlays/sysdig"));
+  for (const char* object : kBaseObjects) {
+    EXPECT_NE(out.find(object), std::string::npos) << object << "\n" << out;
+  }
+  // The overlay's configuration, not the base's: a different content hash.
+  std::string base = env_.Kubectl(absl::StrCat("kustomize ", manifests_));
+  std::string sysdig =
+      env_.Kubectl(absl::StrCat("kustomize ", manifests_, "/overlays/sysdig"));
+  EXPECT_NE(base.find("type: prometheus"), std::string::npos);
+  EXPECT_EQ(base.find("type: sysdig"), std::string::npos);
+  EXPECT_NE(sysdig.find("type: sysdig"), std::string::npos);
+  EXPECT_EQ(sysdig.find("type: prometheus"), std::string::npos);
+}
+
+TEST_F(ManifestsDryRunTest, ExampleWorkload) {
+  const std::string ns = "manifests-example";
+  env_.CreateNamespace(ns);
+  std::string out = env_.Kubectl(absl::StrCat(
+      "apply --dry-run=server -n ", ns, " -f ", manifests_,
+      "/example/workload.yaml"));
+  env_.DeleteNamespace(ns);
+  EXPECT_EQ(out, "deployment.apps/web created (server dry run)\n");
+}
+
+}  // namespace
+}  // namespace ms
