@@ -2,6 +2,7 @@
 //
 //   metrics-scheduler [flags]                  run the scheduler
 //   metrics-scheduler validate-config FILE     check a configuration file
+//   metrics-scheduler explain POD|FILE         where a pod would go, and why
 //
 // Exit codes: 0 clean shutdown (or a valid configuration); 1 a runtime
 // failure (leadership lost, the apiserver unusable at start); 2 bad usage or
@@ -36,6 +37,7 @@
 #include "metrics/prometheus_source.h"
 #include "metrics/sysdig_source.h"
 #include "scheduler/api.h"
+#include "scheduler/explain.h"
 #include "scheduler/leader_election.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/self_metrics.h"
@@ -81,6 +83,12 @@ constexpr char kUsage[] =
     "Usage:\n"
     "  metrics-scheduler [flags]                 run the scheduler\n"
     "  metrics-scheduler validate-config FILE    check a configuration\n"
+    "  metrics-scheduler explain NS/NAME|FILE    where a pod would go, and\n"
+    "      why: the score table per node, from the live cluster and metrics\n"
+    "      (--config, --kubeconfig or --master, --seed); binds nothing.\n"
+    "      FILE is a pod or workload manifest (YAML or JSON; - for stdin).\n"
+    "      Exit 0 printed, 1 the pod, cluster or backend cannot be read,\n"
+    "      2 bad usage or configuration.\n"
     "\n"
     "Flags may be written --leader-elect or --leader_elect.\n"
     "Logging: -v=N (or --v=N) sets the verbosity: 1 per-pod decisions, 2\n"
@@ -173,6 +181,56 @@ absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> MakeSource(
       metrics::PrometheusSource::Create(config.backend);
   if (!s.ok()) return s.status();
   return std::unique_ptr<metrics::MetricsSource>(std::move(*s));
+}
+
+// `explain NS/NAME|FILE`: see scheduler/explain.h.
+int ExplainCommand(const std::vector<char*>& args) {
+  if (args.size() != 1) {
+    std::cerr << "usage: metrics-scheduler explain [--config FILE] "
+                 "[--kubeconfig FILE] NAMESPACE/NAME|MANIFEST\n";
+    return kExitUsage;
+  }
+  if (FLAGS_v == 0) FLAGS_minloglevel = google::GLOG_WARNING;
+  Config config;
+  if (!absl::GetFlag(FLAGS_config).empty()) {
+    absl::StatusOr<Config> loaded = LoadConfigFile(absl::GetFlag(FLAGS_config));
+    if (!loaded.ok()) {
+      std::cerr << loaded.status().message() << "\n";
+      return kExitUsage;
+    }
+    config = *std::move(loaded);
+  }
+  absl::StatusOr<ExplainTarget> target = ParseExplainTarget(args[0]);
+  if (!target.ok()) {
+    std::cerr << "metrics-scheduler explain: " << target.status().message()
+              << "\n";
+    return kExitUsage;
+  }
+  absl::StatusOr<kube::ClusterConfig> cluster = ClusterConfigFromFlags();
+  if (!cluster.ok()) {
+    std::cerr << "metrics-scheduler explain: " << cluster.status() << "\n";
+    return kExitUsage;
+  }
+  std::unique_ptr<metrics::MetricsSource> source;
+  if (!config.metrics.empty()) {
+    absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> s =
+        MakeSource(config);
+    if (!s.ok()) {
+      std::cerr << "metrics-scheduler explain: metrics backend: " << s.status()
+                << "\n";
+      return kExitUsage;
+    }
+    source = std::move(*s);
+  }
+  kube::KubeClient client(*cluster, "metrics-scheduler/explain");
+  absl::StatusOr<std::string> text = Explain(config, client, source.get(),
+                                             *target, absl::GetFlag(FLAGS_seed));
+  if (!text.ok()) {
+    std::cerr << "metrics-scheduler explain: " << text.status() << "\n";
+    return kExitFailure;
+  }
+  std::cout << *text;
+  return kExitOk;
 }
 
 // Lease operations of a KubeClient.
@@ -384,6 +442,7 @@ int main(int argc, char** argv) {
     std::string command = rest[0];
     rest.erase(rest.begin());
     if (command == "validate-config") return ms::ValidateConfig(rest);
+    if (command == "explain") return ms::ExplainCommand(rest);
     std::cerr << "metrics-scheduler: unknown command \"" << command
               << "\"; see --help\n";
     return ms::kExitUsage;

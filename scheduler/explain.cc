@@ -1,0 +1,203 @@
+#include "scheduler/explain.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/clock.h"
+#include "common/status_macros.h"
+#include "kube/manifest.h"
+#include "metrics/cache.h"
+#include "scheduler/cluster_state.h"
+#include "scoring/decide.h"
+#include "scoring/scoring_config.h"
+
+namespace ms {
+namespace {
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool LooksLikeFile(const std::string& arg) {
+  for (const char* ext : {".yaml", ".yml", ".json"}) {
+    if (absl::EndsWith(arg, ext)) return true;
+  }
+  return false;
+}
+
+// A DNS-1123 subdomain, loosely: what a namespace or pod name may hold.
+bool IsObjectName(const std::string& s) {
+  if (s.empty() || s.size() > 253) return false;
+  for (char c : s) {
+    if (!(absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '-' ||
+          c == '.')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string Memory(int64_t bytes) {
+  constexpr int64_t kMi = int64_t{1} << 20;
+  if (bytes > 0 && bytes % kMi == 0) return absl::StrCat(bytes / kMi, "Mi");
+  return absl::StrCat(bytes);
+}
+
+}  // namespace
+
+absl::StatusOr<ExplainTarget> ParseExplainTarget(const std::string& arg) {
+  ExplainTarget target;
+  if (arg == "-" || IsRegularFile(arg)) {
+    std::string text;
+    if (arg == "-") {
+      text.assign(std::istreambuf_iterator<char>(std::cin), {});
+    } else {
+      std::ifstream in(arg);
+      std::stringstream buffer;
+      buffer << in.rdbuf();
+      if (!in) return absl::InvalidArgumentError(arg + ": cannot read");
+      text = buffer.str();
+    }
+    absl::StatusOr<Pod> pod = kube::DecodePodManifest(text);
+    if (!pod.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(arg == "-" ? "stdin" : arg, ": ", pod.status().message()));
+    }
+    if (pod->namespace_.empty()) pod->namespace_ = "default";
+    target.manifest = *std::move(pod);
+    return target;
+  }
+  if (LooksLikeFile(arg)) {
+    return absl::InvalidArgumentError(arg + ": no such file");
+  }
+  std::vector<std::string> parts = absl::StrSplit(arg, '/');
+  if (parts.size() == 1) parts.insert(parts.begin(), "default");
+  if (parts.size() != 2 || !IsObjectName(parts[0]) || !IsObjectName(parts[1])) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "\"", arg, "\" is neither a manifest file nor NAMESPACE/NAME"));
+  }
+  target.pod_namespace = parts[0];
+  target.pod_name = parts[1];
+  return target;
+}
+
+absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client) {
+  ClusterView view;
+  ASSIGN_OR_RETURN(kube::ObjectList<Node> nodes, client.ListNodes({}));
+  view.nodes = std::move(nodes.items);
+  ASSIGN_OR_RETURN(
+      kube::ObjectList<Pod> pods,
+      client.ListPods({.field_selector = "spec.nodeName!=,status.phase!="
+                                         "Succeeded,status.phase!=Failed"}));
+  view.assigned = std::move(pods.items);
+  return view;
+}
+
+absl::StatusOr<std::string> ExplainPlacement(const Config& config,
+                                             const ClusterView& cluster,
+                                             const Pod& pod,
+                                             metrics::MetricsSource* source,
+                                             uint64_t seed) {
+  ClusterState state(RealClock::Get(), config.herd.window);
+  for (const Node& node : cluster.nodes) state.UpsertNode(node);
+  for (const Pod& p : cluster.assigned) {
+    if (p.Key() != pod.Key()) state.UpsertAssignedPod(p);
+  }
+
+  Resources requests = PodRequests(pod);
+  std::string out = absl::StrFormat(
+      "pod %s (requests cpu %dm, memory %s), %d node(s)\n", pod.Key(),
+      requests.milli_cpu, Memory(requests.memory), cluster.nodes.size());
+  if (!pod.node_name.empty()) {
+    absl::StrAppend(&out, "already bound to ", pod.node_name,
+                    "; explained as if it were pending\n");
+  }
+
+  std::shared_ptr<const MetricsSnapshot> snapshot;
+  if (config.metrics.empty()) {
+    absl::StrAppend(&out, "no metrics configured: fallback scoring\n");
+  } else {
+    if (source == nullptr) {
+      return absl::FailedPreconditionError("metrics configured but no source");
+    }
+    metrics::MetricsCache cache(
+        source, config.metrics,
+        metrics::CacheOptions{.refresh_timeout = config.cache.refresh_timeout});
+    cache.SetNodes(state.NodeAddressList());
+    cache.RefreshAll();
+    snapshot = cache.Snapshot();
+    std::vector<std::string> failures;
+    std::vector<std::string> coverage;
+    for (const metrics::MetricStats& s : cache.Stats()) {
+      if (!s.last_status.ok()) {
+        failures.push_back(absl::StrCat(s.name, ": ", s.last_status.ToString()));
+      }
+      coverage.push_back(absl::StrCat(s.name, " ", s.nodes_with_data, "/",
+                                      s.nodes_known));
+    }
+    if (failures.size() == config.metrics.size()) {
+      return absl::UnavailableError(
+          absl::StrCat("metrics backend ", config.backend.url,
+                       ": no metric could be fetched: ",
+                       absl::StrJoin(failures, "; ")));
+    }
+    absl::StrAppend(&out, "metrics from ", config.backend.url,
+                    ", nodes with data: ", absl::StrJoin(coverage, ", "),
+                    "\n");
+    for (const std::string& f : failures) {
+      absl::StrAppend(&out, "not fetched: ", f, "\n");
+    }
+  }
+  ScoringConfig scoring = MakeScoringConfig(config);
+  if (scoring.recent_placements_weight > 0) {
+    absl::StrAppend(&out,
+                    "recentPlacements: the running scheduler's recent "
+                    "placements are not known here; counted as none\n");
+  }
+  absl::StrAppend(&out, "\n");
+
+  Workspace workspace;
+  std::string node;
+  Decision decision = state.DecideAndAssume({.pod = &pod,
+                                             .config = &scoring,
+                                             .metrics = snapshot,
+                                             .explain = true,
+                                             .seed = seed},
+                                            workspace, &node);
+  if (!decision.explanation.has_value()) {
+    // A pod rejected before scoring (a constraint not implemented).
+    absl::StrAppend(&out, "no node: ", decision.filter_summary, "\n");
+    return out;
+  }
+  absl::StrAppend(&out, FormatExplanation(*decision.explanation));
+  return out;
+}
+
+absl::StatusOr<std::string> Explain(const Config& config,
+                                    kube::KubeClient& client,
+                                    metrics::MetricsSource* source,
+                                    const ExplainTarget& target,
+                                    uint64_t seed) {
+  Pod pod;
+  if (target.manifest.has_value()) {
+    pod = *target.manifest;
+  } else {
+    ASSIGN_OR_RETURN(pod, client.GetPod(target.pod_namespace, target.pod_name));
+  }
+  ASSIGN_OR_RETURN(ClusterView cluster, ReadCluster(client));
+  return ExplainPlacement(config, cluster, pod, source, seed);
+}
+
+}  // namespace ms

@@ -1,0 +1,283 @@
+// `metrics-scheduler explain` end to end: the real binary, with the
+// scheduler identity's RBAC (manifests/rbac.yaml), against the testenv's
+// kube-apiserver and a real Prometheus holding known per-node values.
+//
+// The cluster may hold nodes of other tests; the pods here select this
+// suite's nodes by label, so the others are listed as filtered and the
+// assertions read this suite's rows.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "gtest/gtest.h"
+#include "kube/client.h"
+#include "tests/testing/prometheus.h"
+#include "tests/testing/testenv.h"
+
+namespace ms {
+namespace {
+
+using ::ms::testing::PrometheusServer;
+using ::ms::testing::RemoteSeries;
+using ::ms::testing::Testenv;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Runs build/metrics-scheduler with `args` and waits for it.
+Result RunScheduler(const std::string& args) {
+  const char* bin = std::getenv("MS_BINARY_DIR");
+  EXPECT_NE(bin, nullptr);
+  std::string err_file = absl::StrCat(::testing::TempDir(), "/explain-", getpid(),
+                                      ".err");
+  std::string command = absl::StrCat(bin, "/metrics-scheduler ", args, " 2>",
+                                     err_file);
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, n);
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = ReadAll(err_file);
+  return r;
+}
+
+// A table row split into its cells (columns are separated by two or more
+// spaces; cells hold single spaces).
+std::vector<std::string> Cells(absl::string_view line) {
+  std::vector<std::string> cells;
+  for (absl::string_view part : absl::StrSplit(line, "  ", absl::SkipEmpty())) {
+    part = absl::StripAsciiWhitespace(part);
+    if (!part.empty()) cells.emplace_back(part);
+  }
+  return cells;
+}
+
+class ExplainTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(env_.server().empty());
+    env_.ApplySchedulerRbac();
+    static int counter = 0;
+    suite_ = absl::StrCat("explain-", getpid(), "-", counter++);
+    env_.CreateNamespace(suite_);
+    absl::StatusOr<std::unique_ptr<PrometheusServer>> prom =
+        PrometheusServer::Start();
+    ASSERT_TRUE(prom.ok()) << prom.status();
+    prom_ = std::move(*prom);
+    // n0..n2 fit; n3 has 50m of cpu, too little for the pod's 100m.
+    for (int i = 0; i < 4; ++i) {
+      std::string name = Node(i);
+      env_.CreateNode(name, i == 3 ? "50m" : "4", "16Gi",
+                      absl::StrCat(R"({"explain-suite":")", suite_, R"("})"));
+      nodes_.push_back(name);
+    }
+    std::vector<RemoteSeries> series;
+    const double latency[] = {0.250, 0.020, 0.120, 0.001};
+    for (int i = 0; i < 4; ++i) {
+      series.push_back(
+          {"http_latency_seconds", {{"node", Node(i)}, {"suite", suite_}},
+           latency[i]});
+    }
+    absl::Status s = prom_->Write(series);
+    ASSERT_TRUE(s.ok()) << s;
+    config_ = absl::StrCat(::testing::TempDir(), "/", suite_, ".yaml");
+    std::ofstream(config_) << absl::StrFormat(
+        R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+backend: {type: prometheus, url: "%s", timeout: 2s}
+metrics:
+  - name: http_latency
+    query: 'http_latency_seconds{suite="%s"}'
+    weight: 10
+    direction: lower
+builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 0}
+)",
+        prom_->url(), suite_);
+    kubeconfig_ = env_.dir() + "/scheduler.kubeconfig";
+  }
+
+  void TearDown() override {
+    env_.DeleteNamespace(suite_);
+    for (const std::string& n : nodes_) env_.DeleteNode(n);
+  }
+
+  std::string Node(int i) const { return absl::StrCat(suite_, "-n", i); }
+
+  // A pod that no scheduler takes (its schedulerName is nobody's), so it
+  // stays pending.
+  std::string PodYaml() const {
+    return absl::StrCat(R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  schedulerName: nobody
+  nodeSelector: {explain-suite: )",
+                        suite_, R"(}
+  containers:
+    - name: c
+      image: registry.k8s.io/pause:3.10
+      resources:
+        requests: {cpu: 100m, memory: 64Mi}
+)");
+  }
+
+  int ClusterNodes() {
+    kube::KubeClient admin(env_.AdminConfig());
+    absl::StatusOr<kube::ObjectList<ms::Node>> nodes = admin.ListNodes({});
+    EXPECT_TRUE(nodes.ok()) << nodes.status();
+    return nodes.ok() ? static_cast<int>(nodes->items.size()) : -1;
+  }
+
+  std::string Args(const std::string& target) const {
+    return absl::StrCat("explain --config ", config_, " --kubeconfig ",
+                        kubeconfig_, " --seed 1 ", target);
+  }
+
+  // Checks the output for the known cluster and metrics.
+  void ExpectTable(const std::string& out, const std::string& pod_key) {
+    std::vector<std::string> lines = absl::StrSplit(out, '\n');
+    int n = ClusterNodes();
+    ASSERT_GE(lines.size(), 5u) << out;
+    EXPECT_EQ(lines[0], absl::StrCat("pod ", pod_key,
+                                     " (requests cpu 100m, memory 64Mi), ", n,
+                                     " node(s)"));
+    EXPECT_EQ(lines[1], absl::StrCat("metrics from ", prom_->url(),
+                                     ", nodes with data: http_latency 4/", n));
+    EXPECT_EQ(lines[2], "");
+    EXPECT_EQ(Cells(lines[3]),
+              (std::vector<std::string>{"node", "total", "http_latency",
+                                        "leastAllocated",
+                                        "balancedAllocation",
+                                        "recentPlacements"}));
+    std::vector<std::vector<std::string>> rows;
+    for (const std::string& line : lines) {
+      if (absl::StartsWith(line, suite_)) rows.push_back(Cells(line));
+    }
+    // Latency over the feasible nodes n0..n2, lower is better, minmax:
+    // n1 0.020 -> 100, n0 0.250 -> 0,
+    // n2 0.120 -> (0.250 - 0.120) / (0.250 - 0.020) * 100 = 56.52.
+    // leastAllocated (kube-scheduler, integer per resource): cpu
+    // (4000 - 100) * 100 / 4000 = 97, memory (16384 - 64) * 100 / 16384 = 99,
+    // mean 98. balancedAllocation: (1 - |0.025 - 0.0039| / 2) * 100 = 98.94
+    // (one minus the fractions' standard deviation), truncated: 98.
+    // recentPlacements has weight 0: unused.
+    // Totals (weights 10, 1, 1): n1 (1000 + 98 + 98) / 12 = 99.67,
+    // n2 (565.2 + 98 + 98) / 12 = 63.43, n0 (0 + 98 + 98) / 12 = 16.33.
+    ASSERT_EQ(rows.size(), 4u) << out;
+    EXPECT_EQ(rows[0],
+              (std::vector<std::string>{Node(1), "99.67", "0.02 -> 100.00 (w=10)",
+                                        "98 -> 98.00 (w=1)",
+                                        "98 -> 98.00 (w=1)", "0 (unused)"}))
+        << out;
+    EXPECT_EQ(rows[1],
+              (std::vector<std::string>{Node(2), "63.43", "0.12 -> 56.52 (w=10)",
+                                        "98 -> 98.00 (w=1)",
+                                        "98 -> 98.00 (w=1)", "0 (unused)"}))
+        << out;
+    EXPECT_EQ(rows[2],
+              (std::vector<std::string>{Node(0), "16.33", "0.25 -> 0.00 (w=10)",
+                                        "98 -> 98.00 (w=1)",
+                                        "98 -> 98.00 (w=1)", "0 (unused)"}))
+        << out;
+    EXPECT_EQ(rows[3], (std::vector<std::string>{
+                           Node(3), "-", "filtered: Insufficient cpu"}))
+        << out;
+    EXPECT_EQ(lines[lines.size() - 2],
+              absl::StrCat("best node: ", Node(1), " (mode: metrics)"));
+    EXPECT_EQ(lines.back(), "");
+  }
+
+  Testenv env_;
+  std::string suite_;
+  std::unique_ptr<PrometheusServer> prom_;
+  std::vector<std::string> nodes_;
+  std::string config_;
+  std::string kubeconfig_;
+};
+
+TEST_F(ExplainTest, PendingPodInTheCluster) {
+  std::string manifest = absl::StrCat(::testing::TempDir(), "/", suite_, "-pod.yaml");
+  std::ofstream(manifest) << PodYaml();
+  env_.Kubectl(absl::StrCat("apply -n ", suite_, " -f ", manifest));
+  Result r = RunScheduler(Args(suite_ + "/web"));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  ExpectTable(r.out, suite_ + "/web");
+  // Nothing was bound.
+  std::string pod = env_.AdminOk("GET", absl::StrCat("/api/v1/namespaces/",
+                                                     suite_, "/pods/web"));
+  EXPECT_EQ(pod.find("\"nodeName\""), std::string::npos) << pod;
+}
+
+TEST_F(ExplainTest, HypotheticalPodFromAManifest) {
+  std::string manifest = absl::StrCat(::testing::TempDir(), "/", suite_, "-pod.yaml");
+  std::ofstream(manifest) << PodYaml();
+  Result r = RunScheduler(Args(manifest));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  ExpectTable(r.out, "default/web");
+}
+
+TEST_F(ExplainTest, BackendDownExitsOne) {
+  ASSERT_TRUE(prom_->Stop().ok());
+  std::string manifest = absl::StrCat(::testing::TempDir(), "/", suite_, "-pod.yaml");
+  std::ofstream(manifest) << PodYaml();
+  Result r = RunScheduler(Args(manifest));
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(absl::StrContains(
+      r.err, absl::StrCat("UNAVAILABLE: metrics backend ", prom_->url(),
+                          ": no metric could be fetched: http_latency: ")))
+      << r.err;
+}
+
+TEST_F(ExplainTest, MissingPodExitsOne) {
+  Result r = RunScheduler(Args(suite_ + "/absent"));
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(absl::StartsWith(r.err, "metrics-scheduler explain: NOT_FOUND: "))
+      << r.err;
+}
+
+TEST_F(ExplainTest, ApiserverUnreachableExitsOne) {
+  Result r = RunScheduler(
+      absl::StrCat("explain --config ", config_,
+                   " --master http://127.0.0.1:1 --seed 1 ", suite_, "/web"));
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(ExplainTest, BadUsageExitsTwo) {
+  EXPECT_EQ(RunScheduler("explain").exit_code, 2);
+  EXPECT_EQ(RunScheduler(Args("a/b/c")).exit_code, 2);
+  Result r = RunScheduler(Args("no-such-file.yaml"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "metrics-scheduler explain: no-such-file.yaml: no such file\n");
+  EXPECT_EQ(RunScheduler(absl::StrCat("explain --config /nonexistent.yaml ",
+                                      suite_, "/web"))
+                .exit_code,
+            2);
+}
+
+}  // namespace
+}  // namespace ms
