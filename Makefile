@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build testenv test unit integration e2e clean
+.PHONY: all deps configure build testenv test unit integration e2e bench clean
 
 all: build
 
@@ -34,6 +34,16 @@ e2e: build testenv
 
 integration: build testenv
 	ctest --test-dir $(BUILD) --output-on-failure -L integration
+
+# Every benchmark: the scoring hot path, the metrics refresh, and the
+# end-to-end comparison with kube-scheduler on a control plane of its own
+# (minutes; see docs/benchmarks.md). E2E_FLAGS, e.g. --nodes=100 --pods=500
+# --runs=1 --rss_pods=0, makes a quick run.
+E2E_FLAGS ?=
+bench: build testenv
+	$(BUILD)/bench/scoring_bench
+	$(BUILD)/bench/metrics_bench
+	$(BUILD)/bench/e2e_bench --build_dir=$(BUILD) --source_dir=. $(E2E_FLAGS)
 
 clean:
 	rm -rf $(BUILD)

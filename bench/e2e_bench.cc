@@ -1,0 +1,882 @@
+// The end-to-end benchmark: metrics-scheduler against kube-scheduler on the
+// same kube-apiserver, in the same run.
+//
+//   build/bench/e2e_bench [--nodes=1000,5000] [--pods=5000] [--runs=2]
+//                         [--rss_nodes=5000] [--rss_pods=20000]
+//
+// What it does (docs/benchmarks.md explains the method and its limits):
+//   1. starts its own control plane (build/testenv/testenv up
+//      --with-scheduler) in a temporary directory, so kube-scheduler runs
+//      throughout with client qps/burst 5000, and a real Prometheus;
+//   2. for each node count: creates the nodes (testenv nodes), remote-writes
+//      two metrics for every node, makes sure build/metrics-scheduler (started
+//      once, before the first run, and idle while kube-scheduler runs) knows
+//      them, then alternates runs (ours, theirs, ours, theirs, ...): each
+//      creates --pods pods in one namespace from the same template (only
+//      spec.schedulerName differs) from --creators threads with a connection
+//      each, watches them until every one is bound, and measures:
+//        - pods bound per second in steady state (between the 10th and the
+//          90th percentile of bound times),
+//        - p50 and p99 from the moment the pod's POST was sent to the moment
+//          the watch event showing it bound arrived,
+//        - the scheduler's CPU seconds (utime + stime in /proc/PID/stat) per
+//          1,000 pods, from the first POST to the last pod bound plus 1 s
+//          (events written after binding count),
+//        - its peak RSS (VmHWM) after the run;
+//      then deletes the pods and their events before the next run;
+//   3. memory: creates --rss_pods pods already bound to --rss_nodes nodes,
+//      starts a fresh metrics-scheduler, and reads its RSS once it is ready
+//      and has refreshed its metrics;
+//   4. prints the tables and the ratios, and writes build/bench/e2e.json.
+//
+// Medians over the runs are reported. The machine's load is printed before
+// and after: other work on the machine skews every figure.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/match.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/http.h"
+#include "kube/client.h"
+#include "kube/cluster_config.h"
+#include "tests/testing/prometheus.h"
+
+ABSL_FLAG(std::vector<std::string>, nodes,
+          std::vector<std::string>({"1000", "5000"}),
+          "Node counts to measure, in increasing order.");
+ABSL_FLAG(int, pods, 5000, "Pods per run.");
+ABSL_FLAG(int, runs, 2, "Runs per scheduler and node count (alternating).");
+ABSL_FLAG(int, warmup_pods, 200,
+          "Pods each scheduler places before the measured runs (not counted).");
+ABSL_FLAG(int, creators, 16, "Threads creating pods, one connection each.");
+ABSL_FLAG(int, rss_nodes, 5000, "Nodes known in the memory measurement.");
+ABSL_FLAG(int, rss_pods, 20000,
+          "Pods bound to nodes in the memory measurement (0: skip it).");
+ABSL_FLAG(int, bind_workers, 16, "metrics-scheduler's --bind-workers.");
+ABSL_FLAG(std::string, build_dir, "build", "The CMake build directory.");
+ABSL_FLAG(std::string, source_dir, ".", "The source tree (for manifests/).");
+ABSL_FLAG(std::string, out, "", "JSON output; default BUILD_DIR/bench/e2e.json.");
+ABSL_FLAG(std::string, dir, "",
+          "State directory of the control plane; default a fresh temporary "
+          "one, removed at the end.");
+
+namespace ms::bench {
+namespace {
+
+using ::ms::testing::PrometheusServer;
+using ::ms::testing::RemoteSeries;
+
+constexpr char kOurs[] = "metrics-scheduler";
+constexpr char kTheirs[] = "kube-scheduler";
+constexpr char kNamespace[] = "bench";
+
+[[noreturn]] void Die(const std::string& message) {
+  std::cerr << "e2e_bench: " << message << std::endl;
+  std::exit(1);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string LoadAverage() {
+  std::string text = ReadAll("/proc/loadavg");
+  std::vector<std::string> parts = absl::StrSplit(text, ' ');
+  if (parts.size() < 3) return "?";
+  return absl::StrCat(parts[0], " ", parts[1], " ", parts[2]);
+}
+
+// utime + stime of a process, in seconds.
+double CpuSeconds(pid_t pid) {
+  std::string stat = ReadAll(absl::StrCat("/proc/", pid, "/stat"));
+  size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return 0;
+  std::vector<std::string> f =
+      absl::StrSplit(stat.substr(paren + 2), ' ', absl::SkipEmpty());
+  // f[0] is field 3 (state): utime is field 14, stime 15.
+  double utime = 0, stime = 0;
+  if (f.size() < 13 || !absl::SimpleAtod(f[11], &utime) ||
+      !absl::SimpleAtod(f[12], &stime)) {
+    return 0;
+  }
+  return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// A "VmRSS:" or "VmHWM:" line of /proc/PID/status, in MB.
+double StatusMb(pid_t pid, const std::string& field) {
+  std::istringstream in(ReadAll(absl::StrCat("/proc/", pid, "/status")));
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(field + ":", 0) != 0) continue;
+    double kb = 0;
+    std::string value(absl::StripAsciiWhitespace(line.substr(field.size() + 1)));
+    if (absl::SimpleAtod(value.substr(0, value.find(' ')), &kb)) {
+      return kb / 1024.0;
+    }
+  }
+  return 0;
+}
+
+pid_t Spawn(const std::vector<std::string>& args, const std::string& log) {
+  pid_t pid = fork();
+  if (pid < 0) Die("fork failed");
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+void Terminate(pid_t pid) {
+  if (pid <= 0) return;
+  kill(pid, SIGTERM);
+  absl::Time deadline = absl::Now() + absl::Seconds(20);
+  int status;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (absl::Now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return;
+    }
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+}
+
+int RunCommand(const std::string& command) {
+  int rc = std::system(command.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+// The admin identity's view of the apiserver: one HttpClient per thread
+// that uses it, so concurrent requests use connections of their own.
+class Admin {
+ public:
+  Admin(std::string server, std::string token, std::string ca)
+      : server_(std::move(server)), token_(std::move(token)), ca_(std::move(ca)),
+        http_(TlsOptions{.ca_file = ca_}) {}
+
+  absl::StatusOr<HttpResponse> Call(const std::string& method,
+                                    const std::string& path,
+                                    const std::string& body = "",
+                                    const std::string& content_type =
+                                        "application/json") {
+    HttpRequest r{.method = method, .url = server_ + path, .body = body,
+                  .timeout = absl::Seconds(120)};
+    r.headers = {{"Authorization", "Bearer " + token_},
+                 {"Content-Type", content_type},
+                 {"Accept", "application/json"}};
+    return http_.Do(r);
+  }
+
+  std::string Ok(const std::string& method, const std::string& path,
+                 const std::string& body = "") {
+    absl::StatusOr<HttpResponse> r = Call(method, path, body);
+    if (!r.ok()) Die(absl::StrCat(method, " ", path, ": ", r.status().ToString()));
+    if (r->status < 200 || r->status >= 300) {
+      Die(absl::StrCat(method, " ", path, ": HTTP ", r->status, " ",
+                       r->body.substr(0, 500)));
+    }
+    return r->body;
+  }
+
+  std::unique_ptr<Admin> Clone() const {
+    return std::make_unique<Admin>(server_, token_, ca_);
+  }
+  kube::ClusterConfig Config() const {
+    kube::ClusterConfig c;
+    c.server = server_;
+    c.tls.ca_file = ca_;
+    c.token = token_;
+    return c;
+  }
+
+ private:
+  const std::string server_, token_, ca_;
+  HttpClient http_;
+};
+
+std::string PodJson(const std::string& name, const std::string& scheduler,
+                    const std::string& node_name = "") {
+  std::string node =
+      node_name.empty() ? "" : absl::StrCat(R"("nodeName":")", node_name, R"(",)");
+  return absl::StrCat(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", name,
+      R"(","labels":{"app":"bench"}},"spec":{"schedulerName":")", scheduler,
+      R"(",)", node,
+      R"("terminationGracePeriodSeconds":0,)",
+      R"("containers":[{"name":"c","image":"registry.k8s.io/pause:3.10",)",
+      R"("resources":{"requests":{"cpu":"100m","memory":"64Mi"}}}]}})");
+}
+
+// Creates pods 0..n-1 named PREFIX<i> from `threads` threads; `sent[i]` gets
+// the time the POST of pod i was first sent. Retries a refused create.
+void CreatePods(const Admin& admin, const std::string& ns,
+                const std::string& prefix, int n, int threads,
+                const std::function<std::string(int)>& body,
+                std::vector<absl::Time>* sent) {
+  std::atomic<int> next{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      std::unique_ptr<Admin> mine = admin.Clone();
+      for (int i; (i = next.fetch_add(1)) < n;) {
+        if (sent != nullptr) (*sent)[i] = absl::Now();
+        for (int attempt = 0;; ++attempt) {
+          absl::StatusOr<HttpResponse> r =
+              mine->Call("POST", absl::StrCat("/api/v1/namespaces/", ns, "/pods"),
+                         body(i));
+          if (r.ok() && (r->status == 201 || r->status == 409)) break;
+          if (attempt > 50) {
+            Die(absl::StrCat("creating ", prefix, i, ": ",
+                             r.ok() ? absl::StrCat("HTTP ", r->status, " ",
+                                                   r->body.substr(0, 300))
+                                    : r.status().ToString()));
+          }
+          absl::SleepFor(absl::Milliseconds(100));
+        }
+      }
+    });
+  }
+  for (std::thread& t : pool) t.join();
+}
+
+int PodCount(Admin& admin, const std::string& ns) {
+  // A list of at most one item still carries remainingItemCount.
+  std::string body = admin.Ok(
+      "GET", absl::StrCat("/api/v1/namespaces/", ns, "/pods?limit=1"));
+  if (body.find("\"items\":[]") != std::string::npos) return 0;
+  size_t at = body.find("\"remainingItemCount\":");
+  if (at == std::string::npos) return 1;
+  int64_t rest = 0;
+  absl::SimpleAtoi(body.substr(at + 21, body.find_first_of(",}", at) - at - 21),
+                   &rest);
+  return static_cast<int>(rest) + 1;
+}
+
+void DeleteAllPods(Admin& admin, const std::string& ns) {
+  admin.Ok("DELETE", absl::StrCat("/api/v1/namespaces/", ns, "/pods"),
+           R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0})");
+  admin.Ok("DELETE", absl::StrCat("/api/v1/namespaces/", ns, "/events"));
+  absl::Time deadline = absl::Now() + absl::Minutes(5);
+  while (PodCount(admin, ns) > 0) {
+    if (absl::Now() > deadline) Die("pods not deleted after 5 minutes");
+    absl::SleepFor(absl::Milliseconds(200));
+  }
+}
+
+struct RunResult {
+  double pods_per_second = 0;   // steady state, p10..p90 of bound times
+  double p50_ms = 0, p99_ms = 0;
+  double cpu_per_1000 = 0;      // scheduler CPU seconds per 1,000 pods
+  double apiserver_cpu_per_1000 = 0;
+  double peak_rss_mb = 0;       // VmHWM after the run
+  double create_per_second = 0;  // how fast the pods were created
+  double wall_seconds = 0;      // first POST to last bound
+};
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t i = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
+  return v[std::min(i, v.size() - 1)];
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+class Bench {
+ public:
+  int Run();
+
+ private:
+  void StartControlPlane();
+  pid_t StartOurs(const std::string& name, int* port);
+  void AddNodes(int from, int to);
+  void WriteMetrics(int nodes);
+  double OurMetric(int port, const std::string& sample);
+  bool OurReady(int port);
+  RunResult OneRun(const std::string& who, int pods);
+  void MeasureMemory();
+  void Finish();
+
+  std::string build_dir_;
+  std::string dir_;
+  bool own_dir_ = false;
+  std::string testenv_bin_;
+  pid_t testenv_pid_ = -1;
+  pid_t ours_pid_ = -1;
+  int ours_port_ = 0;
+  pid_t theirs_pid_ = -1;
+  pid_t apiserver_pid_ = -1;
+  std::unique_ptr<Admin> admin_;
+  std::unique_ptr<PrometheusServer> prom_;
+  HttpClient local_;
+  int run_counter_ = 0;
+  int nodes_ = 0;
+  // JSON fragments.
+  std::vector<std::string> node_json_;
+  std::string memory_json_ = "null";
+  std::string queries_json_ = "null";
+};
+
+pid_t ReadPid(const std::string& path) {
+  int pid = 0;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadAll(path)), &pid)) {
+    Die("cannot read a pid from " + path);
+  }
+  return pid;
+}
+
+void Bench::StartControlPlane() {
+  std::string dir = absl::GetFlag(FLAGS_dir);
+  if (dir.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    dir = absl::StrCat(tmp != nullptr && *tmp ? tmp : "/tmp", "/ms-e2e-bench-XXXXXX");
+    if (mkdtemp(dir.data()) == nullptr) Die("mkdtemp failed");
+    own_dir_ = true;
+  } else {
+    RunCommand("rm -rf '" + dir + "' && mkdir -p '" + dir + "'");
+  }
+  dir_ = dir;
+  std::cerr << "control plane in " << dir_ << std::endl;
+  std::string log = dir_ + "/up.log";
+  testenv_pid_ = Spawn({testenv_bin_, "up", "--dir", dir_, "--with-scheduler"}, log);
+  absl::Time deadline = absl::Now() + absl::Minutes(3);
+  while (ReadAll(log).find("testenv ready") == std::string::npos) {
+    int status;
+    if (waitpid(testenv_pid_, &status, WNOHANG) == testenv_pid_) {
+      Die("testenv exited before it was ready:\n" + ReadAll(log));
+    }
+    if (absl::Now() > deadline) Die("testenv not ready:\n" + ReadAll(log));
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  absl::StatusOr<kube::ClusterConfig> admin =
+      kube::LoadKubeconfig(dir_ + "/admin.kubeconfig");
+  if (!admin.ok()) Die(admin.status().ToString());
+  admin_ = std::make_unique<Admin>(
+      admin->server,
+      std::string(absl::StripAsciiWhitespace(ReadAll(dir_ + "/admin.token"))),
+      dir_ + "/pki/ca.crt");
+  theirs_pid_ = ReadPid(dir_ + "/kube-scheduler.pid");
+  apiserver_pid_ = ReadPid(dir_ + "/kube-apiserver.pid");
+
+  std::string src = absl::GetFlag(FLAGS_source_dir);
+  if (RunCommand(absl::StrCat(testenv_bin_, " kubectl --kubeconfig ", dir_,
+                              "/admin.kubeconfig apply -f ", src,
+                              "/manifests/namespace.yaml -f ", src,
+                              "/manifests/rbac.yaml >/dev/null")) != 0) {
+    Die("cannot apply manifests/rbac.yaml");
+  }
+  admin_->Ok("POST", "/api/v1/namespaces",
+             absl::StrCat(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")",
+                          kNamespace, R"("}})"));
+  // Pods need the namespace's default ServiceAccount (admission).
+  absl::Time sa_deadline = absl::Now() + absl::Seconds(60);
+  while (true) {
+    absl::StatusOr<HttpResponse> r = admin_->Call(
+        "GET", absl::StrCat("/api/v1/namespaces/", kNamespace,
+                            "/serviceaccounts/default"));
+    if (r.ok() && r->status == 200) break;
+    if (absl::Now() > sa_deadline) Die("no default ServiceAccount in bench");
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+
+  PrometheusServer::Options options;
+  options.lookback_delta = absl::Hours(2);  // written once, read all along
+  absl::StatusOr<std::unique_ptr<PrometheusServer>> prom =
+      PrometheusServer::Start(options);
+  if (!prom.ok()) Die(prom.status().ToString());
+  prom_ = std::move(*prom);
+}
+
+pid_t Bench::StartOurs(const std::string& name, int* port) {
+  std::string config = absl::StrFormat(R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+backend: {type: prometheus, url: "%s", timeout: 2s}
+cache: {ttl: 5s, maxStaleness: 2h, refreshTimeout: 5s}
+metrics:
+  - name: http_latency
+    query: 'bench_http_latency_seconds'
+    weight: 2
+    direction: lower
+  - name: cpu
+    query: 'bench_cpu_utilization'
+    weight: 1
+    direction: lower
+builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 1}
+)",
+                                       prom_->url());
+  std::string path = absl::StrCat(dir_, "/", name, ".yaml");
+  std::ofstream(path) << config;
+  *port = 0;
+  // Let the kernel pick: bind, read, close. (A race is possible but rare.)
+  for (int p = 20260 + (getpid() % 1000) + run_counter_ * 7;; ++p) {
+    absl::StatusOr<HttpResponse> probe = local_.Do(
+        {.url = absl::StrCat("http://127.0.0.1:", p, "/"),
+         .timeout = absl::Milliseconds(200)});
+    if (!probe.ok()) {
+      *port = p;
+      break;
+    }
+  }
+  ++run_counter_;
+  pid_t pid = Spawn(
+      {absl::StrCat(build_dir_, "/metrics-scheduler"), "--config=" + path,
+       "--kubeconfig=" + dir_ + "/scheduler.kubeconfig",
+       absl::StrCat("--http-address=127.0.0.1:", *port), "--identity=" + name,
+       "--leader-elect=false",
+       absl::StrCat("--bind-workers=", absl::GetFlag(FLAGS_bind_workers))},
+      absl::StrCat(dir_, "/", name, ".log"));
+  absl::Time deadline = absl::Now() + absl::Minutes(2);
+  while (!OurReady(*port)) {
+    int status;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      Die("metrics-scheduler exited:\n" + ReadAll(absl::StrCat(dir_, "/", name, ".log")));
+    }
+    if (absl::Now() > deadline) Die("metrics-scheduler not ready");
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return pid;
+}
+
+bool Bench::OurReady(int port) {
+  absl::StatusOr<HttpResponse> r =
+      local_.Do({.url = absl::StrCat("http://127.0.0.1:", port, "/readyz"),
+                 .timeout = absl::Seconds(2)});
+  return r.ok() && r->status == 200;
+}
+
+double Bench::OurMetric(int port, const std::string& sample) {
+  absl::StatusOr<HttpResponse> r =
+      local_.Do({.url = absl::StrCat("http://127.0.0.1:", port, "/metrics"),
+                 .timeout = absl::Seconds(2)});
+  if (!r.ok()) return -1;
+  double sum = 0;
+  bool found = false;
+  for (absl::string_view line : absl::StrSplit(r->body, '\n')) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line.substr(0, sample.size()) != sample) continue;
+    char next = line.size() > sample.size() ? line[sample.size()] : '\0';
+    if (next != ' ' && next != '{') continue;
+    size_t space = line.rfind(' ');
+    double v = 0;
+    if (absl::SimpleAtod(line.substr(space + 1), &v)) {
+      sum += v;
+      found = true;
+    }
+  }
+  return found ? sum : -1;
+}
+
+void Bench::AddNodes(int from, int to) {
+  if (to <= from) return;
+  absl::Time start = absl::Now();
+  if (RunCommand(absl::StrCat(testenv_bin_, " nodes --kubeconfig ", dir_,
+                              "/admin.kubeconfig --start ", from, " --count ",
+                              to - from, " --quiet --concurrency 32 2>/dev/null")) != 0) {
+    Die("testenv nodes failed");
+  }
+  std::cerr << "created nodes " << from << ".." << to - 1 << " in "
+            << absl::FormatDuration(absl::Trunc(absl::Now() - start, absl::Milliseconds(100)))
+            << std::endl;
+  WriteMetrics(to);
+  nodes_ = to;
+}
+
+// Two metrics for every node, in one remote write each.
+void Bench::WriteMetrics(int nodes) {
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<double> latency(0.005, 0.5), cpu(0.05, 0.95);
+  std::vector<RemoteSeries> a, b;
+  for (int i = 0; i < nodes; ++i) {
+    std::string node = absl::StrCat("node-", i);
+    a.push_back({"bench_http_latency_seconds", {{"node", node}}, latency(rng)});
+    b.push_back({"bench_cpu_utilization", {{"node", node}}, cpu(rng)});
+  }
+  absl::Status s = prom_->Write(a);
+  if (s.ok()) s = prom_->Write(b);
+  if (!s.ok()) Die("remote write: " + s.ToString());
+}
+
+RunResult Bench::OneRun(const std::string& who, int pods) {
+  const std::string tag = absl::StrCat("r", run_counter_++);
+  const std::string scheduler =
+      who == kOurs ? std::string(kOurs) : std::string("default-scheduler");
+  const pid_t pid = who == kOurs ? ours_pid_ : theirs_pid_;
+
+  kube::KubeClient watcher(admin_->Config(), "e2e-bench");
+  kube::ListOptions options{.field_selector =
+                                absl::StrCat("metadata.namespace=", kNamespace)};
+  absl::StatusOr<kube::ObjectList<Pod>> list = watcher.ListPods(options);
+  if (!list.ok()) Die(list.status().ToString());
+  if (!list->items.empty()) Die("namespace bench is not empty");
+
+  std::vector<absl::Time> sent(pods, absl::InfinitePast());
+  std::vector<absl::Time> bound(pods, absl::InfinitePast());
+  std::atomic<int> num_bound{0};
+  std::atomic<bool> cancel{false};
+  std::string rv = list->resource_version;
+  absl::Notification watching;
+  std::thread watch([&] {
+    bool first = true;
+    while (num_bound.load() < pods && !cancel.load()) {
+      if (first) {
+        watching.Notify();
+        first = false;
+      }
+      absl::Status s = watcher.WatchPods(
+          options, rv,
+          [&](kube::WatchEvent<Pod>& e) {
+            if (!e.resource_version.empty()) rv = e.resource_version;
+            if (e.type == kube::WatchEventType::kBookmark) return true;
+            const Pod& p = e.object;
+            if (p.node_name.empty()) return true;
+            int i = -1;
+            if (p.name.rfind(tag + "-", 0) != 0 ||
+                !absl::SimpleAtoi(p.name.substr(tag.size() + 1), &i) ||
+                i < 0 || i >= pods) {
+              return true;
+            }
+            if (bound[i] == absl::InfinitePast()) {
+              bound[i] = absl::Now();
+              if (num_bound.fetch_add(1) + 1 == pods) return false;
+            }
+            return true;
+          },
+          &cancel, absl::Minutes(10));
+      if (!s.ok() && !absl::IsCancelled(s)) {
+        std::cerr << "watch: " << s << "; resuming" << std::endl;
+        absl::SleepFor(absl::Milliseconds(200));
+      }
+    }
+  });
+  watching.WaitForNotification();
+  absl::SleepFor(absl::Milliseconds(200));  // let the watch connect
+
+  const double cpu0 = CpuSeconds(pid);
+  const double api0 = CpuSeconds(apiserver_pid_);
+  const absl::Time t0 = absl::Now();
+  CreatePods(*admin_, kNamespace, tag, pods, absl::GetFlag(FLAGS_creators),
+             [&](int i) { return PodJson(absl::StrCat(tag, "-", i), scheduler); },
+             &sent);
+  const absl::Time created = absl::Now();
+  absl::Time deadline = absl::Now() + absl::Minutes(10);
+  while (num_bound.load() < pods) {
+    if (absl::Now() > deadline) {
+      cancel.store(true);
+      watch.join();
+      Die(absl::StrCat(who, ": only ", num_bound.load(), " of ", pods,
+                       " pods bound after 10 minutes"));
+    }
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  const absl::Time t1 = absl::Now();
+  watch.join();
+  absl::SleepFor(absl::Seconds(1));  // events written after the last binding
+  const double cpu1 = CpuSeconds(pid);
+  const double api1 = CpuSeconds(apiserver_pid_);
+
+  RunResult r;
+  std::vector<double> latency_ms, bound_s;
+  for (int i = 0; i < pods; ++i) {
+    latency_ms.push_back(absl::ToDoubleMilliseconds(bound[i] - sent[i]));
+    bound_s.push_back(absl::ToDoubleSeconds(bound[i] - t0));
+  }
+  std::sort(bound_s.begin(), bound_s.end());
+  size_t lo = pods / 10, hi = pods * 9 / 10;
+  if (hi > lo && bound_s[hi] > bound_s[lo]) {
+    r.pods_per_second = static_cast<double>(hi - lo) / (bound_s[hi] - bound_s[lo]);
+  }
+  r.p50_ms = Percentile(latency_ms, 0.50);
+  r.p99_ms = Percentile(latency_ms, 0.99);
+  r.cpu_per_1000 = (cpu1 - cpu0) * 1000.0 / pods;
+  r.apiserver_cpu_per_1000 = (api1 - api0) * 1000.0 / pods;
+  r.peak_rss_mb = StatusMb(pid, "VmHWM");
+  r.create_per_second = pods / absl::ToDoubleSeconds(created - t0);
+  r.wall_seconds = absl::ToDoubleSeconds(t1 - t0);
+
+  DeleteAllPods(*admin_, kNamespace);
+  absl::SleepFor(absl::Seconds(2));  // both schedulers digest the deletions
+  return r;
+}
+
+void Bench::MeasureMemory() {
+  const int nodes = absl::GetFlag(FLAGS_rss_nodes);
+  const int pods = absl::GetFlag(FLAGS_rss_pods);
+  if (pods <= 0) return;
+  AddNodes(nodes_, nodes);
+  std::cerr << "memory: creating " << pods << " pods bound to " << nodes
+            << " nodes" << std::endl;
+  const std::string ns = "bench-rss";
+  admin_->Ok("POST", "/api/v1/namespaces",
+             absl::StrCat(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")",
+                          ns, R"("}})"));
+  absl::Time sa_deadline = absl::Now() + absl::Seconds(60);
+  while (true) {
+    absl::StatusOr<HttpResponse> r = admin_->Call(
+        "GET", absl::StrCat("/api/v1/namespaces/", ns, "/serviceaccounts/default"));
+    if (r.ok() && r->status == 200) break;
+    if (absl::Now() > sa_deadline) Die("no default ServiceAccount in " + ns);
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  CreatePods(*admin_, ns, "m", pods, absl::GetFlag(FLAGS_creators),
+             [&](int i) {
+               return PodJson(absl::StrCat("m-", i), "default-scheduler",
+                              absl::StrCat("node-", i % nodes));
+             },
+             nullptr);
+  // A fresh process: its RSS is what 5,000 nodes and 20,000 pods cost,
+  // not what the throughput runs left behind.
+  Terminate(ours_pid_);
+  ours_pid_ = -1;
+  int port = 0;
+  absl::Time start = absl::Now();
+  pid_t pid = StartOurs("metrics-scheduler-rss", &port);
+  double sync_s = absl::ToDoubleSeconds(absl::Now() - start);
+  // Two metric refreshes with every node joined.
+  absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (OurMetric(port, "metrics_scheduler_metric_refreshes_total") < 4 &&
+         absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(200));
+  }
+  absl::SleepFor(absl::Seconds(6));
+  double rss = StatusMb(pid, "VmRSS"), hwm = StatusMb(pid, "VmHWM");
+  double known_nodes = OurMetric(port, "metrics_scheduler_nodes");
+  double theirs_rss = StatusMb(theirs_pid_, "VmRSS");
+  double theirs_hwm = StatusMb(theirs_pid_, "VmHWM");
+  Terminate(pid);
+  std::printf(
+      "\nMemory with %d nodes and %d pods known (fresh process, after sync and "
+      "two metric refreshes):\n"
+      "  metrics-scheduler: RSS %.1f MB, peak %.1f MB (ready after %.1f s, %g "
+      "nodes known)\n"
+      "  kube-scheduler (running since the start): RSS %.1f MB, peak %.1f MB\n",
+      nodes, pods, rss, hwm, sync_s, known_nodes, theirs_rss, theirs_hwm);
+  memory_json_ = absl::StrFormat(
+      R"({"nodes": %d, "pods": %d, "metrics-scheduler": {"rss_mb": %.1f, "peak_rss_mb": %.1f, "ready_seconds": %.2f}, "kube-scheduler": {"rss_mb": %.1f, "peak_rss_mb": %.1f}})",
+      nodes, pods, rss, hwm, sync_s, theirs_rss, theirs_hwm);
+}
+
+std::string ResultJson(const RunResult& r) {
+  return absl::StrFormat(
+      R"({"pods_per_second": %.1f, "p50_ms": %.0f, "p99_ms": %.0f, "cpu_seconds_per_1000_pods": %.3f, "peak_rss_mb": %.1f, "apiserver_cpu_seconds_per_1000_pods": %.3f, "create_per_second": %.1f, "wall_seconds": %.2f})",
+      r.pods_per_second, r.p50_ms, r.p99_ms, r.cpu_per_1000, r.peak_rss_mb,
+      r.apiserver_cpu_per_1000, r.create_per_second, r.wall_seconds);
+}
+
+RunResult MedianOf(const std::vector<RunResult>& runs) {
+  auto med = [&](double RunResult::*field) {
+    std::vector<double> v;
+    for (const RunResult& r : runs) v.push_back(r.*field);
+    return Median(v);
+  };
+  RunResult m;
+  m.pods_per_second = med(&RunResult::pods_per_second);
+  m.p50_ms = med(&RunResult::p50_ms);
+  m.p99_ms = med(&RunResult::p99_ms);
+  m.cpu_per_1000 = med(&RunResult::cpu_per_1000);
+  m.apiserver_cpu_per_1000 = med(&RunResult::apiserver_cpu_per_1000);
+  m.peak_rss_mb = 0;
+  for (const RunResult& r : runs) m.peak_rss_mb = std::max(m.peak_rss_mb, r.peak_rss_mb);
+  m.create_per_second = med(&RunResult::create_per_second);
+  m.wall_seconds = med(&RunResult::wall_seconds);
+  return m;
+}
+
+void PrintRun(const std::string& who, int run, const RunResult& r) {
+  std::printf(
+      "  %-18s run %d: %7.1f pods/s  p50 %6.0f ms  p99 %6.0f ms  cpu %6.3f "
+      "s/1000  rss %6.1f MB  (created %.0f/s, apiserver cpu %.2f s/1000, %.1f s)\n",
+      who.c_str(), run, r.pods_per_second, r.p50_ms, r.p99_ms, r.cpu_per_1000,
+      r.peak_rss_mb, r.create_per_second, r.apiserver_cpu_per_1000,
+      r.wall_seconds);
+  std::fflush(stdout);
+}
+
+int Bench::Run() {
+  build_dir_ = absl::GetFlag(FLAGS_build_dir);
+  testenv_bin_ = build_dir_ + "/testenv/testenv";
+  const int pods = absl::GetFlag(FLAGS_pods);
+  const int runs = absl::GetFlag(FLAGS_runs);
+  std::vector<int> node_counts;
+  for (const std::string& s : absl::GetFlag(FLAGS_nodes)) {
+    int n = 0;
+    if (!absl::SimpleAtoi(s, &n) || n <= 0) Die("bad --nodes value " + s);
+    node_counts.push_back(n);
+  }
+  std::sort(node_counts.begin(), node_counts.end());
+  const std::string load_before = LoadAverage();
+  std::printf("End to end: metrics-scheduler vs kube-scheduler, %d pods per run, "
+              "%d runs each, alternating; load average before: %s\n",
+              pods, runs, load_before.c_str());
+
+  StartControlPlane();
+  std::vector<std::pair<int, std::pair<RunResult, RunResult>>> medians;
+  for (int n : node_counts) {
+    AddNodes(nodes_, n);
+    if (ours_pid_ < 0) {
+      ours_pid_ = StartOurs("metrics-scheduler", &ours_port_);
+    }
+    // Both schedulers know every node, and ours has refreshed its metrics
+    // with all of them joined.
+    absl::Time deadline = absl::Now() + absl::Seconds(120);
+    while (OurMetric(ours_port_, "metrics_scheduler_nodes") < n) {
+      if (absl::Now() > deadline) Die("metrics-scheduler does not see the nodes");
+      absl::SleepFor(absl::Milliseconds(200));
+    }
+    deadline = absl::Now() + absl::Seconds(60);
+    while (OurMetric(ours_port_, "metrics_scheduler_metric_nodes_with_data") < 2.0 * n) {
+      if (absl::Now() > deadline) Die("metrics-scheduler has no metrics for the nodes");
+      absl::SleepFor(absl::Milliseconds(200));
+    }
+    std::printf("\n%d nodes:\n", n);
+    int warmup = absl::GetFlag(FLAGS_warmup_pods);
+    if (warmup > 0 && n == node_counts.front()) {
+      OneRun(kOurs, warmup);
+      OneRun(kTheirs, warmup);
+    }
+    std::vector<RunResult> ours, theirs;
+    for (int i = 0; i < runs; ++i) {
+      ours.push_back(OneRun(kOurs, pods));
+      PrintRun(kOurs, i + 1, ours.back());
+      theirs.push_back(OneRun(kTheirs, pods));
+      PrintRun(kTheirs, i + 1, theirs.back());
+    }
+    RunResult a = MedianOf(ours), b = MedianOf(theirs);
+    medians.push_back({n, {a, b}});
+    std::string runs_a, runs_b;
+    for (const RunResult& r : ours) runs_a += (runs_a.empty() ? "" : ", ") + ResultJson(r);
+    for (const RunResult& r : theirs) runs_b += (runs_b.empty() ? "" : ", ") + ResultJson(r);
+    node_json_.push_back(absl::StrFormat(
+        R"("%d": {"metrics-scheduler": %s, "kube-scheduler": %s, "ratio": {"pods_per_second": %.2f, "p50": %.2f, "p99": %.2f, "cpu_per_pod": %.3f, "peak_rss": %.3f}, "runs": {"metrics-scheduler": [%s], "kube-scheduler": [%s]}})",
+        n, ResultJson(a), ResultJson(b), a.pods_per_second / b.pods_per_second,
+        a.p50_ms / b.p50_ms, a.p99_ms / b.p99_ms, a.cpu_per_1000 / b.cpu_per_1000,
+        a.peak_rss_mb / b.peak_rss_mb, runs_a, runs_b));
+  }
+
+  // One query per metric per refresh: Prometheus's count of instant queries
+  // against our refresh count.
+  {
+    double refreshes = OurMetric(ours_port_, "metrics_scheduler_metric_refreshes_total");
+    absl::StatusOr<HttpResponse> r =
+        local_.Do({.url = prom_->url() + "/metrics", .timeout = absl::Seconds(5)});
+    double queries = -1;
+    if (r.ok()) {
+      for (absl::string_view line : absl::StrSplit(r->body, '\n')) {
+        if (absl::StartsWith(line, "prometheus_http_requests_total{") &&
+            absl::StrContains(line, "handler=\"/api/v1/query\"")) {
+          double v = 0;
+          if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &v)) {
+            queries = std::max(queries, 0.0) + v;
+          }
+        }
+      }
+    }
+    std::printf("\nMetrics refresh: %g queries answered by Prometheus for %g "
+                "metric refreshes (2 metrics, up to %d nodes)\n",
+                queries, refreshes, nodes_);
+    queries_json_ = absl::StrFormat(
+        R"({"prometheus_queries": %g, "metric_refreshes": %g, "nodes": %d})",
+        queries, refreshes, nodes_);
+  }
+
+  MeasureMemory();
+
+  std::printf("\nSide by side (medians of %d runs, %d pods each):\n", runs, pods);
+  std::printf("| nodes | scheduler | pods/s | p50 ms | p99 ms | CPU s / 1000 pods | peak RSS MB |\n");
+  std::printf("|---:|---|---:|---:|---:|---:|---:|\n");
+  for (const auto& [n, ab] : medians) {
+    const auto& [a, b] = ab;
+    std::printf("| %d | metrics-scheduler | %.0f | %.0f | %.0f | %.3f | %.1f |\n",
+                n, a.pods_per_second, a.p50_ms, a.p99_ms, a.cpu_per_1000, a.peak_rss_mb);
+    std::printf("| %d | kube-scheduler | %.0f | %.0f | %.0f | %.3f | %.1f |\n", n,
+                b.pods_per_second, b.p50_ms, b.p99_ms, b.cpu_per_1000, b.peak_rss_mb);
+    std::printf("| %d | **ratio** | **%.2f×** | %.2f× | %.2f× | **%.3f×** | %.2f× |\n",
+                n, a.pods_per_second / b.pods_per_second, a.p50_ms / b.p50_ms,
+                a.p99_ms / b.p99_ms, a.cpu_per_1000 / b.cpu_per_1000,
+                a.peak_rss_mb / b.peak_rss_mb);
+  }
+  const std::string load_after = LoadAverage();
+  std::printf("load average before: %s, after: %s\n", load_before.c_str(),
+              load_after.c_str());
+
+  utsname u{};
+  uname(&u);
+  std::string out = absl::GetFlag(FLAGS_out);
+  if (out.empty()) out = build_dir_ + "/bench/e2e.json";
+  std::ofstream json(out);
+  json << absl::StrFormat(
+      R"({"time": "%s", "host": {"kernel": "%s %s", "cpus": %d, "load_before": "%s", "load_after": "%s"}, "pods_per_run": %d, "runs": %d, "creators": %d, "bind_workers": %d,)"
+      "\n \"nodes\": {%s},\n \"memory\": %s,\n \"metrics_refresh\": %s}\n",
+      absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone()),
+      u.sysname, u.release, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)),
+      load_before, load_after, pods, runs, absl::GetFlag(FLAGS_creators),
+      absl::GetFlag(FLAGS_bind_workers), absl::StrJoin(node_json_, ",\n  "),
+      memory_json_, queries_json_);
+  json.close();
+  std::printf("figures written to %s\n", out.c_str());
+  Finish();
+  return 0;
+}
+
+void Bench::Finish() {
+  Terminate(ours_pid_);
+  prom_.reset();
+  Terminate(testenv_pid_);
+  if (own_dir_) RunCommand("rm -rf '" + dir_ + "'");
+}
+
+}  // namespace
+}  // namespace ms::bench
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  signal(SIGPIPE, SIG_IGN);
+  ms::bench::Bench bench;
+  return bench.Run();
+}
