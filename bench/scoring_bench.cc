@@ -21,6 +21,7 @@
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "scoring/decide.h"
+#include "scoring/metric_table.h"
 #include "scoring/node_table.h"
 
 namespace ms {
@@ -34,6 +35,7 @@ struct Cluster {
   std::vector<NodeInfo> nodes;
   NodeTable table;
   std::vector<MetricColumn> metrics;
+  MetricTable prepared;  // as the scheduler prepares them on alignment
   std::vector<int32_t> placements;
   ScoringConfig config;
   Pod pod;
@@ -75,6 +77,7 @@ Cluster MakeCluster(int num_nodes, int num_metrics) {
       col.time_ms[i] = kNowMs - 5000;
     }
   }
+  c.prepared.Build(c.metrics, num_nodes);
   c.placements.assign(num_nodes, 0);
   for (int i = 0; i < num_nodes; i += 7) c.placements[i] = 1;
   for (int m = 0; m < num_metrics; ++m) {
@@ -170,6 +173,7 @@ void BM_Decide(benchmark::State& state) {
                  .nodes = &c.nodes,
                  .table = &c.table,
                  .metrics = &c.metrics,
+                 .metric_table = &c.prepared,
                  .recent_placements = &c.placements,
                  .now_ms = kNowMs,
                  .seed = 1};

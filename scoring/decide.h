@@ -2,10 +2,12 @@
 //
 //   ScoringConfig scoring = MakeScoringConfig(config);   // once
 //   NodeTable table; table.Build(nodes);                 // on node changes
+//   MetricTable prepared; prepared.Build(columns, n);    // on metric changes
 //   Workspace ws;                                        // one per thread
 //   ...
 //   DecideInput in{.pod = &pod, .nodes = &nodes, .table = &table,
-//                  .metrics = &columns, .recent_placements = &counts,
+//                  .metrics = &columns, .metric_table = &prepared,
+//                  .recent_placements = &counts,
 //                  .now_ms = now, .seed = seed};
 //   Decision d = Decide(in, scoring, ws);
 //   if (d.ok()) Bind(pod, nodes[d.node_index].node.name, SummarizeTerms(...));
@@ -15,7 +17,8 @@
 // 1. A pod requiring a constraint not implemented here (pod affinity or
 //    anti-affinity, topology spread, volumes that need binding) is rejected
 //    outright: filter_summary names the constraint.
-// 2. Filter (filter.h). The feasible nodes F are kept as an index list.
+// 2. Filter (filter.h). The feasible nodes F are kept as a mask over all
+//    nodes, so that the per-metric passes read whole columns and vectorise.
 // 3. Metric terms. A value is usable when finite and fresh
 //    (now_ms - sample time <= the metric's max staleness; a sample time of 0
 //    means no sample). A metric with no usable value on any node of F is
@@ -33,10 +36,11 @@
 //    broken by a hash of (seed, node name), so the same seed picks the same
 //    node whatever the order of the node list.
 //
-// Cost: the per-node work reads compact arrays (NodeTable, MetricColumn)
-// and allocates nothing once the Workspace has grown to the node count;
-// strings are built only for a failure summary, the winner's terms, and the
-// full explanation when asked for. No I/O, no clock, no locks.
+// Cost: the per-node work reads compact arrays (NodeTable, MetricTable),
+// scores nodes in blocks that stay in the L1 cache, and allocates nothing
+// once the Workspace has grown to the node count; strings are built only
+// for a failure summary, the winner's terms, and the full explanation when
+// asked for. No I/O, no clock, no locks.
 #ifndef METRICS_SCHEDULER_SCORING_DECIDE_H_
 #define METRICS_SCHEDULER_SCORING_DECIDE_H_
 
@@ -51,6 +55,7 @@
 #include "model/pod.h"
 #include "scoring/explain.h"
 #include "scoring/filter.h"
+#include "scoring/metric_table.h"
 #include "scoring/node_table.h"
 #include "scoring/score.h"
 #include "scoring/scoring_config.h"
@@ -67,6 +72,9 @@ struct DecideInput {
   // Optional: one column per ScoringConfig metric, aligned to `nodes`
   // (AlignMetrics). Null or fewer columns: the missing metrics have no data.
   const std::vector<MetricColumn>* metrics = nullptr;
+  // Optional: `metrics` prepared (MetricTable::Build), kept in step with
+  // them. Null, or not matching: Decide prepares them in the Workspace.
+  const MetricTable* metric_table = nullptr;
   // Optional: per node, the pods this scheduler placed there since that
   // node's metrics were sampled. Null: none anywhere.
   const std::vector<int32_t>* recent_placements = nullptr;
@@ -106,23 +114,35 @@ class Workspace {
   struct MetricPlan {
     ColumnStats stats;
     bool on = false;  // usable data on some feasible node
+    // The usable values over all nodes (NaN: none), from the MetricTable or
+    // cleaned into `fresh` for this decision; null when the metric has none.
+    const double* values = nullptr;
+    // The normalisation, resolved for this decision from stats and config:
+    // kind 0 (minmax, range): clamp((v - origin) * k + base, 0, 100);
+    // kind 1 (ratio, lower): v <= 0 ? 100 : min(best / v, 100);
+    // kind 2 (ratio, higher): min(max(v, 0) * k + base, 100).
+    int kind = 0;
+    double origin = 0, k = 0, base = 0, best = 0;
+    double miss = 0;    // the score without a usable value; NaN: skipped
+    double weight = 0;
+    bool per_node = false;  // skipped on some feasible node: per-node weights
   };
 
  private:
   friend Decision Decide(const DecideInput&, const ScoringConfig&,
                          Workspace&);
   NodeTable own_table;
+  MetricTable own_metrics;
   std::vector<MetricPlan> plans;
-  std::vector<uint32_t> feasible;   // indices into nodes, then k -> node
-  std::vector<double> values;       // [metric * nodes + k]: value, then score
-  std::vector<double> totals;       // [k]: weighted sum, then final score
-  std::vector<double> weight_sums;  // [k]: when a skip policy applies
-  std::vector<int32_t> excluded;    // [node]: `exclude` metric + 1, or 0
-  std::vector<double> builtin;      // [node]: weighted built-in scores
-  std::vector<double> suspect;      // [node]: 1 = recompute exactly
+  std::vector<MetricPlan> active;            // the plans that score
+  std::vector<std::vector<double>> fresh;    // [metric][node]: cleaned copies
+  std::vector<int64_t> feasible;  // [node]: -1 feasible, 0 not
+  std::vector<double> scores;     // [node]: final score; -1 when infeasible
+  std::vector<int32_t> excluded;  // [node]: `exclude` metric + 1, or 0
+  // Per block of nodes: metric sums, per-node weights, built-ins, suspects.
+  std::vector<double> totals, weight_sums, builtin, suspect;
   FilterSummary summary;
 };
-
 Decision Decide(const DecideInput& input, const ScoringConfig& config,
                 Workspace& workspace);
 

@@ -6,7 +6,7 @@
 namespace ms {
 namespace {
 
-constexpr int64_t kExactLimit = int64_t{1} << 46;
+constexpr int64_t kExactLimit = int64_t{1} << 42;
 
 int32_t ClampToInt32(int64_t v) {
   return static_cast<int32_t>(
@@ -14,7 +14,7 @@ int32_t ClampToInt32(int64_t v) {
                           std::numeric_limits<int32_t>::max()));
 }
 
-bool Huge(int64_t v) { return v > kExactLimit || v < -kExactLimit; }
+bool Huge(int64_t v) { return v > kExactLimit || v < 0; }
 
 }  // namespace
 
@@ -32,6 +32,11 @@ void NodeTable::Build(const std::vector<NodeInfo>& nodes) {
   score_.resize(nodes.size());
   name_hash_.resize(nodes.size());
   for (std::vector<double>& c : cols_) c.resize(nodes.size());
+  free_cpu_.resize(nodes.size());
+  free_memory_.resize(nodes.size());
+  free_ephemeral_.resize(nodes.size());
+  gate_.resize(nodes.size());
+  tainted_.clear();
   num_huge_ = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     filter_[i].flags = 0;
@@ -75,10 +80,37 @@ void NodeTable::Update(size_t i, const NodeInfo& info) {
       .inv_memory = alloc.memory > 0 ? 1.0 / d(alloc.memory) : 0.0,
   };
   const ScoreRow& r = score_[i];
-  const double row[8] = {r.alloc_cpu, r.alloc_memory, r.nz_cpu,  r.nz_memory,
-                         r.req_cpu,   r.req_memory,   r.inv_cpu, r.inv_memory};
-  for (int c = 0; c < 8; ++c) cols_[c][i] = row[c];
+  const bool has_cpu = alloc.milli_cpu > 0, has_memory = alloc.memory > 0;
+  const double share = has_cpu && has_memory ? 0.5 : 1.0;
+  const double row[13] = {
+      r.alloc_cpu,
+      r.alloc_memory,
+      r.nz_cpu,
+      r.nz_memory,
+      r.req_cpu,
+      r.req_memory,
+      r.inv_cpu,
+      r.inv_memory,
+      (r.alloc_cpu - r.nz_cpu) * 100,
+      (r.alloc_memory - r.nz_memory) * 100,
+      has_cpu ? share : 0.0,
+      has_memory ? share : 0.0,
+      has_cpu && has_memory ? 1.0 : 0.0,
+  };
+  for (int c = 0; c < 13; ++c) cols_[c][i] = row[c];
   name_hash_[i] = NodeNameHash(node.name);
+  const FilterRow& f = filter_[i];
+  free_cpu_[i] = f.free_cpu;
+  free_memory_[i] = f.free_memory;
+  free_ephemeral_[i] = f.free_ephemeral;
+  gate_[i] = static_cast<int64_t>(f.flags & (kNotReady | kUnschedulable |
+                                             kHardTaints)) |
+             (f.free_pods < 1 ? kNoRoom : 0);
+  const uint32_t index = static_cast<uint32_t>(i);
+  auto at = std::lower_bound(tainted_.begin(), tainted_.end(), index);
+  const bool listed = at != tainted_.end() && *at == index;
+  if ((flags & kHardTaints) != 0 && !listed) tainted_.insert(at, index);
+  if ((flags & kHardTaints) == 0 && listed) tainted_.erase(at);
 }
 
 }  // namespace ms

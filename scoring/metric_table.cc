@@ -1,0 +1,53 @@
+#include "scoring/metric_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ms {
+
+void MetricTable::Build(const std::vector<MetricColumn>& columns,
+                        size_t num_nodes) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
+  num_nodes_ = num_nodes;
+  columns_.resize(columns.size());
+  for (size_t m = 0; m < columns.size(); ++m) {
+    const MetricColumn& in = columns[m];
+    Column& out = columns_[m];
+    out.aligned = in.values.size() == num_nodes && in.time_ms.size() == num_nodes;
+    out.values.assign(out.aligned ? num_nodes : 0, kNaN);
+    out.time_ms.assign(out.aligned ? num_nodes : 0, kNoTime);
+    out.present = 0;
+    out.oldest_ms = 0;
+    out.newest_ms = 0;
+    if (!out.aligned) continue;
+    int64_t oldest = std::numeric_limits<int64_t>::max();
+    int64_t newest = std::numeric_limits<int64_t>::min();
+    for (size_t i = 0; i < num_nodes; ++i) {
+      const double v = in.values[i];
+      const int64_t t = in.time_ms[i];
+      if (t == 0 || !std::isfinite(v)) continue;
+      out.values[i] = v;
+      out.time_ms[i] = t;
+      oldest = std::min(oldest, t);
+      newest = std::max(newest, t);
+      ++out.present;
+    }
+    if (out.present > 0) {
+      out.oldest_ms = oldest;
+      out.newest_ms = newest;
+    }
+  }
+}
+
+MetricTable::Freshness MetricTable::FreshnessAt(size_t m,
+                                                int64_t cutoff_ms) const {
+  const Column& c = columns_[m];
+  if (!c.aligned || c.present == 0 || c.newest_ms < cutoff_ms) {
+    return Freshness::kNone;
+  }
+  return c.oldest_ms >= cutoff_ms ? Freshness::kAll : Freshness::kSome;
+}
+
+}  // namespace ms
