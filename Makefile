@@ -47,3 +47,9 @@ bench: build testenv
 
 clean:
 	rm -rf $(BUILD)
+
+# The scheduler at work in a few minutes: a local control plane, Prometheus
+# fed with synthetic per-node metrics, pods following them (scripts/demo.sh).
+.PHONY: demo
+demo: build testenv
+	bash scripts/demo.sh $(BUILD)

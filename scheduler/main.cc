@@ -190,7 +190,8 @@ int ExplainCommand(const std::vector<char*>& args) {
                  "[--kubeconfig FILE] NAMESPACE/NAME|MANIFEST\n";
     return kExitUsage;
   }
-  if (FLAGS_v == 0) FLAGS_minloglevel = google::GLOG_WARNING;
+  // The cache's warnings repeat what explain prints; -v=1 shows them.
+  if (FLAGS_v == 0) FLAGS_minloglevel = google::GLOG_ERROR;
   Config config;
   if (!absl::GetFlag(FLAGS_config).empty()) {
     absl::StatusOr<Config> loaded = LoadConfigFile(absl::GetFlag(FLAGS_config));
