@@ -146,7 +146,9 @@ show_table() {
   if [ -n "$explain" ]; then
     grep '^best node' <<<"$explain" | sed 's/^/explain: /'
   else
-    echo "explain: exit 1: $(grep -o 'metrics backend [^:]*: no metric could be fetched' "$WORK/explain.err" || tail -n 1 "$WORK/explain.err")"
+    local why
+    why=$(sed -n 's/.*\(metrics backend .*: no metric could be fetched\).*/\1/p' "$WORK/explain.err")
+    echo "explain: exit 1: ${why:-$(tail -n 1 "$WORK/explain.err")}"
   fi
 }
 
