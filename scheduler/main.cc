@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -22,6 +23,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
@@ -95,6 +97,34 @@ constexpr char kUsage[] =
     "watch and cache details. Logs go to stderr.\n"
     "Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad usage or\n"
     "configuration.";
+
+// --help, -h: the usage text and this binary's flags, written with dashes,
+// on stdout. (Abseil's own --help exits 1 and lists every library's flags.)
+bool PrintHelpIfAsked(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg != "--help" && arg != "-h" && arg != "-help") continue;
+    std::cout << kUsage << "\n\nFlags:\n";
+    std::vector<std::pair<std::string, const absl::CommandLineFlag*>> flags;
+    for (const auto& [name, flag] : absl::GetAllFlags()) {
+      if (absl::EndsWith(flag->Filename(), "scheduler/main.cc")) {
+        std::string dashed(name);
+        std::replace(dashed.begin(), dashed.end(), '_', '-');
+        flags.emplace_back(dashed, flag);
+      }
+    }
+    std::sort(flags.begin(), flags.end());
+    for (const auto& [name, flag] : flags) {
+      std::string def = flag->DefaultValue();
+      std::cout << "  --" << name << " (default: "
+                << (def.empty() ? "\"\"" : def) << ")\n      " << flag->Help()
+                << "\n";
+    }
+    std::cout << "  -v=N (default: 0)\n      Log verbosity.\n";
+    return true;
+  }
+  return false;
+}
 
 // Flags are written with dashes, as kube-scheduler's are
 // (--leader-elect); Abseil names them with underscores. Rewrites the name
@@ -425,6 +455,7 @@ int Run(Config config) {
 }  // namespace ms
 
 int main(int argc, char** argv) {
+  if (ms::PrintHelpIfAsked(argc, argv)) return ms::kExitOk;
   ms::DashesToUnderscores(argc, argv);
   std::vector<char*> args = ms::TakeVerbosity(argc, argv);
   absl::SetProgramUsageMessage(ms::kUsage);
