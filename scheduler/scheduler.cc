@@ -1,5 +1,6 @@
 #include "scheduler/scheduler.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -53,10 +54,16 @@ Scheduler::Scheduler(const Config& config, SchedulerOptions options,
           "metrics_scheduler_pod_scheduling_duration_seconds",
           "Time from a pod's creation until it was bound.",
           ExponentialBuckets(0.01, 2, 16))),
+      events_dropped_(registry.AddCounter(
+          "metrics_scheduler_events_dropped_total",
+          "Events not written because too many were waiting.", {})),
       registry_(registry) {
   RegisterMetrics();
   for (int i = 0; i < options_.bind_workers; ++i) {
     binders_.emplace_back([this] { BindLoop(); });
+  }
+  for (int i = 0; i < std::max(1, options_.event_workers); ++i) {
+    event_writers_.emplace_back([this] { EventLoop(); });
   }
   // Also on standbys: their metrics cache follows the nodes too, so a
   // takeover decides with warm metrics.
@@ -71,6 +78,43 @@ Scheduler::~Scheduler() {
     bind_closed_ = true;
   }
   for (std::thread& t : binders_) t.join();
+  // The binders' last events are queued by now: write them, then stop.
+  {
+    absl::MutexLock lock(&event_mu_);
+    events_closed_ = true;
+  }
+  for (std::thread& t : event_writers_) t.join();
+}
+
+void Scheduler::RecordEvent(kube::PodEvent event) {
+  absl::MutexLock lock(&event_mu_);
+  if (event_queue_.size() >= kMaxPendingEvents) {
+    events_dropped_.With({}).Inc();
+    return;
+  }
+  event_queue_.push_back(std::move(event));
+}
+
+void Scheduler::EventLoop() {
+  while (true) {
+    kube::PodEvent event;
+    {
+      absl::MutexLock lock(&event_mu_);
+      event_mu_.Await(absl::Condition(
+          +[](Scheduler* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->event_mu_) {
+            return s->events_closed_ || !s->event_queue_.empty();
+          },
+          this));
+      if (event_queue_.empty()) return;  // closed and drained
+      event = std::move(event_queue_.front());
+      event_queue_.pop_front();
+    }
+    absl::Status s = api_.RecordEvent(event);
+    if (!s.ok()) {
+      LOG(WARNING) << event.pod_namespace << "/" << event.pod_name
+                   << ": recording event: " << s;
+    }
+  }
 }
 
 void Scheduler::RegisterMetrics() {
@@ -274,18 +318,16 @@ void Scheduler::ReportUnschedulable(const QueuedPod& queued,
                                     const Decision& decision) {
   const Pod& pod = queued.pod;
   LOG(INFO) << pod.Key() << " is unschedulable: " << decision.filter_summary;
-  absl::Status s = api_.RecordEvent({.pod_namespace = pod.namespace_,
-                                     .pod_name = pod.name,
-                                     .pod_uid = pod.uid,
-                                     .type = "Warning",
-                                     .reason = "FailedScheduling",
-                                     .action = "Scheduling",
-                                     .message = decision.filter_summary,
-                                     .reporting_component =
-                                         config_.scheduler_name,
-                                     .reporting_instance = options_.identity});
-  if (!s.ok()) LOG(WARNING) << pod.Key() << ": recording event: " << s;
-  s = api_.SetPodCondition(pod, {.status = "False",
+  RecordEvent({.pod_namespace = pod.namespace_,
+               .pod_name = pod.name,
+               .pod_uid = pod.uid,
+               .type = "Warning",
+               .reason = "FailedScheduling",
+               .action = "Scheduling",
+               .message = decision.filter_summary,
+               .reporting_component = config_.scheduler_name,
+               .reporting_instance = options_.identity});
+  absl::Status s = api_.SetPodCondition(pod, {.status = "False",
                                  .reason = "Unschedulable",
                                  .message = decision.filter_summary});
   if (!s.ok()) LOG(WARNING) << pod.Key() << ": setting condition: " << s;
@@ -341,18 +383,15 @@ void Scheduler::Bind(BindTask task) {
       absl::StrAppend(&message, " [fallback: ",
                       FallbackReasonName(task.decision.fallback_reason), "]");
     }
-    absl::Status s = api_.RecordEvent({.pod_namespace = pod.namespace_,
-                                       .pod_name = pod.name,
-                                       .pod_uid = pod.uid,
-                                       .type = "Normal",
-                                       .reason = "Scheduled",
-                                       .action = "Binding",
-                                       .message = message,
-                                       .reporting_component =
-                                           config_.scheduler_name,
-                                       .reporting_instance =
-                                           options_.identity});
-    if (!s.ok()) LOG(WARNING) << pod.Key() << ": recording event: " << s;
+    RecordEvent({.pod_namespace = pod.namespace_,
+                 .pod_name = pod.name,
+                 .pod_uid = pod.uid,
+                 .type = "Normal",
+                 .reason = "Scheduled",
+                 .action = "Binding",
+                 .message = std::move(message),
+                 .reporting_component = config_.scheduler_name,
+                 .reporting_instance = options_.identity});
     return;
   }
 
@@ -368,7 +407,7 @@ void Scheduler::Bind(BindTask task) {
   LOG(WARNING) << pod.Key() << ": binding to " << task.node
                << " failed, backing off: " << status;
   attempts_.With({"error"}).Inc();
-  absl::Status s = api_.RecordEvent(
+  RecordEvent(
       {.pod_namespace = pod.namespace_,
        .pod_name = pod.name,
        .pod_uid = pod.uid,
@@ -378,7 +417,6 @@ void Scheduler::Bind(BindTask task) {
        .message = absl::StrCat("Binding rejected: ", status.message()),
        .reporting_component = config_.scheduler_name,
        .reporting_instance = options_.identity});
-  if (!s.ok()) LOG(WARNING) << pod.Key() << ": recording event: " << s;
   queue_.RequeueBackoff(task.queued);
 }
 

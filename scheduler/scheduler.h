@@ -17,6 +17,10 @@
 //      gets a Scheduled Event naming the node, the mode and the top terms.
 //      A 409 (someone bound it first) or 404 (gone) drops the assumption
 //      without retry; any other failure drops it and backs the pod off.
+// Events are written by a few threads of their own, so neither a binding
+// nor the scheduling loop waits on them (kube-scheduler's event broadcaster
+// works the same way). At most kMaxPendingEvents wait; beyond that new
+// ones are dropped and counted (metrics_scheduler_events_dropped_total).
 // A binder checks leadership before every binding: a replica that lost its
 // lease binds nothing more.
 //
@@ -55,6 +59,7 @@ namespace ms {
 struct SchedulerOptions {
   std::string identity;  // reportingInstance of Events
   int bind_workers = 16;
+  int event_workers = 4;  // Events written at once
   uint64_t seed = 0;  // tie-break stream; fixed in tests
   QueueOptions queue;
 };
@@ -102,6 +107,9 @@ class Scheduler {
   void ReportUnschedulable(const QueuedPod& queued, const Decision& decision);
   void BindLoop();
   void Bind(BindTask task);
+  // Queues an Event for the event writers; never blocks on the network.
+  void RecordEvent(kube::PodEvent event);
+  void EventLoop();
   void Housekeeping();
   void RegisterMetrics();
 
@@ -126,6 +134,12 @@ class Scheduler {
   int binding_ ABSL_GUARDED_BY(bind_mu_) = 0;  // tasks being bound now
   bool bind_closed_ ABSL_GUARDED_BY(bind_mu_) = false;
   std::vector<std::thread> binders_;
+
+  static constexpr size_t kMaxPendingEvents = 10000;
+  absl::Mutex event_mu_;
+  std::deque<kube::PodEvent> event_queue_ ABSL_GUARDED_BY(event_mu_);
+  bool events_closed_ ABSL_GUARDED_BY(event_mu_) = false;
+  std::vector<std::thread> event_writers_;
   std::thread housekeeping_;
 
   absl::Mutex nodes_mu_;
@@ -141,6 +155,7 @@ class Scheduler {
   Family<Histogram>& decision_seconds_;
   Family<Histogram>& binding_seconds_;
   Family<Histogram>& pending_to_bound_seconds_;
+  Family<Counter>& events_dropped_;
   Registry& registry_;
 };
 

@@ -450,6 +450,18 @@ TEST_F(EndToEndTest, OnlyTheLeaderBindsAndAStandbyTakesOver) {
                       "\"scheduled\"}"),
             0);
 
+  // Events are written asynchronously, after binding: let a's reach the
+  // apiserver before it dies (a crash loses the ones still queued).
+  ASSERT_TRUE(WaitFor([&] {
+    for (int i = 0; i < 10; ++i) {
+      if (Count(Events(absl::StrCat("first-", i)), "\"reason\":\"Scheduled\"") !=
+          1) {
+        return false;
+      }
+    }
+    return true;
+  }));
+
   // The leader dies without releasing its lease; the standby takes over
   // after the lease duration (4 s) and binds what comes next.
   a->Kill();
