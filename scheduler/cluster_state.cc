@@ -150,6 +150,7 @@ void ClusterState::Refresh(
   aligned_from_ = metrics.get();
   columns_ = metrics ? AlignMetrics(*metrics, names_)
                      : std::vector<MetricColumn>();
+  metric_table_.Build(columns_, nodes_.size());
   sampled_ms_.assign(nodes_.size(), 0);
   for (const MetricColumn& column : columns_) {
     for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -182,6 +183,7 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
                     .nodes = &nodes_,
                     .table = &table_,
                     .metrics = &columns_,
+                    .metric_table = &metric_table_,
                     .recent_placements = &recent_,
                     .now_ms = absl::ToUnixMillis(now),
                     .seed = request.seed,

@@ -34,6 +34,7 @@
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "scoring/decide.h"
+#include "scoring/metric_table.h"
 
 namespace ms {
 
@@ -123,6 +124,7 @@ class ClusterState {
   const MetricsSnapshot* aligned_from_ ABSL_GUARDED_BY(mu_) = nullptr;
   std::shared_ptr<const MetricsSnapshot> metrics_ ABSL_GUARDED_BY(mu_);
   std::vector<MetricColumn> columns_ ABSL_GUARDED_BY(mu_);
+  MetricTable metric_table_ ABSL_GUARDED_BY(mu_);  // columns_, prepared
   std::vector<int64_t> sampled_ms_ ABSL_GUARDED_BY(mu_);  // newest per node
 
   // Herd avoidance: our placements in time order, and per node how many

@@ -89,6 +89,7 @@ using MetricPlan = Workspace::MetricPlan;
 // the default clone's ABI is not concerned.
 typedef double V4d __attribute__((vector_size(32)));
 typedef int64_t V4i __attribute__((vector_size(32)));
+typedef double V8d __attribute__((vector_size(64)));
 
 // The usable values of one metric over the feasible nodes: count, min, max.
 // `values` is NaN where a node has no usable value.
@@ -132,21 +133,6 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) ColumnStats 
   return ColumnStats{.usable = static_cast<int>(count), .min = lo, .max = hi};
 }
 
-// The highest of `n` scores (none is NaN).
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) double MaxScore(
-    const double* __restrict scores, size_t n) {
-  V4d mx = {-kInf, -kInf, -kInf, -kInf};
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    V4d x;
-    __builtin_memcpy(&x, scores + i, sizeof x);
-    mx = x > mx ? x : mx;
-  }
-  double best = std::max(std::max(mx[0], mx[1]), std::max(mx[2], mx[3]));
-  for (; i < n; ++i) best = std::max(best, scores[i]);
-  return best;
-}
-
 // The fit filter for the common pod, over all nodes: feasible[i] = -1 when
 // node i passes, 0 otherwise. Returns how many pass.
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) size_t FastFilter(
@@ -158,6 +144,16 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) size_t FastF
   const int64_t* __restrict mem = c.free_memory;
   const int64_t* __restrict eph = c.free_ephemeral;
   int64_t count = 0;
+  if (need_eph == std::numeric_limits<int64_t>::min()) {  // the usual pod
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t ok = static_cast<int64_t>((gate[i] & block) == 0) &
+                         static_cast<int64_t>(need_cpu <= cpu[i]) &
+                         static_cast<int64_t>(need_mem <= mem[i]);
+      feasible[i] = -ok;
+      count += ok;
+    }
+    return static_cast<size_t>(count);
+  }
   for (size_t i = 0; i < n; ++i) {
     const int64_t ok = static_cast<int64_t>((gate[i] & block) == 0) &
                        static_cast<int64_t>(need_cpu <= cpu[i]) &
@@ -167,6 +163,24 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) size_t FastF
     count += ok;
   }
   return static_cast<size_t>(count);
+}
+
+// The stats of a metric over the feasible nodes. For a fresh prepared
+// column whose smallest and largest values sit on feasible nodes they are
+// the column's own, and only its missing nodes (when few) are counted;
+// otherwise one masked pass.
+ColumnStats Stats(const MetricPlan& p, const int64_t* feasible, size_t n,
+                  size_t count) {
+  const MetricTable::Column* c = p.prepared;
+  if (c != nullptr && c->present > 0 && feasible[c->argmin] != 0 &&
+      feasible[c->argmax] != 0 && c->missing.size() <= n / 8 + 8) {
+    size_t unusable = 0;
+    for (uint32_t i : c->missing) unusable += feasible[i] != 0;
+    return ColumnStats{.usable = static_cast<int>(count - unusable),
+                       .min = c->min,
+                       .max = c->max};
+  }
+  return MaskedStats(p.values, feasible, n);
 }
 
 // A copy of a column with only the values sampled at or after `cutoff`.
@@ -228,7 +242,7 @@ inline double AtLeast0(double y) { return 0.0 < y ? y : 0.0; }
 // The score of value `v` under plan `p` (NaN: skipped), in the arithmetic
 // of the reference NormalizeValue. The block loops and NodeTerms both use
 // it, so the winner's terms match its total exactly.
-template <int kKind>
+template <int kKind, bool kComplete = false>
 __attribute__((always_inline)) inline double PlanScore(
     double origin, double k, double base, double best, double miss,
     double v) {
@@ -244,6 +258,7 @@ __attribute__((always_inline)) inline double PlanScore(
     const double y = x * k + base;
     s = kMaxNodeScore < y ? kMaxNodeScore : y;
   }
+  if constexpr (kComplete) return s;  // v is never NaN
   return v == v ? s : miss;
 }
 
@@ -261,14 +276,16 @@ double PlanScore(const MetricPlan& p, double v) {
 // Adds w * score to t (and w to wsum where the term counts) over a block.
 // kAcc 0: uniform weights; 1: per-node weights, this term always counts;
 // 2: per-node weights, the term is skipped where the score is NaN.
-template <int kKind, int kAcc>
+// kComplete: no value is NaN.
+template <int kKind, int kAcc, bool kComplete>
 __attribute__((always_inline)) inline void AddMetric(
     const MetricPlan& p, const double* __restrict v, size_t len,
     double* __restrict t, double* __restrict wsum) {
   const double origin = p.origin, k = p.k, base = p.base, best = p.best,
                miss = p.miss, w = p.weight;
   for (size_t j = 0; j < len; ++j) {
-    const double s = PlanScore<kKind>(origin, k, base, best, miss, v[j]);
+    const double s =
+        PlanScore<kKind, kComplete>(origin, k, base, best, miss, v[j]);
     if constexpr (kAcc == 0) {
       t[j] += w * s;
     } else if constexpr (kAcc == 1) {
@@ -286,13 +303,17 @@ template <int kKind>
 __attribute__((always_inline)) inline void AddMetric(
     const MetricPlan& p, int acc, const double* __restrict v, size_t len,
     double* __restrict t, double* __restrict wsum) {
+  if (p.complete) {  // then p.per_node is false: acc is 0 or 1
+    return acc == 0 ? AddMetric<kKind, 0, true>(p, v, len, t, wsum)
+                    : AddMetric<kKind, 1, true>(p, v, len, t, wsum);
+  }
   switch (acc) {
     case 0:
-      return AddMetric<kKind, 0>(p, v, len, t, wsum);
+      return AddMetric<kKind, 0, false>(p, v, len, t, wsum);
     case 1:
-      return AddMetric<kKind, 1>(p, v, len, t, wsum);
+      return AddMetric<kKind, 1, false>(p, v, len, t, wsum);
     default:
-      return AddMetric<kKind, 2>(p, v, len, t, wsum);
+      return AddMetric<kKind, 2, false>(p, v, len, t, wsum);
   }
 }
 
@@ -313,8 +334,8 @@ struct Combine {
 // Scores nodes [b, b + len): the metric terms into t (and wsum), then the
 // built-ins and recentPlacements, the weighted mean, clamped; -1 for an
 // infeasible node. The order of the additions is fixed, so a node's score
-// does not depend on its block.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void ScoreBlock(
+// does not depend on its block. Returns the highest score in the block.
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) double ScoreBlock(
     const Combine& c, size_t b, size_t len, double* __restrict t,
     double* __restrict wsum, double* __restrict out) {
   std::fill(t, t + len, 0.0);
@@ -368,6 +389,19 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void ScoreBl
       out[b + j] = feasible[j] != 0 ? score : -1.0;
     }
   }
+  // The block's maximum, over eight lanes (no score is NaN).
+  const double* __restrict o = out + b;
+  V8d mx = {-kInf, -kInf, -kInf, -kInf, -kInf, -kInf, -kInf, -kInf};
+  size_t j = 0;
+  for (; j + 8 <= len; j += 8) {
+    V8d x;
+    __builtin_memcpy(&x, o + j, sizeof x);
+    mx = x > mx ? x : mx;
+  }
+  double best = -kInf;
+  for (int l = 0; l < 8; ++l) best = std::max(best, mx[l]);
+  for (; j < len; ++j) best = std::max(best, o[j]);
+  return best;
 }
 
 NodeTable::Columns Offset(const NodeTable::Columns& c, size_t b) {
@@ -478,7 +512,7 @@ void Grow(std::vector<T>& v, size_t n) {
 
 // Nodes per block of the scoring pass: the block's scratch rows stay in the
 // L1 cache between the metric, built-in and combining loops.
-constexpr size_t kBlock = 512;
+constexpr size_t kBlock = 256;
 
 }  // namespace
 
@@ -578,7 +612,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
     bool any = false;
     for (MetricPlan& p : ws.plans) {
       if (p.values == nullptr) continue;
-      p.stats = MaskedStats(p.values, feasible, n);
+      p.stats = Stats(p, feasible, n, count);
       p.on = p.stats.usable > 0;
       any |= p.on;
     }
@@ -601,6 +635,8 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
           break;
         case MetricTable::Freshness::kAll:
           ws.plans[m].values = col.values.data();
+          ws.plans[m].prepared = &col;
+          ws.plans[m].complete = col.present == n;
           break;
         case MetricTable::Freshness::kSome:
           CleanColumn(col, cutoff, n, ws.fresh[m]);
@@ -705,6 +741,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
     Grow(ws.weight_sums, kBlock);
     Grow(ws.builtin, kBlock);
     Grow(ws.suspect, kBlock);
+    Grow(ws.block_best, (n + kBlock - 1) / kBlock);
     double* scores = ws.scores.data();
     const Combine combine{
         .plans = ws.active.data(),
@@ -766,18 +803,24 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
           }
         }
       }
-      ScoreBlock(combine, b, len, ws.totals.data(), ws.weight_sums.data(),
-                 scores);
+      ws.block_best[b / kBlock] = ScoreBlock(
+          combine, b, len, ws.totals.data(), ws.weight_sums.data(), scores);
     }
 
     // The pick: the maximum, then the seeded tie-break among the nodes that
-    // reach it.
-    const double best = MaxScore(scores, n);
+    // reach it, looked for only in the blocks that reach it.
+    const size_t num_blocks = (n + kBlock - 1) / kBlock;
+    const double best = *std::max_element(ws.block_best.begin(),
+                                          ws.block_best.begin() + num_blocks);
     const uint64_t* hashes = table->name_hashes();
     size_t best_i = 0;
     uint64_t best_key = 0;
     bool best_key_set = false;
     for (size_t i = 0; i < n; ++i) {
+      if (ws.block_best[i / kBlock] != best) {
+        i = (i / kBlock + 1) * kBlock - 1;  // the next block
+        continue;
+      }
       if (scores[i] != best) continue;
       uint64_t key = TieKey(in.seed, hashes[i]);
       if (!best_key_set || key < best_key ||

@@ -117,6 +117,9 @@ class Workspace {
     // The usable values over all nodes (NaN: none), from the MetricTable or
     // cleaned into `fresh` for this decision; null when the metric has none.
     const double* values = nullptr;
+    // When `values` is a fresh prepared column: that column (its min, max
+    // and missing nodes stand for a pass); null for a cleaned copy.
+    const MetricTable::Column* prepared = nullptr;
     // The normalisation, resolved for this decision from stats and config:
     // kind 0 (minmax, range): clamp((v - origin) * k + base, 0, 100);
     // kind 1 (ratio, lower): v <= 0 ? 100 : min(best / v, 100);
@@ -126,6 +129,7 @@ class Workspace {
     double miss = 0;    // the score without a usable value; NaN: skipped
     double weight = 0;
     bool per_node = false;  // skipped on some feasible node: per-node weights
+    bool complete = false;  // every node has a usable value (no NaN)
   };
 
  private:
@@ -138,6 +142,7 @@ class Workspace {
   std::vector<std::vector<double>> fresh;    // [metric][node]: cleaned copies
   std::vector<int64_t> feasible;  // [node]: -1 feasible, 0 not
   std::vector<double> scores;     // [node]: final score; -1 when infeasible
+  std::vector<double> block_best;  // [block]: the highest score in it
   std::vector<int32_t> excluded;  // [node]: `exclude` metric + 1, or 0
   // Per block of nodes: metric sums, per-node weights, built-ins, suspects.
   std::vector<double> totals, weight_sums, builtin, suspect;

@@ -21,13 +21,30 @@ void MetricTable::Build(const std::vector<MetricColumn>& columns,
     out.present = 0;
     out.oldest_ms = 0;
     out.newest_ms = 0;
+    out.min = 0;
+    out.max = 0;
+    out.argmin = 0;
+    out.argmax = 0;
+    out.missing.clear();
     if (!out.aligned) continue;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     int64_t oldest = std::numeric_limits<int64_t>::max();
     int64_t newest = std::numeric_limits<int64_t>::min();
     for (size_t i = 0; i < num_nodes; ++i) {
       const double v = in.values[i];
       const int64_t t = in.time_ms[i];
-      if (t == 0 || !std::isfinite(v)) continue;
+      if (t == 0 || !std::isfinite(v)) {
+        out.missing.push_back(static_cast<uint32_t>(i));
+        continue;
+      }
+      if (v < lo) {
+        lo = v;
+        out.argmin = static_cast<uint32_t>(i);
+      }
+      if (v > hi) {
+        hi = v;
+        out.argmax = static_cast<uint32_t>(i);
+      }
       out.values[i] = v;
       out.time_ms[i] = t;
       oldest = std::min(oldest, t);
@@ -37,6 +54,8 @@ void MetricTable::Build(const std::vector<MetricColumn>& columns,
     if (out.present > 0) {
       out.oldest_ms = oldest;
       out.newest_ms = newest;
+      out.min = lo;
+      out.max = hi;
     }
   }
 }

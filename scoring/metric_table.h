@@ -48,6 +48,12 @@ class MetricTable {
     int64_t newest_ms = 0;
     size_t present = 0;     // how many values are present
     bool aligned = false;   // the source column had one entry per node
+    // Over the present values: the smallest and largest, a node holding
+    // each, and the nodes with no value. When both of those nodes are
+    // feasible, the stats over the feasible nodes follow without a pass.
+    double min = 0, max = 0;
+    uint32_t argmin = 0, argmax = 0;
+    std::vector<uint32_t> missing;
   };
 
   // Prepares `columns` (AlignMetrics's output, or any columns indexed like

@@ -14,6 +14,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scoring/explain.h"
+#include "scoring/metric_table.h"
+#include "scoring/score.h"
 #include "tests/scoring/builders.h"
 
 namespace ms {
@@ -57,12 +59,16 @@ struct Fixture {
   std::vector<int32_t> placements;
   Pod pod = MakePod().Req(100, 100 * kMi);
   Workspace ws;
+  bool prepare = false;  // pass a MetricTable, as the scheduler does
+  MetricTable prepared;
 
   Decision Run(const ScoringConfig& cfg, uint64_t seed = 1,
                bool explain = true, bool force_fallback = false) {
+    if (prepare) prepared.Build(columns, nodes.size());
     DecideInput in{.pod = &pod,
                    .nodes = &nodes,
                    .metrics = &columns,
+                   .metric_table = prepare ? &prepared : nullptr,
                    .recent_placements = placements.empty() ? nullptr
                                                            : &placements,
                    .now_ms = kNow,
@@ -176,7 +182,9 @@ TEST(DecideTest, SkipRenormalisesTheWeights) {
 }
 
 TEST(DecideTest, StaleAndNonFiniteValuesCountAsMissing) {
+ for (bool prepare : {false, true}) {
   Fixture f;
+  f.prepare = prepare;
   f.nodes = {MakeNode("n1"), MakeNode("n2"), MakeNode("n3"), MakeNode("n4")};
   f.columns = {Column({1, 2, 3, 4})};
   f.columns[0].time_ms[0] = kNow - 60001;  // older than maxStaleness 60s
@@ -194,6 +202,20 @@ TEST(DecideTest, StaleAndNonFiniteValuesCountAsMissing) {
   d = f.Run(MetricsOnly({Term("m", 1, Direction::kLower,
                               MissingPolicy::kWorst)}));
   EXPECT_EQ(d.node_index, 0);  // 1 < 4
+  // -Inf and NaN are missing too; so is everything 1 ms past the limit.
+  f.columns[0].values = {-std::numeric_limits<double>::infinity(), kNaN, 3, 4};
+  f.columns[0].time_ms = {kNow, kNow, kNow - 60001, kNow - 60001};
+  d = f.Run(MetricsOnly({Term("m", 1, Direction::kLower,
+                              MissingPolicy::kWorst)}));
+  EXPECT_EQ(d.fallback_reason, FallbackReason::kNoUsableData) << prepare;
+  // Only n3 exactly at the limit: fresh, the others are not.
+  f.columns[0].time_ms[2] = kNow - 60000;
+  d = f.Run(MetricsOnly({Term("m", 1, Direction::kLower,
+                              MissingPolicy::kWorst)}));
+  EXPECT_EQ(d.mode, ScoringMode::kMetrics);
+  EXPECT_EQ(d.node_index, 2);
+  EXPECT_EQ(d.explanation->nodes[3].terms[0].state, TermState::kMissing);
+ }
 }
 
 TEST(DecideTest, FallbackModes) {
@@ -588,6 +610,143 @@ TEST(DecidePropertyTest, FastFilterAgreesWithCheckNode) {
           d.explanation->nodes[i].filter_reason, "no usable value");
       EXPECT_EQ(d.explanation->nodes[i].feasible, fits && !excluded)
           << "seed " << seed << " node " << i;
+    }
+  }
+}
+
+// The scores of the metric terms equal the reference NormalizeValue and
+// MissingScore (score.h) over stats computed here from the raw columns,
+// with or without a prepared MetricTable, and the decision is the same.
+TEST(DecidePropertyTest, MetricScoresMatchTheReference) {
+  Workspace ws, ws_prepared;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    Generated g = Generate(seed);
+    // Some columns all fresh (the prepared columns' shortcut), some sampled
+    // a little earlier: partly stale at the boundary.
+    if (seed % 3 == 1) {
+      for (MetricColumn& col : g.columns) {
+        for (int64_t& ts : col.time_ms) ts = kNow - 1000;
+      }
+    }
+    if (seed % 3 == 0) {
+      for (MetricColumn& col : g.columns) {
+        for (size_t i = 0; i < col.time_ms.size(); i += 2) {
+          col.time_ms[i] = kNow - 60000 - static_cast<int64_t>(i % 4 == 0);
+        }
+      }
+    }
+    Decision d = RunGenerated(g, seed, ws);
+    MetricTable prepared;
+    prepared.Build(g.columns, g.nodes.size());
+    DecideInput in{.pod = &g.pod,
+                   .nodes = &g.nodes,
+                   .metrics = &g.columns,
+                   .metric_table = &prepared,
+                   .recent_placements = &g.placements,
+                   .now_ms = kNow,
+                   .seed = seed,
+                   .explain = true};
+    Decision q = Decide(in, g.cfg, ws_prepared);
+    ASSERT_EQ(d.node_index, q.node_index) << seed;
+    EXPECT_EQ(d.score, q.score) << seed;
+    EXPECT_EQ(d.filter_summary, q.filter_summary) << seed;
+    if (!d.ok() || d.mode != ScoringMode::kMetrics) continue;
+    const std::vector<NodeExplanation>& nodes = d.explanation->nodes;
+    for (size_t m = 0; m < g.cfg.metrics.size(); ++m) {
+      const MetricTerm& t = g.cfg.metrics[m];
+      auto usable = [&](size_t i) {
+        double v = g.columns[m].values[i];
+        int64_t ts = g.columns[m].time_ms[i];
+        return std::isfinite(v) && ts != 0 && ts >= kNow - t.max_staleness_ms;
+      };
+      ColumnStats st;
+      st.min = std::numeric_limits<double>::infinity();
+      st.max = -st.min;
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        if (!nodes[i].feasible || !usable(i)) continue;
+        ++st.usable;
+        st.min = std::min(st.min, g.columns[m].values[i]);
+        st.max = std::max(st.max, g.columns[m].values[i]);
+      }
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        if (!nodes[i].feasible) continue;
+        const TermResult& r = nodes[i].terms[m];
+        EXPECT_EQ(q.explanation->nodes[i].terms[m].score, r.score);
+        EXPECT_EQ(q.explanation->nodes[i].total, nodes[i].total);
+        if (st.usable == 0) {
+          EXPECT_EQ(r.state, TermState::kUnused) << seed;
+        } else if (usable(i)) {
+          EXPECT_EQ(r.state, TermState::kScored);
+          EXPECT_EQ(r.score, NormalizeValue(t.direction, t.normalization, st,
+                                            g.columns[m].values[i]))
+              << "seed " << seed << " metric " << m << " node " << i;
+        } else if (t.missing == MissingPolicy::kExclude) {
+          ADD_FAILURE() << "seed " << seed << ": node " << i
+                        << " lacks metric " << m << " and was not excluded";
+        } else if (t.missing == MissingPolicy::kSkip) {
+          EXPECT_EQ(r.state, TermState::kSkipped);
+        } else {
+          EXPECT_EQ(r.state, TermState::kMissing);
+          EXPECT_EQ(r.score, MissingScore(t.missing)) << seed;
+        }
+      }
+    }
+  }
+}
+
+// The vectorised built-ins equal kube-scheduler's integer formulas,
+// including where (allocatable - requested) * 100 / allocatable is an
+// integer, around it, and for amounts past the range the fast path is
+// proven for.
+TEST(DecidePropertyTest, BuiltinsMatchTheIntegerFormulas) {
+  // 49, 98, 196, 103: a * (1 / c) rounds below the integer a / c.
+  const int64_t caps[] = {1, 7, 49, 98, 103, 196, 1000, 3000, 4000, 16000, 64 * kGi,
+                          (int64_t{1} << 40) + 3, int64_t{1} << 42,
+                          (int64_t{1} << 42) + 1, int64_t{1} << 50};
+  std::mt19937_64 rng(3);
+  for (int64_t cap_cpu : caps) {
+    Fixture f;
+    for (int64_t cap_mem : caps) {
+      for (int k : {0, 1, 25, 33, 50, 99, 100}) {
+        for (int64_t off : {-1, 0, 1}) {
+          int64_t rc = std::max<int64_t>(0, cap_cpu / 100 * k + off);
+          int64_t rm = std::max<int64_t>(
+              0, static_cast<int64_t>(rng() % static_cast<uint64_t>(cap_mem)));
+          if (k == 50) rm = cap_mem / 2 + off;
+          f.nodes.push_back(
+              MakeNode(absl::StrCat("n", f.nodes.size()))
+                  .Capacity(cap_cpu, cap_mem)
+                  .Requested(rc, std::max<int64_t>(0, rm)));
+        }
+      }
+    }
+    for (const Pod& pod : {Pod(MakePod().Req(100, 100 * kMi)), Pod(MakePod()),
+                           Pod(MakePod().Req(1, 1))}) {
+      f.pod = pod;
+      ScoringConfig cfg;
+      cfg.recent_placements_weight = 0;
+      Decision d = f.Run(cfg);
+      ASSERT_TRUE(d.explanation.has_value());
+      const Resources nz = PodNonZeroRequests(pod);
+      const Resources req = PodRequests(pod);
+      const bool best_effort = req.milli_cpu == 0 && req.memory == 0;
+      for (size_t i = 0; i < f.nodes.size(); ++i) {
+        const NodeExplanation& ne = d.explanation->nodes[i];
+        if (!ne.feasible) continue;
+        const NodeInfo& n = f.nodes[i];
+        const Resources& a = n.node.allocatable;
+        int64_t la = LeastAllocatedScore(
+            a.milli_cpu, n.non_zero_requested.milli_cpu + nz.milli_cpu,
+            a.memory, n.non_zero_requested.memory + nz.memory);
+        int64_t ba = BalancedAllocationScore(
+            a.milli_cpu, n.requested.milli_cpu + req.milli_cpu, a.memory,
+            n.requested.memory + req.memory);
+        double want = best_effort ? static_cast<double>(la)
+                                  : static_cast<double>(la + ba) / 2;
+        EXPECT_EQ(ne.total, want) << "cpu " << a.milli_cpu << "/"
+                                  << n.requested.milli_cpu << " memory "
+                                  << a.memory << "/" << n.requested.memory;
+      }
     }
   }
 }
