@@ -317,6 +317,37 @@ __attribute__((always_inline)) inline void AddMetric(
   }
 }
 
+// Two complete terms with uniform weights in one pass over t: the same
+// additions in the same order as two AddMetric passes, half the traffic.
+template <int kKind1, int kKind2>
+__attribute__((always_inline)) inline void AddMetricPair(
+    const MetricPlan& p1, const MetricPlan& p2, const double* __restrict v1,
+    const double* __restrict v2, size_t len, double* __restrict t) {
+  const double o1 = p1.origin, k1 = p1.k, b1 = p1.base, best1 = p1.best,
+               w1 = p1.weight;
+  const double o2 = p2.origin, k2 = p2.k, b2 = p2.base, best2 = p2.best,
+               w2 = p2.weight;
+  for (size_t j = 0; j < len; ++j) {
+    const double s1 = PlanScore<kKind1, true>(o1, k1, b1, best1, 0.0, v1[j]);
+    const double s2 = PlanScore<kKind2, true>(o2, k2, b2, best2, 0.0, v2[j]);
+    t[j] = (t[j] + w1 * s1) + w2 * s2;
+  }
+}
+
+template <int kKind1>
+__attribute__((always_inline)) inline void AddMetricPair(
+    const MetricPlan& p1, const MetricPlan& p2, const double* __restrict v1,
+    const double* __restrict v2, size_t len, double* __restrict t) {
+  switch (p2.kind) {
+    case 0:
+      return AddMetricPair<kKind1, 0>(p1, p2, v1, v2, len, t);
+    case 1:
+      return AddMetricPair<kKind1, 1>(p1, p2, v1, v2, len, t);
+    default:
+      return AddMetricPair<kKind1, 2>(p1, p2, v1, v2, len, t);
+  }
+}
+
 // What combines a node's terms into its score, for one decision.
 struct Combine {
   const MetricPlan* plans;  // the metric terms that score
@@ -342,6 +373,24 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) double Score
   if (c.per_node_weights) std::fill(wsum, wsum + len, 0.0);
   for (size_t m = 0; m < c.num_plans; ++m) {
     const MetricPlan& p = c.plans[m];
+    if (!c.per_node_weights && p.complete && m + 1 < c.num_plans &&
+        c.plans[m + 1].complete) {
+      const MetricPlan& q = c.plans[++m];
+      const double* v1 = p.values + b;
+      const double* v2 = q.values + b;
+      switch (p.kind) {
+        case 0:
+          AddMetricPair<0>(p, q, v1, v2, len, t);
+          break;
+        case 1:
+          AddMetricPair<1>(p, q, v1, v2, len, t);
+          break;
+        default:
+          AddMetricPair<2>(p, q, v1, v2, len, t);
+          break;
+      }
+      continue;
+    }
     const int acc = !c.per_node_weights ? 0 : p.per_node ? 2 : 1;
     const double* v = p.values + b;
     switch (p.kind) {
