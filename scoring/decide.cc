@@ -24,7 +24,8 @@ uint64_t TieKey(uint64_t seed, uint64_t name_hash) {
 
 // w_la * leastAllocated + w_ba * balancedAllocation for every node, from the
 // NodeTable's columns, without branches so that it vectorises (hence int32
-// truncation: every truncated quantity is in [0, 100]).
+// truncation: every truncated quantity is in [0, 100]; kHuge rows are all
+// zeros, and the caller does not call it for a pod outside the range).
 //
 // leastAllocated, per resource: floor(a / c) with a = (c - requested) * 100
 // and c = allocatable, both integers; a is exact in doubles (the table
@@ -826,9 +827,12 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
         // rare nodes it cannot settle exactly.
         double* builtin = ws.builtin.data();
         const double* suspect = ws.suspect.data();
-        size_t suspects = DenseBuiltins(Offset(columns, b), len, pod_nz_cpu,
-                                        pod_nz_mem, pod_cpu, pod_mem, w_la,
-                                        w_ba, builtin, ws.suspect.data());
+        size_t suspects = 0;
+        if (!huge_pod) {  // else every node below
+          suspects = DenseBuiltins(Offset(columns, b), len, pod_nz_cpu,
+                                   pod_nz_mem, pod_cpu, pod_mem, w_la, w_ba,
+                                   builtin, ws.suspect.data());
+        }
         if (suspects > 0 || any_huge) {
           for (size_t j = 0; j < len; ++j) {
             const size_t i = b + j;

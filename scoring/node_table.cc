@@ -97,7 +97,9 @@ void NodeTable::Update(size_t i, const NodeInfo& info) {
       has_memory ? share : 0.0,
       has_cpu && has_memory ? 1.0 : 0.0,
   };
-  for (int c = 0; c < 13; ++c) cols_[c][i] = row[c];
+  // A kHuge row is scored in integers: zeros keep the vectorised pass's
+  // arithmetic in range for it.
+  for (int c = 0; c < 13; ++c) cols_[c][i] = (flags & kHuge) ? 0.0 : row[c];
   name_hash_[i] = NodeNameHash(node.name);
   const FilterRow& f = filter_[i];
   free_cpu_[i] = f.free_cpu;

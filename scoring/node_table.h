@@ -63,6 +63,7 @@ class NodeTable {
   const ScoreRow* score_rows() const { return score_.data(); }
   // The same as score_rows(), one array per field, for vectorised loops,
   // plus what the built-in scores need that does not depend on the pod.
+  // All zero for a kHuge row (Decide scores those in integers).
   struct Columns {
     const double* alloc_cpu;
     const double* alloc_memory;

@@ -720,8 +720,10 @@ TEST(DecidePropertyTest, BuiltinsMatchTheIntegerFormulas) {
         }
       }
     }
+    // The last pod's request is past the range: every node in integers.
     for (const Pod& pod : {Pod(MakePod().Req(100, 100 * kMi)), Pod(MakePod()),
-                           Pod(MakePod().Req(1, 1))}) {
+                           Pod(MakePod().Req(1, 1)),
+                           Pod(MakePod().Req(1, int64_t{1} << 43))}) {
       f.pod = pod;
       ScoringConfig cfg;
       cfg.recent_placements_weight = 0;
