@@ -75,8 +75,10 @@ HttpRequest KubeClient::Request(const std::string& method,
 absl::StatusOr<HttpResponse> KubeClient::Call(const std::string& method,
                                               const std::string& path,
                                               const std::string& body,
-                                              const std::string& content_type) {
+                                              const std::string& content_type,
+                                              absl::Duration timeout) {
   HttpRequest request = Request(method, path);
+  request.timeout = timeout;
   if (method != "GET") {
     request.headers.emplace_back("Content-Type", content_type);
     request.body = body;
@@ -260,31 +262,35 @@ absl::StatusOr<Pod> KubeClient::GetPod(const std::string& namespace_,
 }
 
 absl::StatusOr<Lease> KubeClient::GetLease(const std::string& namespace_,
-                                           const std::string& name) {
+                                           const std::string& name,
+                                           absl::Duration timeout) {
   ASSIGN_OR_RETURN(HttpResponse response,
-                   Call("GET", absl::StrCat("/apis/coordination.k8s.io/v1/"
-                                            "namespaces/",
-                                            namespace_, "/leases/", name)));
+                   Call("GET",
+                        absl::StrCat("/apis/coordination.k8s.io/v1/namespaces/",
+                                     namespace_, "/leases/", name),
+                        "", "application/json", timeout));
   return DecodeLease(response.body);
 }
 
-absl::StatusOr<Lease> KubeClient::CreateLease(const Lease& lease) {
+absl::StatusOr<Lease> KubeClient::CreateLease(const Lease& lease,
+                                              absl::Duration timeout) {
   Lease fresh = lease;
   fresh.resource_version.clear();
   ASSIGN_OR_RETURN(HttpResponse response,
                    Call("POST",
                         absl::StrCat("/apis/coordination.k8s.io/v1/namespaces/",
                                      lease.namespace_, "/leases"),
-                        LeaseBody(fresh)));
+                        LeaseBody(fresh), "application/json", timeout));
   return DecodeLease(response.body);
 }
 
-absl::StatusOr<Lease> KubeClient::UpdateLease(const Lease& lease) {
+absl::StatusOr<Lease> KubeClient::UpdateLease(const Lease& lease,
+                                              absl::Duration timeout) {
   ASSIGN_OR_RETURN(HttpResponse response,
                    Call("PUT",
                         absl::StrCat("/apis/coordination.k8s.io/v1/namespaces/",
                                      lease.namespace_, "/leases/", lease.name),
-                        LeaseBody(lease)));
+                        LeaseBody(lease), "application/json", timeout));
   return DecodeLease(response.body);
 }
 

@@ -101,21 +101,26 @@ class KubeClient {
   absl::StatusOr<Pod> GetPod(const std::string& namespace_,
                              const std::string& name);
 
+  // Lease calls take a timeout: leader election bounds each attempt so
+  // that a slow apiserver cannot hold a leader past its renew deadline.
   absl::StatusOr<Lease> GetLease(const std::string& namespace_,
-                                 const std::string& name);
+                                 const std::string& name,
+                                 absl::Duration timeout = absl::Seconds(30));
   // AlreadyExists when another replica created it first.
-  absl::StatusOr<Lease> CreateLease(const Lease& lease);
+  absl::StatusOr<Lease> CreateLease(const Lease& lease,
+                                    absl::Duration timeout = absl::Seconds(30));
   // Aborted when `lease.resource_version` is no longer current.
-  absl::StatusOr<Lease> UpdateLease(const Lease& lease);
+  absl::StatusOr<Lease> UpdateLease(const Lease& lease,
+                                    absl::Duration timeout = absl::Seconds(30));
 
   const std::string& server() const { return config_.server; }
 
  private:
-  absl::StatusOr<HttpResponse> Call(const std::string& method,
-                                    const std::string& path,
-                                    const std::string& body = "",
-                                    const std::string& content_type =
-                                        "application/json");
+  absl::StatusOr<HttpResponse> Call(
+      const std::string& method, const std::string& path,
+      const std::string& body = "",
+      const std::string& content_type = "application/json",
+      absl::Duration timeout = absl::Seconds(30));
   HttpRequest Request(const std::string& method, const std::string& path) const;
   template <typename T>
   absl::StatusOr<ObjectList<T>> List(

@@ -34,15 +34,16 @@ bool LeaderElector::TryAcquireOrRenew() {
   desired.renew_time = now;
 
   absl::StatusOr<kube::Lease> current =
-      store_.Get(options_.lease_namespace, options_.lease_name);
+      store_.Get(options_.lease_namespace, options_.lease_name, CallTimeout());
   if (absl::IsNotFound(current.status())) {
-    absl::StatusOr<kube::Lease> created = store_.Create(desired);
+    absl::StatusOr<kube::Lease> created = store_.Create(desired, CallTimeout());
     if (!created.ok()) {
       VLOG(1) << "leader election: create lease: " << created.status();
       return false;
     }
     observed_ = *created;
     observed_at_ = now;
+    renewed_ns_.store(absl::ToUnixNanos(now));
     return true;
   }
   if (!current.ok()) {
@@ -67,13 +68,14 @@ bool LeaderElector::TryAcquireOrRenew() {
     desired.lease_transitions = current->lease_transitions + 1;
   }
   desired.resource_version = current->resource_version;
-  absl::StatusOr<kube::Lease> updated = store_.Update(desired);
+  absl::StatusOr<kube::Lease> updated = store_.Update(desired, CallTimeout());
   if (!updated.ok()) {
     VLOG(1) << "leader election: update lease: " << updated.status();
     return false;
   }
   observed_ = *updated;
   observed_at_ = now;
+  renewed_ns_.store(absl::ToUnixNanos(now));
   return true;
 }
 
@@ -85,18 +87,14 @@ void LeaderElector::Run(const absl::Notification& stop) {
   }
   if (stop.HasBeenNotified()) return;
   leader_.store(true);
-  last_renew_ = clock_.Now();
   LOG(INFO) << "leader election: " << options_.identity << " became leader ("
             << options_.lease_namespace << "/" << options_.lease_name << ")";
   if (callbacks_.on_started_leading) callbacks_.on_started_leading();
 
   // Renew.
   while (!stop.WaitForNotificationWithTimeout(options_.retry_period)) {
-    if (TryAcquireOrRenew()) {
-      last_renew_ = clock_.Now();
-      continue;
-    }
-    if (clock_.Now() - last_renew_ >= options_.renew_deadline) {
+    if (TryAcquireOrRenew()) continue;
+    if (!IsLeader()) {
       leader_.store(false);
       LOG(ERROR) << "leader election: lost the lease (no renewal for "
                  << options_.renew_deadline << ")";
@@ -106,13 +104,19 @@ void LeaderElector::Run(const absl::Notification& stop) {
   }
 }
 
+bool LeaderElector::IsLeader() const {
+  return leader_.load() &&
+         clock_.Now() - absl::FromUnixNanos(renewed_ns_.load()) <
+             options_.renew_deadline;
+}
+
 void LeaderElector::Release() {
   if (!leader_.exchange(false)) return;
   kube::Lease released = observed_;
   released.holder_identity.clear();
   released.lease_duration_seconds = 1;
   released.renew_time = clock_.Now();
-  absl::StatusOr<kube::Lease> result = store_.Update(released);
+  absl::StatusOr<kube::Lease> result = store_.Update(released, CallTimeout());
   if (result.ok()) {
     LOG(INFO) << "leader election: released the lease";
   } else {

@@ -7,9 +7,11 @@
 // candidate last saw the record change, so clock skew between replicas does
 // not matter). Every write carries the resourceVersion read just before, so
 // two candidates can never both win. The leader renews every `retry_period`;
-// if it cannot renew for `renew_deadline` it stops being leader at once
-// (IsLeader() turns false before anyone else may take the Lease, since
-// renew_deadline < lease_duration). Release() hands the Lease over at
+// if it cannot renew for `renew_deadline` it stops being leader at once:
+// IsLeader() is false from the moment the last successful renewal is
+// `renew_deadline` old, even while a renewal call is still hanging, so it
+// turns false before anyone else may take the Lease (renew_deadline <
+// lease_duration). Each store call is bounded by half the renew deadline. Release() hands the Lease over at
 // shutdown so a standby takes over without waiting out the duration.
 //
 // Thread safety: Run() on one thread; IsLeader() from any thread.
@@ -24,22 +26,48 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "kube/client.h"
 #include "kube/decode.h"
 
 namespace ms {
 
-// Where leases live. KubeClient implements it through LeaseStoreFor();
-// tests use an in-memory store with the same resourceVersion semantics.
+// Where leases live: KubeLeaseStore over the apiserver; tests use an
+// in-memory store with the same resourceVersion semantics. Each call gives
+// up after `timeout`.
 class LeaseStore {
  public:
   virtual ~LeaseStore() = default;
   // NotFound when there is none.
   virtual absl::StatusOr<kube::Lease> Get(const std::string& namespace_,
-                                          const std::string& name) = 0;
+                                          const std::string& name,
+                                          absl::Duration timeout) = 0;
   // AlreadyExists when someone created it first.
-  virtual absl::StatusOr<kube::Lease> Create(const kube::Lease& lease) = 0;
+  virtual absl::StatusOr<kube::Lease> Create(const kube::Lease& lease,
+                                             absl::Duration timeout) = 0;
   // Aborted when lease.resource_version is not the current one.
-  virtual absl::StatusOr<kube::Lease> Update(const kube::Lease& lease) = 0;
+  virtual absl::StatusOr<kube::Lease> Update(const kube::Lease& lease,
+                                             absl::Duration timeout) = 0;
+};
+
+class KubeLeaseStore final : public LeaseStore {
+ public:
+  explicit KubeLeaseStore(kube::KubeClient& client) : client_(client) {}
+  absl::StatusOr<kube::Lease> Get(const std::string& namespace_,
+                                  const std::string& name,
+                                  absl::Duration timeout) override {
+    return client_.GetLease(namespace_, name, timeout);
+  }
+  absl::StatusOr<kube::Lease> Create(const kube::Lease& lease,
+                                     absl::Duration timeout) override {
+    return client_.CreateLease(lease, timeout);
+  }
+  absl::StatusOr<kube::Lease> Update(const kube::Lease& lease,
+                                     absl::Duration timeout) override {
+    return client_.UpdateLease(lease, timeout);
+  }
+
+ private:
+  kube::KubeClient& client_;
 };
 
 struct LeaderElectionOptions {
@@ -71,7 +99,9 @@ class LeaderElector {
   // afterwards. Run() calls it every retry_period; tests call it directly.
   bool TryAcquireOrRenew();
 
-  bool IsLeader() const { return leader_.load(); }
+  // True while this replica leads: it won the Lease and its last successful
+  // renewal is younger than renew_deadline.
+  bool IsLeader() const;
 
   // If leader, clears the holder so that a standby takes over at once.
   void Release();
@@ -81,10 +111,13 @@ class LeaderElector {
   const Clock& clock_;
   const LeaderElectionOptions options_;
   const Callbacks callbacks_;
+  absl::Duration CallTimeout() const { return options_.renew_deadline / 2; }
+
   std::atomic<bool> leader_{false};
+  // Clock time of the last successful acquire or renewal, in nanoseconds.
+  std::atomic<int64_t> renewed_ns_{0};
   kube::Lease observed_;              // the record as last read or written
   absl::Time observed_at_ = absl::InfinitePast();  // local time of change
-  absl::Time last_renew_ = absl::InfinitePast();
 };
 
 }  // namespace ms

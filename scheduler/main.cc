@@ -264,25 +264,6 @@ int ExplainCommand(const std::vector<char*>& args) {
   return kExitOk;
 }
 
-// Lease operations of a KubeClient.
-class KubeLeaseStore final : public LeaseStore {
- public:
-  explicit KubeLeaseStore(kube::KubeClient& client) : client_(client) {}
-  absl::StatusOr<kube::Lease> Get(const std::string& ns,
-                                  const std::string& name) override {
-    return client_.GetLease(ns, name);
-  }
-  absl::StatusOr<kube::Lease> Create(const kube::Lease& lease) override {
-    return client_.CreateLease(lease);
-  }
-  absl::StatusOr<kube::Lease> Update(const kube::Lease& lease) override {
-    return client_.UpdateLease(lease);
-  }
-
- private:
-  kube::KubeClient& client_;
-};
-
 // SIGTERM and SIGINT notify `stop`; a dedicated thread waits for them.
 void HandleSignals(absl::Notification& stop) {
   sigset_t set;

@@ -54,7 +54,7 @@ metrics:
 builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: %g}
 herd: {penaltyPerPlacement: %g, window: 60s}
 fallback: {coldCacheDeadline: 500ms}
-leaderElection: {leaseDuration: 4s, renewDeadline: 3s, retryPeriod: 1s}
+leaderElection: {leaseDuration: 10s, renewDeadline: 8s, retryPeriod: 1s}
 )",
                          p.prometheus_url, p.ttl, p.max_staleness, p.suite,
                          p.latency_weight, p.recent_placements, p.penalty);
@@ -463,7 +463,7 @@ TEST_F(EndToEndTest, OnlyTheLeaderBindsAndAStandbyTakesOver) {
   }));
 
   // The leader dies without releasing its lease; the standby takes over
-  // after the lease duration (4 s) and binds what comes next.
+  // after the lease duration (10 s) and binds what comes next.
   a->Kill();
   for (int i = 0; i < 10; ++i) CreatePod(absl::StrCat("second-", i));
   ASSERT_TRUE(WaitFor([&] { return AllBound(20); }, absl::Seconds(60)))

@@ -1,6 +1,7 @@
 #include "scheduler/leader_election.h"
 
 #include <map>
+#include <atomic>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -14,19 +15,22 @@ namespace {
 class MemoryLeaseStore : public LeaseStore {
  public:
   absl::StatusOr<kube::Lease> Get(const std::string& ns,
-                                  const std::string& name) override {
+                                  const std::string& name,
+                                  absl::Duration) override {
     auto it = leases_.find(ns + "/" + name);
     if (it == leases_.end()) return absl::NotFoundError("no lease");
     return it->second;
   }
-  absl::StatusOr<kube::Lease> Create(const kube::Lease& lease) override {
+  absl::StatusOr<kube::Lease> Create(const kube::Lease& lease,
+                                     absl::Duration) override {
     std::string key = lease.namespace_ + "/" + lease.name;
     if (leases_.contains(key)) return absl::AlreadyExistsError("exists");
     kube::Lease stored = lease;
     stored.resource_version = absl::StrCat(++version_);
     return leases_[key] = stored;
   }
-  absl::StatusOr<kube::Lease> Update(const kube::Lease& lease) override {
+  absl::StatusOr<kube::Lease> Update(const kube::Lease& lease,
+                                     absl::Duration) override {
     std::string key = lease.namespace_ + "/" + lease.name;
     auto it = leases_.find(key);
     if (it == leases_.end()) return absl::NotFoundError("no lease");
@@ -58,7 +62,7 @@ class LeaderElectionTest : public ::testing::Test {
 
 TEST_F(LeaderElectionTest, FirstCandidateCreatesTheLease) {
   EXPECT_TRUE(a_.TryAcquireOrRenew());
-  kube::Lease lease = *store_.Get("metrics-scheduler", "metrics-scheduler");
+  kube::Lease lease = *store_.Get("metrics-scheduler", "metrics-scheduler", absl::Seconds(1));
   EXPECT_EQ(lease.holder_identity, "a");
   EXPECT_EQ(lease.lease_duration_seconds, 15);
   EXPECT_EQ(lease.lease_transitions, 0);
@@ -76,7 +80,7 @@ TEST_F(LeaderElectionTest, OtherWaitsUntilTheLeaseExpiresOnItsOwnClock) {
   EXPECT_FALSE(b_.TryAcquireOrRenew());  // 14 s without renewal
   clock_.Advance(absl::Seconds(1));
   EXPECT_TRUE(b_.TryAcquireOrRenew());   // 15 s: expired, b takes it
-  kube::Lease lease = *store_.Get("metrics-scheduler", "metrics-scheduler");
+  kube::Lease lease = *store_.Get("metrics-scheduler", "metrics-scheduler", absl::Seconds(1));
   EXPECT_EQ(lease.holder_identity, "b");
   EXPECT_EQ(lease.lease_transitions, 1);
   EXPECT_FALSE(a_.TryAcquireOrRenew());  // a lost it
@@ -85,20 +89,55 @@ TEST_F(LeaderElectionTest, OtherWaitsUntilTheLeaseExpiresOnItsOwnClock) {
 TEST_F(LeaderElectionTest, RenewKeepsAcquireTime) {
   ASSERT_TRUE(a_.TryAcquireOrRenew());
   absl::Time acquired =
-      store_.Get("metrics-scheduler", "metrics-scheduler")->acquire_time;
+      store_.Get("metrics-scheduler", "metrics-scheduler", absl::Seconds(1))->acquire_time;
   clock_.Advance(absl::Seconds(2));
   ASSERT_TRUE(a_.TryAcquireOrRenew());
-  kube::Lease lease = *store_.Get("metrics-scheduler", "metrics-scheduler");
+  kube::Lease lease = *store_.Get("metrics-scheduler", "metrics-scheduler", absl::Seconds(1));
   EXPECT_EQ(lease.acquire_time, acquired);
   EXPECT_EQ(lease.renew_time, clock_.Now());
 }
 
+// A renewal call that hangs must not keep a replica leading: leadership is
+// judged by the age of the last successful renewal.
+class HangingLeaseStore : public MemoryLeaseStore {
+ public:
+  absl::StatusOr<kube::Lease> Update(const kube::Lease& lease,
+                                     absl::Duration timeout) override {
+    if (hang_.load()) {
+      release_.WaitForNotification();
+      return absl::DeadlineExceededError("hung");
+    }
+    return MemoryLeaseStore::Update(lease, timeout);
+  }
+  std::atomic<bool> hang_{false};
+  absl::Notification release_;
+};
+
+TEST(LeaderElectionHangTest, HangingRenewalStillStepsDownOnTime) {
+  HangingLeaseStore store;
+  FakeClock clock;
+  LeaderElectionOptions options = Options("a");
+  options.retry_period = absl::Milliseconds(10);
+  LeaderElector runner(store, clock, options, {});
+  absl::Notification stop;
+  std::thread t([&] { runner.Run(stop); });
+  ASSERT_TRUE(testing::WaitFor([&] { return runner.IsLeader(); }));
+  store.hang_.store(true);  // the next renewal never answers
+  clock.Advance(absl::Seconds(9));
+  EXPECT_TRUE(runner.IsLeader());
+  clock.Advance(absl::Seconds(1));  // renew deadline (10 s) reached
+  EXPECT_FALSE(runner.IsLeader());   // at once, with the call still hanging
+  store.release_.Notify();
+  stop.Notify();
+  t.join();
+}
+
 TEST_F(LeaderElectionTest, ConcurrentWritersCannotBothWin) {
   ASSERT_TRUE(a_.TryAcquireOrRenew());
-  kube::Lease seen = *store_.Get("metrics-scheduler", "metrics-scheduler");
+  kube::Lease seen = *store_.Get("metrics-scheduler", "metrics-scheduler", absl::Seconds(1));
   ASSERT_TRUE(a_.TryAcquireOrRenew());  // moves the resourceVersion on
   seen.holder_identity = "b";
-  EXPECT_EQ(store_.Update(seen).status().code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(store_.Update(seen, absl::Seconds(1)).status().code(), absl::StatusCode::kAborted);
 }
 
 TEST_F(LeaderElectionTest, RunLeadsUntilStoppedAndReleaseHandsOverAtOnce) {
@@ -129,9 +168,9 @@ TEST_F(LeaderElectionTest, LeaderThatCannotRenewStepsDown) {
   ASSERT_TRUE(testing::WaitFor([&] { return runner.IsLeader(); }));
   // Another writer takes the lease behind the leader's back: its renewals
   // now fail, and after renew_deadline (10 s on the fake clock) it steps down.
-  kube::Lease stolen = *store_.Get("metrics-scheduler", "metrics-scheduler");
+  kube::Lease stolen = *store_.Get("metrics-scheduler", "metrics-scheduler", absl::Seconds(1));
   stolen.holder_identity = "thief";
-  ASSERT_TRUE(store_.Update(stolen).ok());
+  ASSERT_TRUE(store_.Update(stolen, absl::Seconds(1)).ok());
   clock_.Advance(absl::Seconds(9));
   EXPECT_TRUE(runner.IsLeader());  // 9 s without renewal: still leader
   clock_.Advance(absl::Seconds(1));
