@@ -258,7 +258,8 @@ absl::Status Loader::CheckMap(const YNode& node, const std::string& path,
   if (!node.IsMap()) return Error(node, path, "must be a mapping");
   std::set<std::string> seen;
   for (auto it = node.begin(); it != node.end(); ++it) {
-    const YNode& key = it->first;
+    // A copy: `it->first` lives in a proxy destroyed with this statement.
+    const YNode key = it->first;
     if (!key.IsScalar()) return Error(key, path, "keys must be strings");
     const std::string& name = key.Scalar();
     bool found = false;
