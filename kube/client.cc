@@ -210,8 +210,10 @@ absl::Status KubeClient::CreateEvent(const PodEvent& event) {
       absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone()));
   // Event names only need to be unique; kube's recorder uses the object's
   // name and a hex timestamp the same way.
-  std::string name = absl::StrCat(event.pod_name, ".",
-                                  absl::Hex(absl::ToUnixNanos(now)));
+  std::string name = !event.name.empty()
+                         ? event.name
+                         : absl::StrCat(event.pod_name, ".",
+                                        absl::Hex(absl::ToUnixNanos(now)));
   std::string body = absl::StrCat(
       "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":",
       JsonQuote(name), ",\"namespace\":", JsonQuote(event.pod_namespace),

@@ -43,6 +43,10 @@ struct ListOptions {
 
 // A core/v1 Event about a pod.
 struct PodEvent {
+  // metadata.name; empty: made from the pod's name and the time. A caller
+  // that retries sets it, so a retry after a lost answer is refused
+  // (AlreadyExists) instead of recording the Event twice.
+  std::string name;
   std::string pod_namespace;
   std::string pod_name;
   std::string pod_uid;

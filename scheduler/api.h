@@ -1,8 +1,9 @@
 // SchedulerApi: the writes the scheduler makes to the cluster.
 //
 // Binding a pod, recording an Event about it, setting its PodScheduled
-// condition. KubeSchedulerApi sends them to the apiserver; unit tests record
-// them. Failure codes are KubeClient's (kube/client.h): Aborted for a pod
+// condition, and reading a pod back (to learn whether a binding whose
+// answer was lost took effect). KubeSchedulerApi sends them to the
+// apiserver; unit tests record them. Failure codes are KubeClient's (kube/client.h): Aborted for a pod
 // already bound, NotFound for a pod that is gone, Unavailable and
 // DeadlineExceeded for a server that could not answer.
 //
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "kube/client.h"
 #include "model/pod.h"
 
@@ -25,6 +27,13 @@ class SchedulerApi {
   virtual absl::Status RecordEvent(const kube::PodEvent& event) = 0;
   virtual absl::Status SetPodCondition(const Pod& pod,
                                        const kube::PodCondition& condition) = 0;
+  // The pod as the apiserver has it now. Unimplemented by default.
+  virtual absl::StatusOr<Pod> GetPod(const std::string& namespace_,
+                                     const std::string& name) {
+    (void)namespace_;
+    (void)name;
+    return absl::UnimplementedError("GetPod");
+  }
 };
 
 class KubeSchedulerApi final : public SchedulerApi {
@@ -39,6 +48,10 @@ class KubeSchedulerApi final : public SchedulerApi {
   absl::Status SetPodCondition(const Pod& pod,
                                const kube::PodCondition& condition) override {
     return client_.PatchPodCondition(pod.namespace_, pod.name, condition);
+  }
+  absl::StatusOr<Pod> GetPod(const std::string& namespace_,
+                             const std::string& name) override {
+    return client_.GetPod(namespace_, name);
   }
 
  private:

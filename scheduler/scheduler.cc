@@ -18,6 +18,29 @@ bool IsTerminal(const Pod& pod) {
 
 double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
 
+// A failure where the apiserver could not answer (restarting, overloaded, a
+// broken connection): the same call may work a moment later, and a write
+// may have taken effect even though its answer was lost.
+bool IsTransient(const absl::Status& s) {
+  return absl::IsUnavailable(s) || absl::IsDeadlineExceeded(s) ||
+         absl::IsResourceExhausted(s);
+}
+
+// Like IsTransient, or PermissionDenied: a restarting kube-apiserver
+// answers 403 for a moment, until its RBAC authorizer has synced. Retried
+// for reads and Events, whose retry costs nothing.
+bool IsTransientOrStarting(const absl::Status& s) {
+  return IsTransient(s) || absl::IsPermissionDenied(s);
+}
+
+// Writing an Event: tries, and waits between them (doubling), about 25 s in
+// all, enough for an apiserver restart.
+constexpr int kEventAttempts = 10;
+constexpr absl::Duration kEventRetryMin = absl::Milliseconds(200);
+constexpr absl::Duration kEventRetryMax = absl::Seconds(5);
+// Reading a pod back after a binding whose answer was lost: the same.
+constexpr int kConfirmAttempts = 10;
+
 }  // namespace
 
 Scheduler::Scheduler(const Config& config, SchedulerOptions options,
@@ -109,12 +132,49 @@ void Scheduler::EventLoop() {
       event = std::move(event_queue_.front());
       event_queue_.pop_front();
     }
+    // One name for every attempt: a retry after a lost answer is refused
+    // as a duplicate instead of recording the Event twice.
+    if (event.name.empty()) {
+      event.name = absl::StrCat(event.pod_name, ".",
+                                absl::Hex(absl::ToUnixNanos(absl::Now())));
+    }
     absl::Status s = api_.RecordEvent(event);
+    absl::Duration backoff = kEventRetryMin;
+    for (int attempt = 1; IsTransientOrStarting(s) && attempt < kEventAttempts;
+         ++attempt) {
+      // The apiserver is away for a moment: try again, unless shutting
+      // down (then the rest of the queue gets one attempt each).
+      {
+        absl::MutexLock lock(&event_mu_);
+        if (event_mu_.AwaitWithTimeout(absl::Condition(&events_closed_),
+                                       backoff)) {
+          break;
+        }
+      }
+      backoff = std::min(backoff * 2, kEventRetryMax);
+      s = api_.RecordEvent(event);
+      if (absl::IsAlreadyExists(s)) s = absl::OkStatus();  // the lost one
+    }
     if (!s.ok()) {
       LOG(WARNING) << event.pod_namespace << "/" << event.pod_name
                    << ": recording event: " << s;
     }
   }
+}
+
+std::optional<Pod> Scheduler::ReadBack(const Pod& pod) {
+  absl::Duration backoff = kEventRetryMin;
+  for (int attempt = 0; attempt < kConfirmAttempts; ++attempt) {
+    absl::StatusOr<Pod> now = api_.GetPod(pod.namespace_, pod.name);
+    if (now.ok()) {
+      if (now->uid != pod.uid) return std::nullopt;  // recreated
+      return *std::move(now);
+    }
+    if (!IsTransientOrStarting(now.status())) return std::nullopt;
+    if (stopping_.WaitForNotificationWithTimeout(backoff)) return std::nullopt;
+    backoff = std::min(backoff * 2, kEventRetryMax);
+  }
+  return std::nullopt;
 }
 
 void Scheduler::RegisterMetrics() {
@@ -365,6 +425,17 @@ void Scheduler::Bind(BindTask task) {
   absl::Time start = absl::Now();
   absl::Status status = api_.Bind(pod, task.node);
   binding_seconds_.With({}).Observe(Seconds(absl::Now() - start));
+  // Without an answer (a broken connection, a restart) the binding may
+  // have taken effect; after a 409 the pod is bound somewhere. Either way,
+  // ask the apiserver where the pod is now.
+  const bool unanswered = IsTransient(status);
+  std::optional<Pod> now;
+  if (unanswered || absl::IsAborted(status)) now = ReadBack(pod);
+  if (unanswered && now && now->node_name == task.node) {
+    LOG(INFO) << pod.Key() << ": bound to " << task.node
+              << "; the answer was lost: " << status.message();
+    status = absl::OkStatus();
+  }
 
   if (status.ok()) {
     attempts_.With({"scheduled"}).Inc();
@@ -395,7 +466,21 @@ void Scheduler::Bind(BindTask task) {
     return;
   }
 
-  state_.Forget(pod);
+  if (now && !now->node_name.empty()) {
+    // Bound elsewhere (by another scheduler, or by an attempt of ours whose
+    // answer was lost): charge the node it is on at once, rather than
+    // leave it uncharged until the informer shows it there.
+    LOG(INFO) << pod.Key() << ": not bound to " << task.node
+              << ", already on " << now->node_name << ": " << status.message();
+    state_.UpsertAssignedPod(*now);
+    attempts_.With({"error"}).Inc();
+    queue_.Done(pod);
+    return;
+  }
+  // Unanswered and still unknown: the binding may have taken effect, so the
+  // chosen node stays charged until the informer or the pod's next
+  // decision settles it. Otherwise the binding did not happen.
+  if (!(unanswered && !now)) state_.Forget(pod);
   if (absl::IsAborted(status) || absl::IsNotFound(status)) {
     // Bound by someone else, or gone: nothing to retry.
     LOG(INFO) << pod.Key() << ": not bound to " << task.node << ": "

@@ -16,7 +16,14 @@
 //      bindings are in flight at once and the loop moves on. A bound pod
 //      gets a Scheduled Event naming the node, the mode and the top terms.
 //      A 409 (someone bound it first) or 404 (gone) drops the assumption
-//      without retry; any other failure drops it and backs the pod off.
+//      without retry, and charges the node the pod is on. When the
+//      apiserver did not answer (Unavailable, DeadlineExceeded), the binding
+//      may have taken effect: the binder reads the pod back and, if it is
+//      on the chosen node, counts the binding as done; if that cannot be
+//      told, the chosen node stays charged and the pod backs off. Any
+//      other failure drops the assumption and backs the pod off.
+// Events that fail because the apiserver did not answer are retried (about
+// 25 s, under one name so a lost answer does not make a duplicate).
 // Events are written by a few threads of their own, so neither a binding
 // nor the scheduling loop waits on them (kube-scheduler's event broadcaster
 // works the same way). At most kMaxPendingEvents wait; beyond that new
@@ -34,6 +41,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -107,6 +115,11 @@ class Scheduler {
   void ReportUnschedulable(const QueuedPod& queued, const Decision& decision);
   void BindLoop();
   void Bind(BindTask task);
+  // After a binding failed without an answer, or with a 409: the pod as
+  // the apiserver has it now, read back with retries while it cannot
+  // answer (about 25 s, cut short by Stop()); nullopt when that does not
+  // tell (still unreachable, or the pod is gone or was recreated).
+  std::optional<Pod> ReadBack(const Pod& pod);
   // Queues an Event for the event writers; never blocks on the network.
   void RecordEvent(kube::PodEvent event);
   void EventLoop();
