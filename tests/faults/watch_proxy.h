@@ -1,0 +1,77 @@
+// WatchProxy: a plain-HTTP front of the apiserver that can expire a watch.
+//
+// Like `kubectl proxy`: listens on 127.0.0.1 (HTTP), forwards each request
+// with its headers (the client's bearer token included) to the apiserver
+// over TLS, and relays the answer, one request per connection. Watches are
+// relayed line by line as they arrive. ExpireNextWatchEvent() arms a fault:
+// the next watch whose target contains the given text, once it has relayed
+// one event, gets an ERROR event with code 410 (what the apiserver sends
+// when the resourceVersion is too old) and is closed. A correct informer
+// relists then; Lists() counts the lists the proxy served, so a test can
+// see that it did.
+//
+// Thread-safe. The destructor cancels the watches in flight.
+#ifndef METRICS_SCHEDULER_TESTS_FAULTS_WATCH_PROXY_H_
+#define METRICS_SCHEDULER_TESTS_FAULTS_WATCH_PROXY_H_
+
+#include <atomic>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "common/http.h"
+
+namespace ms::testing {
+
+class WatchProxy {
+ public:
+  // `server` is the apiserver's https URL; `ca_file` its CA.
+  static absl::StatusOr<std::unique_ptr<WatchProxy>> Start(
+      const std::string& server, const std::string& ca_file);
+  ~WatchProxy();
+  WatchProxy(const WatchProxy&) = delete;
+  WatchProxy& operator=(const WatchProxy&) = delete;
+
+  std::string url() const;  // "http://127.0.0.1:PORT"
+
+  // Arms one 410 for the next watch whose request target contains `match`
+  // (e.g. "schedulerName" for the scheduler's pending-pod watch).
+  void ExpireNextWatchEvent(const std::string& match);
+  // 410s sent so far.
+  int Expired() const { return expired_.load(); }
+  // Lists (GETs without watch=1, first pages only) whose target contains
+  // `match`.
+  int Lists(const std::string& match) const;
+
+ private:
+  WatchProxy(int listen_fd, int port, const std::string& server,
+             const std::string& ca_file);
+  void AcceptLoop();
+  void Serve(int fd);
+  void ServeWatch(int fd, const HttpRequest& request,
+                  const std::string& target);
+  // Takes the armed fault matching `target`, if any.
+  bool TakeFault(const std::string& target);
+
+  const int listen_fd_;
+  const int port_;
+  const std::string server_;
+  HttpClient http_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> expired_{0};
+  mutable absl::Mutex mu_;
+  std::vector<std::string> armed_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> lists_ ABSL_GUARDED_BY(mu_);
+  std::set<int> open_fds_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::thread> threads_ ABSL_GUARDED_BY(mu_);
+  std::thread acceptor_;
+};
+
+}  // namespace ms::testing
+
+#endif  // METRICS_SCHEDULER_TESTS_FAULTS_WATCH_PROXY_H_
