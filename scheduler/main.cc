@@ -327,8 +327,11 @@ int Run(Config config) {
   std::unique_ptr<LeaderElector> elector;
   KubeLeaseStore lease_store(client);
   KubeSchedulerApi api(client);
-  std::function<bool()> is_leader = [&elector] {
-    return elector == nullptr || elector->IsLeader();
+  // Without leader election this replica leads; with it, only once elected
+  // (not while the informers sync, before the elector exists).
+  std::function<bool()> is_leader = [&elector, leader_elect] {
+    if (!leader_elect) return true;
+    return elector != nullptr && elector->IsLeader();
   };
   Scheduler scheduler(config,
                       {.identity = identity,
