@@ -1,5 +1,9 @@
 #include "config/config.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -96,7 +100,8 @@ bool IsMetricName(absl::string_view s) {
 // Node handles are therefore only ever constructed or rebound with reset().
 class Loader {
  public:
-  explicit Loader(absl::string_view file) : file_(file) {}
+  Loader(absl::string_view file, const LoadOptions& options)
+      : file_(file), options_(options) {}
 
   absl::Status Load(const YNode& root, Config* config);
 
@@ -130,9 +135,50 @@ class Loader {
     return v;
   }
 
+  // With options_.check_files: `file` (the value at `at`) can be opened
+  // and read and, for a `secret`, holds more than white space.
+  absl::Status CheckFile(const YNode& at, const std::string& path,
+                         const std::string& file, bool secret) const {
+    if (!options_.check_files || file.empty()) return absl::OkStatus();
+    auto cannot = [&](int err) {
+      return Error(at, path, absl::StrCat("cannot read ", file, ": ",
+                                          std::strerror(err)));
+    };
+    struct stat st;
+    if (stat(file.c_str(), &st) != 0) return cannot(errno);
+    if (S_ISDIR(st.st_mode)) return cannot(EISDIR);
+    int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return cannot(errno);
+    // A secret is short; a prefix shows whether it is blank.
+    char buffer[4096];
+    ssize_t n = read(fd, buffer, sizeof buffer);
+    int err = errno;
+    close(fd);
+    if (n < 0) return cannot(err);
+    if (secret && absl::StripAsciiWhitespace(absl::string_view(
+                      buffer, static_cast<size_t>(n))).empty()) {
+      return Error(at, path, absl::StrCat("file ", file, " is empty"));
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status Scalar(const YNode& v, const std::string& path,
                       std::string* out) const {
     if (!v.IsScalar()) return Error(v, path, "must be a string");
+    *out = v.Scalar();
+    return absl::OkStatus();
+  }
+
+  // A scalar that must read as `expected` ("a finite number"): a list or a
+  // mapping is named as such rather than called "not a string".
+  absl::Status TypedScalar(const YNode& v, const std::string& path,
+                           absl::string_view expected,
+                           std::string* out) const {
+    if (!v.IsScalar()) {
+      return Error(v, path,
+                   absl::StrCat("must be ", expected, ", got ",
+                                v.IsSequence() ? "a list" : "a mapping"));
+    }
     *out = v.Scalar();
     return absl::OkStatus();
   }
@@ -155,7 +201,7 @@ class Loader {
     if (where != nullptr) where->reset(v);
     if (!v.IsDefined()) return absl::OkStatus();
     std::string s;
-    RETURN_IF_ERROR(Scalar(v, Child(path, key), &s));
+    RETURN_IF_ERROR(TypedScalar(v, Child(path, key), "a finite number", &s));
     double d;
     if (!absl::SimpleAtod(s, &d) || !std::isfinite(d)) {
       return Error(v, Child(path, key),
@@ -170,7 +216,7 @@ class Loader {
     YNode v = Find(map, key);
     if (!v.IsDefined()) return absl::OkStatus();
     std::string s;
-    RETURN_IF_ERROR(Scalar(v, Child(path, key), &s));
+    RETURN_IF_ERROR(TypedScalar(v, Child(path, key), "true or false", &s));
     if (s == "true") {
       *out = true;
     } else if (s == "false") {
@@ -189,7 +235,8 @@ class Loader {
     if (where != nullptr) where->reset(v);
     if (!v.IsDefined()) return absl::OkStatus();
     std::string s;
-    RETURN_IF_ERROR(Scalar(v, Child(path, key), &s));
+    RETURN_IF_ERROR(
+        TypedScalar(v, Child(path, key), "a duration such as 15s", &s));
     absl::StatusOr<absl::Duration> d = ParseDuration(s);
     if (!d.ok()) return Error(v, Child(path, key), d.status().message());
     *out = *d;
@@ -251,6 +298,7 @@ class Loader {
                         HttpConfig* out);
 
   std::string file_;
+  const LoadOptions options_;
 };
 
 absl::Status Loader::CheckMap(const YNode& node, const std::string& path,
@@ -412,8 +460,15 @@ absl::Status Loader::LoadBackend(const YNode& node, const std::string& path,
                               Quote(out->url)));
   }
   RETURN_IF_ERROR(GetPositiveDuration(node, path, "timeout", &out->timeout));
-  RETURN_IF_ERROR(GetString(node, path, "tokenFile", &out->token_file));
-  RETURN_IF_ERROR(GetString(node, path, "caFile", &out->ca_file));
+  YNode token_node;
+  RETURN_IF_ERROR(
+      GetString(node, path, "tokenFile", &out->token_file, &token_node));
+  RETURN_IF_ERROR(CheckFile(token_node, Child(path, "tokenFile"),
+                            out->token_file, /*secret=*/true));
+  YNode ca_node;
+  RETURN_IF_ERROR(GetString(node, path, "caFile", &out->ca_file, &ca_node));
+  RETURN_IF_ERROR(CheckFile(ca_node, Child(path, "caFile"), out->ca_file,
+                            /*secret=*/false));
   RETURN_IF_ERROR(
       GetBool(node, path, "insecureSkipVerify", &out->insecure_skip_verify));
 
@@ -426,8 +481,12 @@ absl::Status Loader::LoadBackend(const YNode& node, const std::string& path,
     RETURN_IF_ERROR(CheckMap(*basic_auth_node, p, {"username", "passwordFile"}));
     RETURN_IF_ERROR(GetString(*basic_auth_node, p, "username",
                               &out->basic_auth.username));
+    YNode password_node;
     RETURN_IF_ERROR(GetString(*basic_auth_node, p, "passwordFile",
-                              &out->basic_auth.password_file));
+                              &out->basic_auth.password_file, &password_node));
+    RETURN_IF_ERROR(CheckFile(password_node, Child(p, "passwordFile"),
+                              out->basic_auth.password_file,
+                              /*secret=*/true));
     if (!out->basic_auth.username.empty() &&
         out->basic_auth.password_file.empty()) {
       return Error(*basic_auth_node, Child(p, "passwordFile"),
@@ -797,8 +856,9 @@ absl::StatusOr<absl::Duration> ParseDuration(absl::string_view text) {
 }
 
 absl::StatusOr<Config> LoadConfigString(absl::string_view text,
-                                        absl::string_view display_name) {
-  Loader loader(display_name);
+                                        absl::string_view display_name,
+                                        const LoadOptions& options) {
+  Loader loader(display_name, options);
   Config config;
   try {
     std::vector<YNode> docs = YAML::LoadAll(std::string(text));
@@ -818,7 +878,8 @@ absl::StatusOr<Config> LoadConfigString(absl::string_view text,
   return config;
 }
 
-absl::StatusOr<Config> LoadConfigFile(const std::string& path) {
+absl::StatusOr<Config> LoadConfigFile(const std::string& path,
+                                      const LoadOptions& options) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     int err = errno;
@@ -834,7 +895,7 @@ absl::StatusOr<Config> LoadConfigFile(const std::string& path) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot read config file ", path));
   }
-  return LoadConfigString(text.str(), path);
+  return LoadConfigString(text.str(), path, options);
 }
 
 }  // namespace ms

@@ -230,15 +230,32 @@ struct Config {
 // InvalidArgument for anything else, including negative durations.
 absl::StatusOr<absl::Duration> ParseDuration(absl::string_view text);
 
+struct LoadOptions {
+  // Also check the files the configuration names, as the process that loads
+  // it would open them (relative paths from the working directory):
+  // backend.tokenFile and backend.basicAuth.passwordFile must be readable
+  // and hold more than white space, backend.caFile must be readable. The
+  // error points at the field, e.g.
+  //   config.yaml:5:14: backend.tokenFile: cannot read /t: No such file or
+  //   directory
+  // scheduler/main checks them (validate-config, start-up, explain); a
+  // configuration written for another machine (manifests/) is loaded
+  // without.
+  bool check_files = false;
+};
+
 // Parses and validates `text`; `display_name` names it in error messages.
-// InvalidArgument for any syntax or validation error.
+// InvalidArgument for any syntax or validation error (and, with
+// options.check_files, for a file that cannot be used).
 absl::StatusOr<Config> LoadConfigString(absl::string_view text,
-                                        absl::string_view display_name);
+                                        absl::string_view display_name,
+                                        const LoadOptions& options = {});
 
 // Reads `path` and calls LoadConfigString with `path` as display name.
 // NotFound when the file does not exist, PermissionDenied when it cannot be
 // read for lack of permission, InvalidArgument as LoadConfigString.
-absl::StatusOr<Config> LoadConfigFile(const std::string& path);
+absl::StatusOr<Config> LoadConfigFile(const std::string& path,
+                                      const LoadOptions& options = {});
 
 }  // namespace ms
 

@@ -70,6 +70,10 @@ ABSL_FLAG(std::string, identity, "",
           "This replica's identity in the Lease and in Events. Default: "
           "hostname and a random suffix.");
 ABSL_FLAG(int, bind_workers, 16, "Bindings sent to the apiserver at once.");
+ABSL_FLAG(bool, check_files, true,
+          "Fail on a backend.tokenFile, caFile or basicAuth.passwordFile that "
+          "cannot be read, as at start. false: validate-config checks the "
+          "YAML alone (a file written for the cluster, on a workstation).");
 ABSL_FLAG(uint64_t, seed, 0,
           "Seed of the tie-break between equal scores. 0: random.");
 
@@ -166,15 +170,29 @@ std::vector<char*> TakeVerbosity(int argc, char** argv) {
   return rest;
 }
 
+// A configuration is loaded with its files checked (--check-files).
+LoadOptions FileChecks() {
+  return {.check_files = absl::GetFlag(FLAGS_check_files)};
+}
+
+constexpr char kInsecureBackendWarning[] =
+    "backend.insecureSkipVerify is true: the metrics backend's TLS "
+    "certificate is not verified; anyone on the path can read its token and "
+    "forge its answers";
+
 int ValidateConfig(const std::vector<char*>& args) {
   if (args.size() != 1) {
     std::cerr << "usage: metrics-scheduler validate-config FILE\n";
     return kExitUsage;
   }
-  absl::StatusOr<Config> config = LoadConfigFile(args[0]);
+  absl::StatusOr<Config> config =
+      LoadConfigFile(args[0], FileChecks());
   if (!config.ok()) {
     std::cerr << config.status().message() << "\n";
     return kExitUsage;
+  }
+  if (config->backend.insecure_skip_verify) {
+    std::cerr << args[0] << ": warning: " << kInsecureBackendWarning << "\n";
   }
   std::cout << args[0] << ": ok (" << config->metrics.size()
             << " metric(s), backend " << config->backend.url << ")\n";
@@ -225,7 +243,8 @@ int ExplainCommand(const std::vector<char*>& args) {
   if (FLAGS_v == 0) FLAGS_minloglevel = google::GLOG_ERROR;
   Config config;
   if (!absl::GetFlag(FLAGS_config).empty()) {
-    absl::StatusOr<Config> loaded = LoadConfigFile(absl::GetFlag(FLAGS_config));
+    absl::StatusOr<Config> loaded =
+        LoadConfigFile(absl::GetFlag(FLAGS_config), FileChecks());
     if (!loaded.ok()) {
       std::cerr << loaded.status().message() << "\n";
       return kExitUsage;
@@ -303,9 +322,16 @@ int Run(Config config) {
     LOG(ERROR) << "cannot reach the cluster: " << cluster.status();
     return kExitUsage;
   }
+  if (cluster->tls.insecure_skip_verify) {
+    LOG(WARNING) << "insecure-skip-tls-verify is set in the kubeconfig: the "
+                    "apiserver's TLS certificate is not verified";
+  }
   kube::KubeClient client(*cluster, "metrics-scheduler/" + identity);
 
   std::unique_ptr<metrics::MetricsSource> source;
+  if (!config.metrics.empty() && config.backend.insecure_skip_verify) {
+    LOG(WARNING) << kInsecureBackendWarning;
+  }
   std::unique_ptr<metrics::MetricsCache> cache;
   if (!config.metrics.empty()) {
     absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> s =
@@ -475,7 +501,8 @@ int main(int argc, char** argv) {
   ms::Config config;
   std::string path = absl::GetFlag(FLAGS_config);
   if (!path.empty()) {
-    absl::StatusOr<ms::Config> loaded = ms::LoadConfigFile(path);
+    absl::StatusOr<ms::Config> loaded =
+        ms::LoadConfigFile(path, ms::FileChecks());
     if (!loaded.ok()) {
       std::cerr << loaded.status().message() << "\n";
       return ms::kExitUsage;

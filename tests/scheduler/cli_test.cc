@@ -1,14 +1,21 @@
 // The binary's command line: --help, validate-config, bad flags and exit
 // codes.
 
+#include <dirent.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
 #include "gtest/gtest.h"
+#include "tests/testing/paths.h"
 
 namespace ms {
 namespace {
@@ -93,6 +100,65 @@ TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(RunBinary("no-such-command").exit_code, 2);
   EXPECT_EQ(RunBinary("-v=lots").exit_code, 2);
   EXPECT_EQ(RunBinary("validate-config /nonexistent.yaml").exit_code, 2);
+}
+
+// The malformed configurations of tests/testdata/config/bad/ (each with
+// its message in a .want file; tests/config/bad_config_test.cc checks the
+// loader over them): the binary rejects each one with exactly that message
+// and exit code 2, from validate-config and at start-up, before it talks to
+// any server.
+TEST(CliTest, EveryBadConfigExitsTwoWithItsMessage) {
+  std::string dir = testing::TestDataPath("config/bad");
+  std::vector<std::string> files;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      if (absl::EndsWith(e->d_name, ".yaml")) {
+        files.push_back(dir + "/" + e->d_name);
+      }
+    }
+    closedir(d);
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 30u) << dir;
+  for (const std::string& path : files) {
+    std::string want = absl::StrReplaceAll(
+        absl::StripTrailingAsciiWhitespace(testing::ReadFileOrDie(
+            std::string(absl::StripSuffix(path, ".yaml")) + ".want")),
+        {{"FILE", path}});
+    Result validate = RunBinary("validate-config " + path);
+    EXPECT_EQ(validate.exit_code, 2) << path;
+    EXPECT_EQ(validate.output, want + "\n");
+    // --master points nowhere: the configuration must fail first.
+    Result start =
+        RunBinary("--config=" + path + " --master=http://127.0.0.1:1");
+    EXPECT_EQ(start.exit_code, 2) << path << "\n" << start.output;
+    EXPECT_EQ(start.output, want + "\n");
+  }
+}
+
+// A configuration written for the cluster names files that exist only
+// there; --check-files=false checks the YAML alone.
+TEST(CliTest, CheckFilesFalseSkipsTheFiles) {
+  std::string path =
+      testing::TestDataPath("config/bad/missing-token-file.yaml");
+  Result r = RunBinary("validate-config --check-files=false " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, path + ": ok (0 metric(s), backend "
+                             "http://prometheus:9090)\n");
+}
+
+TEST(CliTest, ValidateConfigWarnsWhenTlsVerificationIsOff) {
+  std::string path = WriteFile("insecure.yaml", R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+backend: {url: "https://prometheus:9090", insecureSkipVerify: true}
+)");
+  Result r = RunBinary("validate-config " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output,
+            path + ": warning: backend.insecureSkipVerify is true: the metrics "
+                   "backend's TLS certificate is not verified; anyone on the "
+                   "path can read its token and forge its answers\n" +
+                path + ": ok (0 metric(s), backend https://prometheus:9090)\n");
 }
 
 }  // namespace
