@@ -187,6 +187,17 @@ class EndToEndTest : public ::testing::Test {
                                    pod);
   }
 
+  // Events about `pod` once they include `needle`: Events are written
+  // asynchronously, after the binding. Fails the test after 30 s.
+  std::string EventsWith(const std::string& pod, const std::string& needle) {
+    std::string events;
+    EXPECT_TRUE(WaitFor([&] {
+      events = Events(pod);
+      return events.find(needle) != std::string::npos;
+    })) << pod << " has no event with " << needle << ": " << events;
+    return events;
+  }
+
   static int Count(const std::string& text, const std::string& needle) {
     int n = 0;
     for (size_t at = text.find(needle); at != std::string::npos;
@@ -241,7 +252,7 @@ TEST_F(EndToEndTest, DeploymentFollowsTheFastestNode) {
   for (const auto& [name, node] : Placements()) {
     if (node == Node(2)) pod = name;
   }
-  std::string events = Events(pod);
+  std::string events = EventsWith(pod, "\"reason\":\"Scheduled\"");
   EXPECT_NE(events.find(absl::StrCat("Successfully assigned ", suite_, "/",
                                      pod, " to ", Node(2))),
             std::string::npos)
@@ -360,7 +371,7 @@ TEST_F(EndToEndTest, PrometheusDownFallsBackAndRecovers) {
       absl::Seconds(60)))
       << s->Log();
   std::string last = absl::StrCat("down-", i - 1);
-  std::string events = Events(last);
+  std::string events = EventsWith(last, "\"reason\":\"Scheduled\"");
   EXPECT_NE(events.find("(fallback)"), std::string::npos) << events;
   EXPECT_NE(events.find("[fallback: "), std::string::npos) << events;
 
@@ -374,7 +385,8 @@ TEST_F(EndToEndTest, PrometheusDownFallsBackAndRecovers) {
   ASSERT_TRUE(WaitFor([&] { return !Placements()["back"].empty(); }));
   EXPECT_EQ(s->Metric("metrics_scheduler_decisions_total{mode=\"metrics\"}"),
             metrics_before + 1);
-  EXPECT_NE(Events("back").find("(metrics)"), std::string::npos);
+  EXPECT_NE(EventsWith("back", "\"reason\":\"Scheduled\"").find("(metrics)"),
+            std::string::npos);
 }
 
 TEST_F(EndToEndTest, UnschedulablePodIsReportedThenBoundWhenANodeFits) {
@@ -418,11 +430,14 @@ TEST_F(EndToEndTest, DefaultSchedulerPodsAreNeverTouched) {
   ASSERT_TRUE(WaitFor([&] { return AllBound(6); }, absl::Seconds(60)))
       << s->Log();
   for (int i = 0; i < 5; ++i) {
-    std::string events = Events(absl::StrCat("default-", i));
+    std::string events =
+        EventsWith(absl::StrCat("default-", i), "\"reason\":\"Scheduled\"");
     EXPECT_NE(events.find("default-scheduler"), std::string::npos) << events;
     EXPECT_EQ(events.find("metrics-scheduler"), std::string::npos) << events;
   }
-  EXPECT_NE(Events("ours").find("metrics-scheduler"), std::string::npos);
+  EXPECT_NE(EventsWith("ours", "\"reason\":\"Scheduled\"")
+                .find("metrics-scheduler"),
+            std::string::npos);
   EXPECT_EQ(s->Metric("metrics_scheduler_schedule_attempts_total{result="
                       "\"scheduled\"}"),
             1);
@@ -478,7 +493,8 @@ TEST_F(EndToEndTest, OnlyTheLeaderBindsAndAStandbyTakesOver) {
     std::string first = Events(absl::StrCat("first-", i));
     EXPECT_EQ(Count(first, "\"reason\":\"Scheduled\""), 1) << first;
     EXPECT_NE(first.find("replica-a"), std::string::npos);
-    std::string second = Events(absl::StrCat("second-", i));
+    std::string second =
+        EventsWith(absl::StrCat("second-", i), "\"reason\":\"Scheduled\"");
     EXPECT_EQ(Count(second, "\"reason\":\"Scheduled\""), 1) << second;
     EXPECT_NE(second.find("replica-b"), std::string::npos);
   }
