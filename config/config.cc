@@ -10,6 +10,7 @@
 #include <exception>
 #include <fstream>
 #include <initializer_list>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -21,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
+#include "common/yaml_check.h"
 #include "yaml-cpp/yaml.h"
 
 namespace ms {
@@ -860,6 +862,12 @@ absl::StatusOr<Config> LoadConfigString(absl::string_view text,
                                         const LoadOptions& options) {
   Loader loader(display_name, options);
   Config config;
+  if (std::optional<YamlTrap> trap = FindYamlTrap(text)) {
+    YAML::Mark mark;
+    mark.line = trap->line - 1;
+    mark.column = trap->column - 1;
+    return loader.ErrorAt(mark, "", absl::StrCat("invalid YAML: ", trap->what));
+  }
   try {
     std::vector<YNode> docs = YAML::LoadAll(std::string(text));
     if (docs.size() > 1) {

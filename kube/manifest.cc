@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
+#include "common/yaml_check.h"
 #include "kube/decode.h"
 #include "yaml-cpp/yaml.h"
 
@@ -109,9 +111,18 @@ absl::Status YamlError(const YAML::Exception& e) {
                    ": ", e.msg));
 }
 
+// yaml-cpp 0.7 never returns on some text (common/yaml_check.h).
+absl::Status CheckYaml(absl::string_view text) {
+  std::optional<YamlTrap> trap = FindYamlTrap(text);
+  if (!trap) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "line ", trap->line, ", column ", trap->column, ": ", trap->what));
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> YamlToJson(absl::string_view yaml) {
+  if (absl::Status s = CheckYaml(yaml); !s.ok()) return s;
   try {
     YAML::Node node = YAML::Load(std::string(yaml));
     std::string out;
@@ -124,6 +135,7 @@ absl::StatusOr<std::string> YamlToJson(absl::string_view yaml) {
 
 absl::StatusOr<Pod> DecodePodManifest(absl::string_view text) {
   std::vector<YAML::Node> docs;
+  if (absl::Status s = CheckYaml(text); !s.ok()) return s;
   try {
     docs = YAML::LoadAll(std::string(text));
   } catch (const YAML::Exception& e) {

@@ -475,6 +475,41 @@ TEST(LoadConfigTest, Errors) {
   }
 }
 
+// Debian's yaml-cpp 0.7 never returns on a document that starts with ','
+// (after a NUL, too): found by tests/fuzz/config_fuzz; the loader refuses
+// such text first.
+TEST(LoadConfigTest, TextThatHangsTheYamlParserIsAnError) {
+  struct Case {
+    std::string text;
+    std::string want;
+  };
+  for (const Case& c : std::vector<Case>{
+           {",", "file.yaml:1:1: invalid YAML: a ',' cannot start a YAML "
+                 "document"},
+           {std::string(",\0s", 3),
+            "file.yaml:1:2: invalid YAML: control character 0x00 is not "
+            "allowed in YAML"},
+           {std::string("\0,1.1+5s \0s", 11),
+            "file.yaml:1:1: invalid YAML: control character 0x00 is not "
+            "allowed in YAML"},
+           {"!+,5s", "file.yaml:1:3: invalid YAML: a ',' cannot start a YAML "
+                     "document"},
+           {"# c\n--- &a ,", "file.yaml:2:8: invalid YAML: a ',' cannot "
+                             "start a YAML document"},
+           {absl::StrCat(kHeader, "---\n  ,x"),
+            "file.yaml:4:3: invalid YAML: a ',' cannot start a YAML "
+            "document"},
+       }) {
+    absl::StatusOr<Config> config = LoadConfigString(c.text, "file.yaml");
+    ASSERT_FALSE(config.ok()) << c.text;
+    EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(std::string(config.status().message()), c.want);
+  }
+  // A ',' anywhere else is left to the parser.
+  EXPECT_TRUE(Load("schedulerName: a,b\n").status().message().find(
+                  "cannot start") == absl::string_view::npos);
+}
+
 TEST(LoadConfigTest, ApiVersionAndKind) {
   struct Case {
     std::string text;

@@ -145,6 +145,16 @@ TEST_F(KubeconfigTest, InClusterReadsServiceAccountAndRotatedToken) {
             absl::StatusCode::kFailedPrecondition);
 }
 
+// Debian's yaml-cpp 0.7 never returns on a document that starts with ','
+// (found by tests/fuzz/kubeconfig_fuzz).
+TEST_F(KubeconfigTest, CommaStartingADocumentIsAnError) {
+  std::string path = Write("comma", "# kubeconfig\n ,\n");
+  absl::Status s = LoadKubeconfig(path).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(s.message()),
+            path + ":2:2: a ',' cannot start a YAML document");
+}
+
 TEST(PlainUrlTest, AcceptsHttpAndRejectsOthers) {
   absl::StatusOr<ClusterConfig> config = PlainUrl("http://127.0.0.1:8001/");
   ASSERT_TRUE(config.ok());

@@ -119,5 +119,17 @@ TEST(DecodePodManifestTest, Errors) {
   EXPECT_TRUE(absl::StartsWith(s.message(), "Pod p: ")) << s;
 }
 
+// Debian's yaml-cpp 0.7 never returns on a document that starts with ','
+// (found by tests/fuzz/manifest_fuzz).
+TEST(DecodePodManifestTest, CommaStartingADocumentIsAnError) {
+  const std::string text = "kind: Pod\n--- !x ,\n";
+  absl::Status s = DecodePodManifest(text).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(s.message()),
+            "line 2, column 8: a ',' cannot start a YAML document");
+  EXPECT_EQ(YamlToJson(",").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace ms::kube
