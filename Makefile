@@ -6,6 +6,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
 .PHONY: all deps configure build testenv test unit integration e2e bench clean
+.PHONY: sanitize asan tsan fuzz-smoke fuzz
 
 all: build
 
@@ -46,7 +47,38 @@ bench: build testenv
 	$(BUILD)/bench/e2e_bench --build_dir=$(BUILD) --source_dir=. $(E2E_FLAGS)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
+
+# Sanitizers, each in a build directory of its own (scripts/sanitize.sh):
+# the unit and integration tests under AddressSanitizer and
+# UndefinedBehaviorSanitizer, and the unit tests of the concurrent parts
+# (metrics cache, queue, leader election, token files, informers) under
+# ThreadSanitizer. The integration tests start the control plane built by
+# `make testenv`.
+ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+TSAN_TESTS ?= metrics_test scheduler_test kube_test
+sanitize: asan tsan
+
+asan: deps testenv
+	bash scripts/sanitize.sh asan $(ASAN_BUILD) $(BUILD)/testenv/testenv $(JOBS)
+
+tsan: deps
+	bash scripts/sanitize.sh tsan $(TSAN_BUILD) $(BUILD)/testenv/testenv $(JOBS) $(TSAN_TESTS)
+
+# libFuzzer targets (tests/fuzz/, clang): every decoder of outside input.
+# fuzz-smoke runs each one briefly, as CI does; `make fuzz FUZZ_SECONDS=600`
+# runs each for longer, growing the corpus kept in $(FUZZ_BUILD)/fuzz-corpus.
+# FUZZ_TARGETS picks some, e.g. FUZZ_TARGETS=config_fuzz.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 15
+FUZZ_TARGETS ?=
+fuzz-smoke: deps
+	bash scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SMOKE_SECONDS) $(JOBS) $(FUZZ_TARGETS)
+
+fuzz: deps
+	bash scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(JOBS) $(FUZZ_TARGETS)
 
 # The scheduler at work in a few minutes: a local control plane, Prometheus
 # fed with synthetic per-node metrics, pods following them (scripts/demo.sh).

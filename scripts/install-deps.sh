@@ -9,6 +9,7 @@ packages=(
   libgoogle-glog-dev libgflags-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libcpp-httplib-dev prometheus golang-go
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -1,0 +1,53 @@
+// Fuzzes the configuration loader (config/config.h) with whole files, and
+// Go-style durations. A loaded config must hold the invariants config.h
+// promises.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <set>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "config/config.h"
+
+namespace {
+
+void Check(bool ok) {
+  if (!ok) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  absl::string_view text(reinterpret_cast<const char*>(data), size);
+  (void)ms::ParseDuration(text);
+  absl::StatusOr<ms::Config> config = ms::LoadConfigString(text, "fuzz.yaml");
+  if (!config.ok()) {
+    Check(config.status().code() == absl::StatusCode::kInvalidArgument);
+    return 0;
+  }
+  Check(config->backend.timeout > absl::ZeroDuration());
+  Check(config->cache.ttl > absl::ZeroDuration());
+  Check(config->cache.max_staleness >= config->cache.ttl);
+  std::set<std::string> names;
+  for (const ms::MetricConfig& m : config->metrics) {
+    Check(!m.name.empty() && !m.query.empty());
+    Check(names.insert(m.name).second);
+    Check(std::isfinite(m.weight) && m.weight > 0);
+    Check(m.ttl > absl::ZeroDuration() && m.max_staleness >= m.ttl);
+    if (m.normalization.type == ms::NormalizationType::kRange) {
+      Check(std::isfinite(m.normalization.min) &&
+            std::isfinite(m.normalization.max) &&
+            m.normalization.min < m.normalization.max);
+    }
+  }
+  if (!config->metrics.empty()) Check(!config->backend.url.empty());
+  Check(config->herd.penalty_per_placement >= 0 &&
+        config->herd.penalty_per_placement <= 100);
+  const ms::LeaderElectionConfig& le = config->leader_election;
+  Check(le.lease_duration > le.renew_deadline &&
+        le.renew_deadline > le.retry_period &&
+        le.retry_period > absl::ZeroDuration());
+  return 0;
+}

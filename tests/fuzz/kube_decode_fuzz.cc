@@ -1,0 +1,18 @@
+// Fuzzes the decoders of Kubernetes objects (kube/decode.h): each input is
+// given to every one of them, as an apiserver answer could be.
+#include <cstddef>
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+#include "kube/decode.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  absl::string_view json(reinterpret_cast<const char*>(data), size);
+  (void)ms::kube::DecodePod(json);
+  (void)ms::kube::DecodeNode(json);
+  (void)ms::kube::DecodeLease(json);
+  (void)ms::kube::DecodePodList(json);
+  (void)ms::kube::DecodeNodeList(json);
+  (void)ms::kube::DecodeErrorStatus(409, json);
+  return 0;
+}

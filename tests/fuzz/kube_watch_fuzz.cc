@@ -1,0 +1,14 @@
+// Fuzzes the decoders of watch-stream lines (kube/decode.h):
+// {"type":"ADDED|MODIFIED|DELETED|BOOKMARK|ERROR","object":{...}}.
+#include <cstddef>
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+#include "kube/decode.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  absl::string_view line(reinterpret_cast<const char*>(data), size);
+  (void)ms::kube::DecodePodWatchEvent(line);
+  (void)ms::kube::DecodeNodeWatchEvent(line);
+  return 0;
+}
