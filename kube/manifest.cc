@@ -94,14 +94,24 @@ std::string Str(const YAML::Node& node) {
   return node && node.IsScalar() ? node.Scalar() : "";
 }
 
+// map[key] when `map` is a mapping, else an undefined node. (yaml-cpp
+// throws when a key is looked up in a missing node or a scalar.)
+YAML::Node At(const YAML::Node& map, const char* key) {
+  if (!map || !map.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+  const YAML::Node value = map[key];
+  return value ? value : YAML::Node(YAML::NodeType::Undefined);
+}
+
 // The pod template of a workload, or an undefined node.
 YAML::Node TemplateOf(const YAML::Node& doc, const std::string& kind) {
   if (kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet" ||
       kind == "DaemonSet" || kind == "Job" ||
       kind == "ReplicationController") {
-    return doc["spec"]["template"];
+    return At(At(doc, "spec"), "template");
   }
-  if (kind == "CronJob") return doc["spec"]["jobTemplate"]["spec"]["template"];
+  if (kind == "CronJob") {
+    return At(At(At(At(doc, "spec"), "jobTemplate"), "spec"), "template");
+  }
   return YAML::Node(YAML::NodeType::Undefined);
 }
 
@@ -150,11 +160,15 @@ absl::StatusOr<Pod> DecodePodManifest(absl::string_view text) {
     } else if (YAML::Node t = TemplateOf(doc, kind); t && t.IsMap()) {
       // The template's pod, named after its workload.
       pod = YAML::Clone(t);
+      if (pod["metadata"] && !pod["metadata"].IsMap()) continue;
       YAML::Node meta = pod["metadata"];
-      if (Str(meta["name"]).empty()) meta["name"] = Str(doc["metadata"]["name"]);
-      if (Str(meta["namespace"]).empty() &&
-          !Str(doc["metadata"]["namespace"]).empty()) {
-        meta["namespace"] = Str(doc["metadata"]["namespace"]);
+      const YAML::Node workload_meta = At(doc, "metadata");
+      if (Str(At(meta, "name")).empty()) {
+        meta["name"] = Str(At(workload_meta, "name"));
+      }
+      if (Str(At(meta, "namespace")).empty() &&
+          !Str(At(workload_meta, "namespace")).empty()) {
+        meta["namespace"] = Str(At(workload_meta, "namespace"));
       }
     } else {
       continue;
@@ -168,7 +182,7 @@ absl::StatusOr<Pod> DecodePodManifest(absl::string_view text) {
     absl::StatusOr<Pod> decoded = DecodePod(json);
     if (!decoded.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat(kind, " ", Str(doc["metadata"]["name"]), ": ",
+          absl::StrCat(kind, " ", Str(At(At(doc, "metadata"), "name")), ": ",
                        decoded.status().message()));
     }
     return decoded;

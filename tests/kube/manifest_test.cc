@@ -119,6 +119,28 @@ TEST(DecodePodManifestTest, Errors) {
   EXPECT_TRUE(absl::StartsWith(s.message(), "Pod p: ")) << s;
 }
 
+// A workload without a usable template is skipped, not a crash: yaml-cpp
+// throws when a key is looked up under a missing or scalar node (found by
+// tests/fuzz/manifest_fuzz).
+TEST(DecodePodManifestTest, WorkloadWithoutTemplateIsSkipped) {
+  absl::StatusOr<Pod> pod = DecodePodManifest(R"(kind: Deployment
+metadata: {name: no-spec}
+---
+kind: CronJob
+spec: {jobTemplate: 3}
+---
+kind: Pod
+metadata: {name: p}
+spec: {containers: []}
+)");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->name, "p");
+  // A workload whose metadata is not a mapping: an error, not a crash.
+  pod = DecodePodManifest(
+      "kind: Job\nmetadata: 7\nspec: {template: {spec: {containers: []}}}\n");
+  EXPECT_EQ(pod.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 // Debian's yaml-cpp 0.7 never returns on a document that starts with ','
 // (found by tests/fuzz/manifest_fuzz).
 TEST(DecodePodManifestTest, CommaStartingADocumentIsAnError) {
