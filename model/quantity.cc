@@ -12,7 +12,7 @@ namespace {
 
 using int128 = absl::int128;
 
-constexpr int kMaxMantissaDigits = 30;  // 10^30 < 2^127 / 2^60, so *2^60 fits
+constexpr int kMaxMantissaDigits = 30;  // < 2^100; Scale() bounds each step
 
 struct Parsed {
   bool negative = false;
@@ -104,15 +104,26 @@ absl::StatusOr<Parsed> Parse(absl::string_view text) {
 absl::StatusOr<int64_t> Scale(absl::string_view text, const Parsed& p,
                               int scale10) {
   const int128 kLimit = int128(1) << 100;
-  int128 num = p.mantissa << p.exp2;
+  auto too_large = [&] {
+    return absl::OutOfRangeError(
+        absl::StrCat("quantity \"", text, "\" is too large"));
+  };
+  // Trailing zeros of a fraction ("1.000Ei") do not count against the
+  // limit below.
+  int128 mantissa = p.mantissa;
   int e = p.exp10 + scale10;
+  while (e < 0 && mantissa != 0 && mantissa % 10 == 0) {
+    mantissa /= 10;
+    ++e;
+  }
+  // Checked before each step, so no step overflows int128. (Up to 30
+  // significant digits times 2^60 would not fit.)
+  if (mantissa > (kLimit >> p.exp2)) return too_large();
+  int128 num = mantissa << p.exp2;
   int128 den = 1;
   for (; e > 0; --e) {
+    if (num > kLimit / 10) return too_large();
     num *= 10;
-    if (num > kLimit) {
-      return absl::OutOfRangeError(
-          absl::StrCat("quantity \"", text, "\" is too large"));
-    }
   }
   for (; e < 0; ++e) {
     den *= 10;
@@ -127,10 +138,7 @@ absl::StatusOr<int64_t> Scale(absl::string_view text, const Parsed& p,
     // negative ones the apiserver also rounds up in magnitude.
     q += 1;
   }
-  if (q > std::numeric_limits<int64_t>::max()) {
-    return absl::OutOfRangeError(
-        absl::StrCat("quantity \"", text, "\" is too large"));
-  }
+  if (q > std::numeric_limits<int64_t>::max()) return too_large();
   int64_t v = static_cast<int64_t>(q);
   return p.negative ? -v : v;
 }

@@ -50,6 +50,20 @@ TEST(QuantityTest, HugeValuesOverflowMilliButNotValue) {
             absl::StatusCode::kOutOfRange);
 }
 
+// 30 significant digits times 2^50 overflowed int128 before the range
+// check (undefined behaviour; found by tests/fuzz/quantity_fuzz).
+TEST(QuantityTest, ManyDigitsWithABinarySuffixAreOutOfRange) {
+  EXPECT_EQ(ParseQuantityMilli("17777777777777777777777777Pi").status().code(),
+            absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(ParseQuantityValue("999999999999999999999999999999Ei")
+                .status()
+                .code(),
+            absl::StatusCode::kOutOfRange);
+  // Trailing zeros of a fraction are not significant.
+  EXPECT_EQ(ParseQuantityValue("1.00000000000000000000000000000Ei").value(),
+            int64_t{1} << 60);
+}
+
 TEST(QuantityTest, RejectsMalformed) {
   for (const char* bad :
        {"", "m", "abc", "1.2.3", "1x", "1Ki2", "1KiB", "1e", "1e+", "1 m",
