@@ -285,21 +285,28 @@ void Scheduler::OnNodeDeleted(const Node& node) {
   nodes_dirty_ = true;
 }
 
+void Scheduler::SyncNodesToCache() {
+  bool dirty;
+  {
+    absl::MutexLock lock(&nodes_mu_);
+    dirty = nodes_dirty_;
+    nodes_dirty_ = false;
+  }
+  if (dirty && cache_ != nullptr) cache_->SetNodes(state_.NodeAddressList());
+}
+
 void Scheduler::Housekeeping() {
   while (!stopping_.WaitForNotificationWithTimeout(kHousekeepingPeriod)) {
     queue_.Flush();
-    bool dirty;
-    {
-      absl::MutexLock lock(&nodes_mu_);
-      dirty = nodes_dirty_;
-      nodes_dirty_ = false;
-    }
-    if (dirty && cache_ != nullptr) cache_->SetNodes(state_.NodeAddressList());
+    SyncNodesToCache();
   }
 }
 
 void Scheduler::Run() {
   running_.store(true);
+  // The metrics cache fetches nothing before it knows the nodes: do not
+  // leave the first decisions to wait for the next housekeeping tick.
+  SyncNodesToCache();
   LOG(INFO) << "scheduling pods with schedulerName " << config_.scheduler_name;
   while (std::optional<QueuedPod> queued = queue_.Pop()) {
     ScheduleOne(std::move(*queued));

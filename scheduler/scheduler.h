@@ -124,6 +124,8 @@ class Scheduler {
   void RecordEvent(kube::PodEvent event);
   void EventLoop();
   void Housekeeping();
+  // Hands the node list to the metrics cache if it changed.
+  void SyncNodesToCache();
   void RegisterMetrics();
 
   const Config& config_;
