@@ -61,9 +61,13 @@ struct Fixture {
   Workspace ws;
   bool prepare = false;  // pass a MetricTable, as the scheduler does
   MetricTable prepared;
+  // The last configuration decided with: a Decision's term names are views
+  // into it, so it must outlive the Decision, as the scheduler's does.
+  ScoringConfig config;
 
-  Decision Run(const ScoringConfig& cfg, uint64_t seed = 1,
-               bool explain = true, bool force_fallback = false) {
+  Decision Run(ScoringConfig cfg, uint64_t seed = 1, bool explain = true,
+               bool force_fallback = false) {
+    config = std::move(cfg);
     if (prepare) prepared.Build(columns, nodes.size());
     DecideInput in{.pod = &pod,
                    .nodes = &nodes,
@@ -75,7 +79,7 @@ struct Fixture {
                    .seed = seed,
                    .force_fallback = force_fallback,
                    .explain = explain};
-    return Decide(in, cfg, ws);
+    return Decide(in, config, ws);
   }
 };
 
