@@ -6,9 +6,9 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/url.h"
 #include "metrics/join.h"
 #include "metrics/prometheus_decode.h"
-#include "common/url.h"
 
 namespace ms::metrics {
 

@@ -6,10 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
 #include "common/status_macros.h"
+#include "common/url.h"
 #include "metrics/http_errors.h"
 #include "metrics/join.h"
 #include "metrics/sysdig_decode.h"
-#include "common/url.h"
 
 namespace ms::metrics {
 

@@ -181,13 +181,7 @@ void FaultTest::JoinCreator() {
 }
 
 std::map<std::string, std::string> FaultTest::Placements() {
-  kube::KubeClient admin(env_.AdminConfig());
-  absl::StatusOr<kube::ObjectList<Pod>> pods = admin.ListPods(
-      {.field_selector = "metadata.namespace=" + suite_, .page_size = 5000});
-  std::map<std::string, std::string> out;
-  if (!pods.ok()) return out;
-  for (const Pod& p : pods->items) out[p.name] = p.node_name;
-  return out;
+  return env_.PodNodes(suite_);
 }
 
 int FaultTest::CountBound() {

@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "tests/testing/loopback.h"
 
 namespace ms::testing {
 namespace {
@@ -44,23 +45,10 @@ std::string Head(long status, size_t length, bool with_length) {  // NOLINT
 
 absl::StatusOr<std::unique_ptr<WatchProxy>> WatchProxy::Start(
     const std::string& server, const std::string& ca_file) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return absl::InternalError(std::strerror(errno));
-  int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      listen(fd, 128) != 0) {
-    std::string err = std::strerror(errno);
-    close(fd);
-    return absl::InternalError(absl::StrCat("watch proxy listen: ", err));
-  }
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  absl::StatusOr<testing::LoopbackListener> l = testing::ListenOnLoopback(128);
+  if (!l.ok()) return l.status();
   return std::unique_ptr<WatchProxy>(
-      new WatchProxy(fd, ntohs(addr.sin_port), server, ca_file));
+      new WatchProxy(l->fd, l->port, server, ca_file));
 }
 
 WatchProxy::WatchProxy(int listen_fd, int port, const std::string& server,

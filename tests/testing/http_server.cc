@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "tests/testing/loopback.h"
 
 namespace ms::testing {
 namespace {
@@ -57,23 +58,9 @@ std::string RecordedRequest::Header(absl::string_view name) const {
 }
 
 absl::StatusOr<std::unique_ptr<TestHttpServer>> TestHttpServer::Start() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return absl::InternalError(std::strerror(errno));
-  int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      listen(fd, 64) != 0) {
-    std::string err = std::strerror(errno);
-    close(fd);
-    return absl::InternalError(absl::StrCat("http server listen: ", err));
-  }
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  return std::unique_ptr<TestHttpServer>(
-      new TestHttpServer(fd, ntohs(addr.sin_port)));
+  absl::StatusOr<LoopbackListener> l = ListenOnLoopback(64);
+  if (!l.ok()) return l.status();
+  return std::unique_ptr<TestHttpServer>(new TestHttpServer(l->fd, l->port));
 }
 
 TestHttpServer::TestHttpServer(int listen_fd, int port)

@@ -20,6 +20,7 @@
 #include "absl/time/clock.h"
 #include "common/token_file.h"
 #include "common/url.h"
+#include "tests/testing/loopback.h"
 
 namespace ms::testing {
 namespace {
@@ -63,21 +64,6 @@ std::string EncodeSample(double value, int64_t timestamp_ms) {
 
 // --- the process -------------------------------------------------------
 
-int FreeLoopbackPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  int port = -1;
-  socklen_t len = sizeof addr;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  close(fd);
-  return port;
-}
 
 
 std::string PromDuration(absl::Duration d) {

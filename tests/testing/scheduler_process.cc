@@ -19,20 +19,10 @@
 #include "absl/time/clock.h"
 #include "common/token_file.h"
 #include "gtest/gtest.h"
+#include "tests/testing/loopback.h"
 
 namespace ms::testing {
 
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 absl::StatusOr<std::unique_ptr<SchedulerProcess>> SchedulerProcess::Start(
     const Options& options) {
@@ -50,7 +40,7 @@ absl::StatusOr<std::unique_ptr<SchedulerProcess>> SchedulerProcess::Start(
   std::string config = dir + "/config.yaml";
   std::ofstream(config) << options.config_yaml;
   std::string log = dir + "/scheduler.log";
-  int port = FreePort();
+  int port = FreeLoopbackPort();
 
   std::vector<std::string> args = {
       std::string(bin_dir) + "/metrics-scheduler",

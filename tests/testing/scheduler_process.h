@@ -60,9 +60,6 @@ class SchedulerProcess {
   HttpClient http_;
 };
 
-// A TCP port on 127.0.0.1 that was free a moment ago.
-int FreePort();
-
 }  // namespace ms::testing
 
 #endif  // METRICS_SCHEDULER_TESTS_TESTING_SCHEDULER_PROCESS_H_

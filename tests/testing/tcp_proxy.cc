@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "tests/testing/loopback.h"
 
 namespace ms::testing {
 namespace {
@@ -36,21 +37,9 @@ bool WriteAll(int fd, const char* data, size_t n) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<TcpProxy>> TcpProxy::Start(int target_port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return absl::InternalError(std::strerror(errno));
-  int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in addr = Loopback(0);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      listen(fd, 128) != 0) {
-    std::string err = std::strerror(errno);
-    close(fd);
-    return absl::InternalError(absl::StrCat("proxy listen: ", err));
-  }
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  return std::unique_ptr<TcpProxy>(
-      new TcpProxy(fd, ntohs(addr.sin_port), target_port));
+  absl::StatusOr<LoopbackListener> l = ListenOnLoopback(128);
+  if (!l.ok()) return l.status();
+  return std::unique_ptr<TcpProxy>(new TcpProxy(l->fd, l->port, target_port));
 }
 
 TcpProxy::TcpProxy(int listen_fd, int port, int target_port)

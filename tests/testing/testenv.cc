@@ -8,6 +8,7 @@
 #include "absl/time/clock.h"
 #include "common/token_file.h"
 #include "gtest/gtest.h"
+#include "kube/client.h"
 
 namespace ms::testing {
 namespace {
@@ -142,6 +143,18 @@ void Testenv::CreateNode(const std::string& name, const std::string& cpu,
 
 void Testenv::DeleteNode(const std::string& name) {
   (void)Admin("DELETE", "/api/v1/nodes/" + name);
+}
+
+std::map<std::string, std::string> Testenv::PodNodes(
+    const std::string& namespace_) {
+  kube::KubeClient admin(AdminConfig());
+  absl::StatusOr<kube::ObjectList<Pod>> pods = admin.ListPods(
+      {.field_selector = "metadata.namespace=" + namespace_,
+       .page_size = 5000});
+  std::map<std::string, std::string> out;
+  if (!pods.ok()) return out;
+  for (const Pod& p : pods->items) out[p.name] = p.node_name;
+  return out;
 }
 
 void Testenv::ApplySchedulerRbac() {

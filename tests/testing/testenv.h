@@ -9,6 +9,7 @@
 #ifndef METRICS_SCHEDULER_TESTS_TESTING_TESTENV_H_
 #define METRICS_SCHEDULER_TESTS_TESTING_TESTENV_H_
 
+#include <map>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -57,6 +58,10 @@ class Testenv {
                   const std::string& labels_json = "{}",
                   const std::string& ip = "");
   void DeleteNode(const std::string& name);
+
+  // Pod name -> node name ("" while pending) of every pod in `namespace_`;
+  // empty when the list fails.
+  std::map<std::string, std::string> PodNodes(const std::string& namespace_);
 
   // Grants the scheduler identity exactly manifests/rbac.yaml.
   void ApplySchedulerRbac();
