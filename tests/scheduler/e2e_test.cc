@@ -124,14 +124,22 @@ class EndToEndTest : public ::testing::Test {
     return {.prometheus_url = prom_->url(), .suite = suite_};
   }
 
-  // Waits until the scheduler has refreshed its metrics `n` more times; two
-  // make sure values written before the call are in its cache.
-  void WaitForRefresh(SchedulerProcess* s, int n = 2) {
-    const std::string sample =
-        "metrics_scheduler_metric_refreshes_total{metric=\"http_latency\","
-        "result=\"success\"}";
-    double start = s->Metric(sample);
-    ASSERT_TRUE(WaitFor([&] { return s->Metric(sample) >= start + n; }))
+  static constexpr char kRefreshes[] =
+      "metrics_scheduler_metric_refreshes_total{metric=\"http_latency\","
+      "result=\"success\"}";
+
+  // Waits until the scheduler has refreshed its metrics twice more, so that
+  // values written before the call are in its cache.
+  void WaitForRefresh(SchedulerProcess* s) {
+    double start = s->Metric(kRefreshes);
+    ASSERT_TRUE(WaitFor([&] { return s->Metric(kRefreshes) >= start + 2; }))
+        << s->Log();
+  }
+
+  // Waits for a fresh scheduler's first successful refresh (it may already
+  // have happened: the cache fetches as soon as scheduling starts).
+  void WaitForFirstRefresh(SchedulerProcess* s) {
+    ASSERT_TRUE(WaitFor([&] { return s->Metric(kRefreshes) >= 1; }))
         << s->Log();
   }
 
@@ -154,13 +162,7 @@ class EndToEndTest : public ::testing::Test {
 
   // Pod name -> node name ("" while pending), for the suite's namespace.
   std::map<std::string, std::string> Placements() {
-    kube::KubeClient admin(env_.AdminConfig());
-    absl::StatusOr<kube::ObjectList<Pod>> pods = admin.ListPods(
-        {.field_selector = "metadata.namespace=" + suite_, .page_size = 5000});
-    std::map<std::string, std::string> out;
-    if (!pods.ok()) return out;
-    for (const Pod& p : pods->items) out[p.name] = p.node_name;
-    return out;
+    return env_.PodNodes(suite_);
   }
 
   bool AllBound(size_t want) {
@@ -315,7 +317,7 @@ TEST_F(EndToEndTest, HerdPenaltySpreadsABurstAwayFromTheBestNode) {
   params.max_staleness = "120s";
   SchedulerProcess* s = StartScheduler(params);
   ASSERT_NE(s, nullptr);
-  WaitForRefresh(s, 1);
+  WaitForFirstRefresh(s);
   for (int i = 0; i < 20; ++i) CreatePod(absl::StrCat("herd-", i));
   ASSERT_TRUE(WaitFor([&] { return AllBound(20); }, absl::Seconds(60)))
       << s->Log();
