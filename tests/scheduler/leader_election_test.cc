@@ -4,25 +4,30 @@
 #include <atomic>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 #include "tests/testing/testenv.h"
 
 namespace ms {
 namespace {
 
-// Leases in memory with the apiserver's resourceVersion rules.
+// Leases in memory with the apiserver's resourceVersion rules. Safe to use
+// from the elector's thread and the test's at once, as the apiserver is.
 class MemoryLeaseStore : public LeaseStore {
  public:
   absl::StatusOr<kube::Lease> Get(const std::string& ns,
                                   const std::string& name,
                                   absl::Duration) override {
+    absl::MutexLock lock(&mu_);
     auto it = leases_.find(ns + "/" + name);
     if (it == leases_.end()) return absl::NotFoundError("no lease");
     return it->second;
   }
   absl::StatusOr<kube::Lease> Create(const kube::Lease& lease,
                                      absl::Duration) override {
+    absl::MutexLock lock(&mu_);
     std::string key = lease.namespace_ + "/" + lease.name;
     if (leases_.contains(key)) return absl::AlreadyExistsError("exists");
     kube::Lease stored = lease;
@@ -31,6 +36,7 @@ class MemoryLeaseStore : public LeaseStore {
   }
   absl::StatusOr<kube::Lease> Update(const kube::Lease& lease,
                                      absl::Duration) override {
+    absl::MutexLock lock(&mu_);
     std::string key = lease.namespace_ + "/" + lease.name;
     auto it = leases_.find(key);
     if (it == leases_.end()) return absl::NotFoundError("no lease");
@@ -41,9 +47,20 @@ class MemoryLeaseStore : public LeaseStore {
     stored.resource_version = absl::StrCat(++version_);
     return it->second = stored;
   }
+  // Another writer takes the lease in one step, whatever its holder is
+  // doing at the same moment.
+  void Steal(const std::string& ns, const std::string& name,
+             const std::string& thief) {
+    absl::MutexLock lock(&mu_);
+    kube::Lease& lease = leases_.at(ns + "/" + name);
+    lease.holder_identity = thief;
+    lease.resource_version = absl::StrCat(++version_);
+  }
+
  private:
-  std::map<std::string, kube::Lease> leases_;
-  int version_ = 0;
+  absl::Mutex mu_;
+  std::map<std::string, kube::Lease> leases_ ABSL_GUARDED_BY(mu_);
+  int version_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 LeaderElectionOptions Options(const std::string& identity) {
@@ -51,6 +68,27 @@ LeaderElectionOptions Options(const std::string& identity) {
           .lease_namespace = "metrics-scheduler",
           .identity = identity};
 }
+
+// Runs an elector's loop on its own thread. Stops and joins it when the scope
+// ends, so a failed assertion ends the test rather than the process.
+class Running {
+ public:
+  explicit Running(LeaderElector& elector)
+      : thread_([this, &elector] { elector.Run(stop_); }) {}
+  ~Running() { Stop(); }
+  void Stop() {
+    if (!stop_.HasBeenNotified()) stop_.Notify();
+    Join();
+  }
+  // Waits for Run() to return by itself.
+  void Join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  absl::Notification stop_;
+  std::thread thread_;
+};
 
 class LeaderElectionTest : public ::testing::Test {
  protected:
@@ -119,8 +157,7 @@ TEST(LeaderElectionHangTest, HangingRenewalStillStepsDownOnTime) {
   LeaderElectionOptions options = Options("a");
   options.retry_period = absl::Milliseconds(10);
   LeaderElector runner(store, clock, options, {});
-  absl::Notification stop;
-  std::thread t([&] { runner.Run(stop); });
+  Running running(runner);
   ASSERT_TRUE(testing::WaitFor([&] { return runner.IsLeader(); }));
   store.hang_.store(true);  // the next renewal never answers
   clock.Advance(absl::Seconds(9));
@@ -128,8 +165,6 @@ TEST(LeaderElectionHangTest, HangingRenewalStillStepsDownOnTime) {
   clock.Advance(absl::Seconds(1));  // renew deadline (10 s) reached
   EXPECT_FALSE(runner.IsLeader());   // at once, with the call still hanging
   store.release_.Notify();
-  stop.Notify();
-  t.join();
 }
 
 TEST_F(LeaderElectionTest, ConcurrentWritersCannotBothWin) {
@@ -141,16 +176,14 @@ TEST_F(LeaderElectionTest, ConcurrentWritersCannotBothWin) {
 }
 
 TEST_F(LeaderElectionTest, RunLeadsUntilStoppedAndReleaseHandsOverAtOnce) {
-  bool started = false;
+  std::atomic<bool> started = false;
   LeaderElector runner(store_, clock_, Options("a"),
                        {.on_started_leading = [&] { started = true; }});
-  absl::Notification stop;
-  std::thread t([&] { runner.Run(stop); });
+  Running running(runner);
   ASSERT_TRUE(testing::WaitFor([&] { return runner.IsLeader(); }));
   EXPECT_TRUE(started);
   EXPECT_FALSE(b_.TryAcquireOrRenew());
-  stop.Notify();
-  t.join();
+  running.Stop();
   EXPECT_TRUE(runner.IsLeader());  // stopping alone does not give it up
   runner.Release();
   EXPECT_FALSE(runner.IsLeader());
@@ -158,26 +191,22 @@ TEST_F(LeaderElectionTest, RunLeadsUntilStoppedAndReleaseHandsOverAtOnce) {
 }
 
 TEST_F(LeaderElectionTest, LeaderThatCannotRenewStepsDown) {
-  bool stopped = false;
+  std::atomic<bool> stopped = false;
   LeaderElectionOptions options = Options("a");
   options.retry_period = absl::Milliseconds(10);
   LeaderElector runner(store_, clock_, options,
                        {.on_stopped_leading = [&] { stopped = true; }});
-  absl::Notification stop;
-  std::thread t([&] { runner.Run(stop); });
+  Running running(runner);
   ASSERT_TRUE(testing::WaitFor([&] { return runner.IsLeader(); }));
   // Another writer takes the lease behind the leader's back: its renewals
   // now fail, and after renew_deadline (10 s on the fake clock) it steps down.
-  kube::Lease stolen = *store_.Get("metrics-scheduler", "metrics-scheduler", absl::Seconds(1));
-  stolen.holder_identity = "thief";
-  ASSERT_TRUE(store_.Update(stolen, absl::Seconds(1)).ok());
+  store_.Steal("metrics-scheduler", "metrics-scheduler", "thief");
   clock_.Advance(absl::Seconds(9));
   EXPECT_TRUE(runner.IsLeader());  // 9 s without renewal: still leader
   clock_.Advance(absl::Seconds(1));
   ASSERT_TRUE(testing::WaitFor([&] { return !runner.IsLeader(); }));
-  t.join();  // Run() returns once leadership is lost
+  running.Join();  // Run() returns once leadership is lost
   EXPECT_TRUE(stopped);
-  stop.Notify();
 }
 
 }  // namespace
