@@ -22,7 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
-#include "common/yaml_check.h"
+#include "common/yaml.h"
 #include "yaml-cpp/yaml.h"
 
 namespace ms {
@@ -862,14 +862,8 @@ absl::StatusOr<Config> LoadConfigString(absl::string_view text,
                                         const LoadOptions& options) {
   Loader loader(display_name, options);
   Config config;
-  if (std::optional<YamlTrap> trap = FindYamlTrap(text)) {
-    YAML::Mark mark;
-    mark.line = trap->line - 1;
-    mark.column = trap->column - 1;
-    return loader.ErrorAt(mark, "", absl::StrCat("invalid YAML: ", trap->what));
-  }
   try {
-    std::vector<YNode> docs = YAML::LoadAll(std::string(text));
+    std::vector<YNode> docs = LoadAllYaml(text);
     if (docs.size() > 1) {
       return loader.Error(docs[1], "",
                           "expected one YAML document, found several");

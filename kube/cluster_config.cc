@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
-#include "common/yaml_check.h"
+#include "common/yaml.h"
 #include "yaml-cpp/yaml.h"
 
 namespace ms::kube {
@@ -114,13 +114,8 @@ std::string ClusterConfig::BearerToken() const {
 absl::StatusOr<ClusterConfig> LoadKubeconfig(const std::string& path,
                                              const std::string& context) {
   ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  // yaml-cpp 0.7 never returns on some text (common/yaml_check.h).
-  if (std::optional<YamlTrap> trap = FindYamlTrap(text)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ":", trap->line, ":", trap->column, ": ", trap->what));
-  }
   try {
-    YAML::Node root = YAML::Load(text);
+    YAML::Node root = LoadYaml(text);
     if (!root.IsMap()) {
       return absl::InvalidArgumentError(
           absl::StrCat(path, ": not a kubeconfig (expected a mapping)"));

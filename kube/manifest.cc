@@ -10,7 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
-#include "common/yaml_check.h"
+#include "common/yaml.h"
 #include "kube/decode.h"
 #include "yaml-cpp/yaml.h"
 
@@ -121,20 +121,11 @@ absl::Status YamlError(const YAML::Exception& e) {
                    ": ", e.msg));
 }
 
-// yaml-cpp 0.7 never returns on some text (common/yaml_check.h).
-absl::Status CheckYaml(absl::string_view text) {
-  std::optional<YamlTrap> trap = FindYamlTrap(text);
-  if (!trap) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "line ", trap->line, ", column ", trap->column, ": ", trap->what));
-}
-
 }  // namespace
 
 absl::StatusOr<std::string> YamlToJson(absl::string_view yaml) {
-  if (absl::Status s = CheckYaml(yaml); !s.ok()) return s;
   try {
-    YAML::Node node = YAML::Load(std::string(yaml));
+    YAML::Node node = LoadYaml(yaml);
     std::string out;
     AppendJson(node, false, &out);
     return out;
@@ -145,9 +136,8 @@ absl::StatusOr<std::string> YamlToJson(absl::string_view yaml) {
 
 absl::StatusOr<Pod> DecodePodManifest(absl::string_view text) {
   std::vector<YAML::Node> docs;
-  if (absl::Status s = CheckYaml(text); !s.ok()) return s;
   try {
-    docs = YAML::LoadAll(std::string(text));
+    docs = LoadAllYaml(text);
   } catch (const YAML::Exception& e) {
     return YamlError(e);
   }

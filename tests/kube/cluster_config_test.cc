@@ -145,14 +145,16 @@ TEST_F(KubeconfigTest, InClusterReadsServiceAccountAndRotatedToken) {
             absl::StatusCode::kFailedPrecondition);
 }
 
-// Debian's yaml-cpp 0.7 never returns on a document that starts with ','
-// (found by tests/fuzz/kubeconfig_fuzz).
-TEST_F(KubeconfigTest, CommaStartingADocumentIsAnError) {
+TEST_F(KubeconfigTest, MalformedYamlNamesThePlace) {
   std::string path = Write("comma", "# kubeconfig\n ,\n");
   absl::Status s = LoadKubeconfig(path).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(s.message()), path + ":2:2: unexpected ','");
+  path = Write("control", "apiVersion: v1\nkind: \x01" "Config\n");
+  s = LoadKubeconfig(path).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(s.message()),
-            path + ":2:2: a ',' cannot start a YAML document");
+            path + ":2:7: control character 0x01 is not allowed in YAML");
 }
 
 TEST(PlainUrlTest, AcceptsHttpAndRejectsOthers) {
