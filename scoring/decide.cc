@@ -7,6 +7,22 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
+// The hot loops below are compiled for AVX-512, AVX2 and baseline x86-64,
+// and the loader picks one (an ifunc). ThreadSanitizer builds keep the
+// baseline only: an ifunc resolver runs before the sanitizer's runtime is
+// ready and crashes it.
+#if defined(__SANITIZE_THREAD__)
+#define MS_SIMD_CLONES
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define MS_SIMD_CLONES
+#endif
+#endif
+#ifndef MS_SIMD_CLONES
+#define MS_SIMD_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#endif
+
 namespace ms {
 namespace {
 
@@ -40,7 +56,7 @@ uint64_t TieKey(uint64_t seed, uint64_t name_hash) {
 // 1e-9 of an integer, where the reciprocal's rounding could move the
 // truncation, is flagged in `suspect` for an exact recomputation; returns
 // how many were flagged.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) size_t
+MS_SIMD_CLONES size_t
 DenseBuiltins(const NodeTable::Columns& c, size_t n, double pod_nz_cpu,
               double pod_nz_mem, double pod_cpu, double pod_mem, double w_la,
               double w_ba, double* __restrict out, double* __restrict suspect) {
@@ -94,7 +110,7 @@ typedef double V8d __attribute__((vector_size(64)));
 
 // The usable values of one metric over the feasible nodes: count, min, max.
 // `values` is NaN where a node has no usable value.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) ColumnStats MaskedStats(
+MS_SIMD_CLONES ColumnStats MaskedStats(
     const double* __restrict values, const int64_t* __restrict feasible,
     size_t n) {
   // Two chains each, so the loop is not bound by the latency of one
@@ -136,7 +152,7 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) ColumnStats 
 
 // The fit filter for the common pod, over all nodes: feasible[i] = -1 when
 // node i passes, 0 otherwise. Returns how many pass.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) size_t FastFilter(
+MS_SIMD_CLONES size_t FastFilter(
     const NodeTable::FilterColumns& c, size_t n, int64_t block,
     int64_t need_cpu, int64_t need_mem, int64_t need_eph,
     int64_t* __restrict feasible) {
@@ -367,7 +383,7 @@ struct Combine {
 // built-ins and recentPlacements, the weighted mean, clamped; -1 for an
 // infeasible node. The order of the additions is fixed, so a node's score
 // does not depend on its block. Returns the highest score in the block.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) double ScoreBlock(
+MS_SIMD_CLONES double ScoreBlock(
     const Combine& c, size_t b, size_t len, double* __restrict t,
     double* __restrict wsum, double* __restrict out) {
   std::fill(t, t + len, 0.0);

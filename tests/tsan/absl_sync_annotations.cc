@@ -9,15 +9,22 @@
 // out-of-line entry points: each one calls the library's own (found with
 // dlsym(RTLD_NEXT)) and tells TSan what it did — an acquire after taking a
 // lock or seeing a notification, a release before giving a lock up or
-// notifying. Await/LockWhen release and re-acquire around the wait. The
-// inline Notification::HasBeenNotified() cannot be interposed; code that
-// polls it relies on the Mutex it shares with the notifier in practice.
+// notifying.
+//
+// Conditions (Await, LockWhen and their variants) are evaluated by the
+// library with the lock held, by the waiting thread or by whichever thread
+// is unlocking; the entry points pass the library a wrapped condition that
+// acquires before evaluating the caller's and releases after, so its reads
+// of guarded data are ordered like any other under the lock. The inline
+// Notification::HasBeenNotified() cannot be interposed; code that polls it
+// relies on the Mutex it shares with the notifier in practice.
 #include <dlfcn.h>
 #include <sanitizer/tsan_interface.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "absl/base/options.h"
 #include "absl/synchronization/mutex.h"
@@ -43,6 +50,39 @@ F Real(const std::string& symbol) {
     std::abort();
   }
   return reinterpret_cast<F>(f);
+}
+
+// A condition evaluated under `mu`, as the library does, annotated.
+struct Guarded {
+  absl::Mutex* mu;
+  const absl::Condition* cond;
+};
+
+bool EvalGuarded(void* arg) {
+  auto* g = static_cast<Guarded*>(arg);
+  __tsan_acquire(g->mu);
+  bool result = g->cond->Eval();
+  __tsan_release(g->mu);
+  return result;
+}
+
+// Calls `real` (a waiting entry point of the library) with the condition
+// wrapped, releasing the lock around a wait that starts with it held.
+template <typename R, typename... Args>
+R Wait(R (*real)(absl::Mutex*, const absl::Condition&, Args...),
+       absl::Mutex* mu, const absl::Condition& cond, bool held,
+       Args... args) {
+  Guarded g{mu, &cond};
+  absl::Condition wrapped(&EvalGuarded, &g);
+  if (held) __tsan_release(mu);
+  if constexpr (std::is_void_v<R>) {
+    real(mu, wrapped, args...);
+    __tsan_acquire(mu);
+  } else {
+    R result = real(mu, wrapped, args...);
+    __tsan_acquire(mu);
+    return result;
+  }
 }
 
 }  // namespace
@@ -85,28 +125,66 @@ void Mutex::ReaderUnlock() {
   real(this);
 }
 
+bool Mutex::ReaderTryLock() {
+  static auto real =
+      Real<bool (*)(Mutex*)>(Prefix("_ZN") + "5Mutex13ReaderTryLockEv");
+  bool locked = real(this);
+  if (locked) __tsan_acquire(this);
+  return locked;
+}
+
 void Mutex::Await(const Condition& cond) {
   static auto real = Real<void (*)(Mutex*, const Condition&)>(
       Prefix("_ZN") + "5Mutex5AwaitERKNS0_9ConditionE");
-  __tsan_release(this);
-  real(this, cond);
-  __tsan_acquire(this);
+  Wait(real, this, cond, /*held=*/true);
 }
 
-bool Mutex::AwaitWithTimeout(const Condition& cond, absl::Duration timeout) {
+bool Mutex::AwaitWithTimeout(const Condition& cond, absl::Duration t) {
   static auto real = Real<bool (*)(Mutex*, const Condition&, absl::Duration)>(
       Prefix("_ZN") + "5Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE");
-  __tsan_release(this);
-  bool result = real(this, cond, timeout);
-  __tsan_acquire(this);
-  return result;
+  return Wait(real, this, cond, /*held=*/true, t);
+}
+
+bool Mutex::AwaitWithDeadline(const Condition& cond, absl::Time t) {
+  static auto real = Real<bool (*)(Mutex*, const Condition&, absl::Time)>(
+      Prefix("_ZN") + "5Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE");
+  return Wait(real, this, cond, /*held=*/true, t);
 }
 
 void Mutex::LockWhen(const Condition& cond) {
   static auto real = Real<void (*)(Mutex*, const Condition&)>(
       Prefix("_ZN") + "5Mutex8LockWhenERKNS0_9ConditionE");
-  real(this, cond);
-  __tsan_acquire(this);
+  Wait(real, this, cond, /*held=*/false);
+}
+
+bool Mutex::LockWhenWithTimeout(const Condition& cond, absl::Duration t) {
+  static auto real = Real<bool (*)(Mutex*, const Condition&, absl::Duration)>(
+      Prefix("_ZN") + "5Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
+  return Wait(real, this, cond, /*held=*/false, t);
+}
+
+bool Mutex::LockWhenWithDeadline(const Condition& cond, absl::Time t) {
+  static auto real = Real<bool (*)(Mutex*, const Condition&, absl::Time)>(
+      Prefix("_ZN") + "5Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE");
+  return Wait(real, this, cond, /*held=*/false, t);
+}
+
+void Mutex::ReaderLockWhen(const Condition& cond) {
+  static auto real = Real<void (*)(Mutex*, const Condition&)>(
+      Prefix("_ZN") + "5Mutex14ReaderLockWhenERKNS0_9ConditionE");
+  Wait(real, this, cond, /*held=*/false);
+}
+
+bool Mutex::ReaderLockWhenWithTimeout(const Condition& cond, absl::Duration t) {
+  static auto real = Real<bool (*)(Mutex*, const Condition&, absl::Duration)>(
+      Prefix("_ZN") + "5Mutex25ReaderLockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
+  return Wait(real, this, cond, /*held=*/false, t);
+}
+
+bool Mutex::ReaderLockWhenWithDeadline(const Condition& cond, absl::Time t) {
+  static auto real = Real<bool (*)(Mutex*, const Condition&, absl::Time)>(
+      Prefix("_ZN") + "5Mutex26ReaderLockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE");
+  return Wait(real, this, cond, /*held=*/false, t);
 }
 
 void Notification::Notify() {
@@ -129,6 +207,15 @@ bool Notification::WaitForNotificationWithTimeout(
       Prefix("_ZNK") +
       "12Notification30WaitForNotificationWithTimeoutENS0_8DurationE");
   bool notified = real(this, timeout);
+  if (notified) __tsan_acquire(const_cast<Notification*>(this));
+  return notified;
+}
+
+bool Notification::WaitForNotificationWithDeadline(absl::Time deadline) const {
+  static auto real = Real<bool (*)(const Notification*, absl::Time)>(
+      Prefix("_ZNK") +
+      "12Notification31WaitForNotificationWithDeadlineENS0_4TimeE");
+  bool notified = real(this, deadline);
   if (notified) __tsan_acquire(const_cast<Notification*>(this));
   return notified;
 }
