@@ -52,7 +52,7 @@ clean:
 # Sanitizers, each in a build directory of its own (scripts/sanitize.sh):
 # the unit and integration tests under AddressSanitizer and
 # UndefinedBehaviorSanitizer, and the unit tests of the concurrent parts
-# (metrics cache, queue, leader election, token files, informers) under
+# (metrics cache, queue, binder, leader election, token files, informers) under
 # ThreadSanitizer. The integration tests start the control plane built by
 # `make testenv`.
 ASAN_BUILD ?= build-asan
