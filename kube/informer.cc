@@ -2,6 +2,22 @@
 
 namespace ms::kube {
 
+void MakeTombstone(const std::string& key, const std::string& uid,
+                   const std::string& resource_version, Pod* pod) {
+  size_t slash = key.find('/');
+  pod->namespace_ = key.substr(0, slash);
+  pod->name = slash == std::string::npos ? "" : key.substr(slash + 1);
+  pod->uid = uid;
+  pod->resource_version = resource_version;
+}
+
+void MakeTombstone(const std::string& key, const std::string& uid,
+                   const std::string& resource_version, Node* node) {
+  node->name = key;
+  node->uid = uid;
+  node->resource_version = resource_version;
+}
+
 InformerSource<Pod> PodSource(KubeClient& client, ListOptions options) {
   return {
       .list = [&client, options] { return client.ListPods(options); },

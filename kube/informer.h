@@ -1,29 +1,28 @@
-// Informer: a local, eventually consistent copy of one kind of object.
+// Informer: one kind of object, delivered to handlers as it changes.
 //
 // Lists the objects (every page), then watches from the list's
-// resourceVersion, keeping a map from key to object and calling the handlers
-// for each add, update and delete. When a watch ends it is resumed from the
-// last resourceVersion seen (bookmarks included), so nothing is lost across a
-// broken connection; when the server says that version has expired (410) it
-// relists, and the difference between the old copy and the new list is
-// delivered as adds, updates and deletes. Failures are retried with backoff
-// (1 s doubling to 30 s) and logged; the informer never gives up until
-// Stop().
+// resourceVersion, calling the handlers for each add, update and delete.
+// When a watch ends it is resumed from the last resourceVersion seen
+// (bookmarks included), so nothing is lost across a broken connection; when
+// the server says that version has expired (410) it relists, and the
+// difference from what it had seen is delivered as adds, updates and
+// deletes. Failures are retried with backoff (1 s doubling to 30 s) and
+// logged; the informer never gives up until Stop().
 //
-// An optional `transform` is applied to every object as it arrives, before
-// it is stored or handed to a handler: an informer that needs only part of
-// each object (say, a pod's requests) keeps only that part in memory.
+// It keeps no copy of the objects, only each one's key, uid and
+// resourceVersion: the handlers' owners keep what they need (the cluster
+// state, the queue), so 20,000 pods are not held twice. A delete learned
+// from a relist therefore hands the handler a tombstone: an object with
+// its identity (namespace, name, uid, resourceVersion) and nothing else.
 //
-// Thread safety: Start() and Stop() from one owner thread; Get(), List(),
+// Thread safety: Start() and Stop() from one owner thread; Size(),
 // HasSynced() and WaitForSync() from any thread. Handlers run on the
-// informer's own thread, one at a time, with no informer lock held: they may
-// call Get() and List().
+// informer's own thread, one at a time, with no informer lock held.
 #ifndef METRICS_SCHEDULER_KUBE_INFORMER_H_
 #define METRICS_SCHEDULER_KUBE_INFORMER_H_
 
 #include <atomic>
 #include <functional>
-#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -55,24 +54,27 @@ struct InformerSource {
 template <typename T>
 struct InformerHandlers {
   std::function<void(const T&)> on_add;
-  std::function<void(const T& old_object, const T& new_object)> on_update;
+  std::function<void(const T&)> on_update;
+  // The object as last seen, or a tombstone (see above).
   std::function<void(const T&)> on_delete;
 };
+
+// How an informer names an object, and the tombstone it makes for one.
+inline std::string KeyOf(const Pod& pod) { return pod.Key(); }
+inline std::string KeyOf(const Node& node) { return node.name; }
+void MakeTombstone(const std::string& key, const std::string& uid,
+                   const std::string& resource_version, Pod* pod);
+void MakeTombstone(const std::string& key, const std::string& uid,
+                   const std::string& resource_version, Node* node);
 
 template <typename T>
 class Informer {
  public:
-  using KeyFn = std::function<std::string(const T&)>;
-  using TransformFn = std::function<void(T&)>;
-
   Informer(std::string name, InformerSource<T> source,
-           InformerHandlers<T> handlers, KeyFn key,
-           TransformFn transform = nullptr)
+           InformerHandlers<T> handlers)
       : name_(std::move(name)),
         source_(std::move(source)),
-        handlers_(std::move(handlers)),
-        key_(std::move(key)),
-        transform_(std::move(transform)) {}
+        handlers_(std::move(handlers)) {}
   ~Informer() { Stop(); }
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;
@@ -94,24 +96,10 @@ class Informer {
     return synced_.WaitForNotificationWithTimeout(timeout);
   }
 
-  std::optional<T> Get(const std::string& key) const {
-    absl::MutexLock lock(&mu_);
-    auto it = store_.find(key);
-    if (it == store_.end()) return std::nullopt;
-    return it->second;
-  }
-
-  std::vector<T> List() const {
-    absl::MutexLock lock(&mu_);
-    std::vector<T> out;
-    out.reserve(store_.size());
-    for (const auto& [key, object] : store_) out.push_back(object);
-    return out;
-  }
-
+  // How many objects exist, as far as the informer has seen.
   size_t Size() const {
     absl::MutexLock lock(&mu_);
-    return store_.size();
+    return seen_.size();
   }
 
   // How many times the informer listed (1 after the first sync); tests use
@@ -133,9 +121,6 @@ class Informer {
           continue;
         }
         resource_version = list->resource_version;
-        if (transform_) {
-          for (T& item : list->items) transform_(item);
-        }
         Replace(std::move(list->items));
         lists_.fetch_add(1);
         if (!synced_.HasBeenNotified()) synced_.Notify();
@@ -174,11 +159,6 @@ class Informer {
   void Sleep(absl::Duration d) { stopping_.WaitForNotificationWithTimeout(d); }
 
   void Apply(WatchEvent<T>& event) {
-    if (transform_ && (event.type == WatchEventType::kAdded ||
-                       event.type == WatchEventType::kModified ||
-                       event.type == WatchEventType::kDeleted)) {
-      transform_(event.object);
-    }
     switch (event.type) {
       case WatchEventType::kAdded:
       case WatchEventType::kModified:
@@ -193,72 +173,76 @@ class Informer {
     }
   }
 
+  // What the informer remembers of an object.
+  struct Seen {
+    std::string uid;
+    std::string resource_version;
+  };
+
   void Upsert(T object) {
-    std::string key = key_(object);
-    std::optional<T> old;
+    std::string key = KeyOf(object);
+    bool existed;
     {
       absl::MutexLock lock(&mu_);
-      auto [it, inserted] = store_.try_emplace(key, object);
-      if (!inserted) {
-        old = std::move(it->second);
-        it->second = object;
-      }
+      auto [it, inserted] =
+          seen_.insert_or_assign(std::move(key), Seen{object.uid,
+                                                      object.resource_version});
+      existed = !inserted;
     }
-    if (old) {
-      if (handlers_.on_update) handlers_.on_update(*old, object);
+    if (existed) {
+      if (handlers_.on_update) handlers_.on_update(object);
     } else if (handlers_.on_add) {
       handlers_.on_add(object);
     }
   }
 
   void Remove(const T& object) {
-    std::string key = key_(object);
     bool existed;
     {
       absl::MutexLock lock(&mu_);
-      existed = store_.erase(key) > 0;
+      existed = seen_.erase(KeyOf(object)) > 0;
     }
     if (existed && handlers_.on_delete) handlers_.on_delete(object);
   }
 
-  // Makes the store equal to `items`, delivering the difference.
+  // Delivers the difference between what was seen and `items`, the whole
+  // list, and remembers `items`.
   void Replace(std::vector<T> items) {
-    std::unordered_map<std::string, T> fresh;
+    std::unordered_map<std::string, Seen> fresh;
     fresh.reserve(items.size());
-    for (T& item : items) {
-      std::string key = key_(item);
-      fresh.emplace(std::move(key), std::move(item));
+    for (const T& item : items) {
+      fresh.emplace(KeyOf(item), Seen{item.uid, item.resource_version});
     }
-    std::unordered_map<std::string, T> old;
+    std::unordered_map<std::string, Seen> old;
     {
       absl::MutexLock lock(&mu_);
-      old.swap(store_);
-      store_.swap(fresh);  // no copy: a relist of 20,000 pods is megabytes
+      old.swap(seen_);
+      seen_.swap(fresh);
     }
-    // This thread is the store's only writer, so it may read it unlocked.
-    for (const auto& [key, object] : store_) {
-      auto it = old.find(key);
+    for (T& item : items) {
+      auto it = old.find(KeyOf(item));
       if (it == old.end()) {
-        if (handlers_.on_add) handlers_.on_add(object);
-      } else if (it->second.resource_version != object.resource_version) {
-        if (handlers_.on_update) handlers_.on_update(it->second, object);
+        if (handlers_.on_add) handlers_.on_add(item);
+      } else if (it->second.resource_version != item.resource_version) {
+        if (handlers_.on_update) handlers_.on_update(item);
       }
+      item = T();  // handled: give its memory back as the list is walked
     }
-    for (const auto& [key, object] : old) {
-      if (!store_.contains(key) && handlers_.on_delete) {
-        handlers_.on_delete(object);
-      }
+    // This thread is the only writer of seen_, so it may read it unlocked.
+    for (const auto& [key, was] : old) {
+      if (seen_.contains(key) || !handlers_.on_delete) continue;
+      T tombstone;
+      MakeTombstone(key, was.uid, was.resource_version, &tombstone);
+      handlers_.on_delete(tombstone);
     }
   }
 
   const std::string name_;
   const InformerSource<T> source_;
   const InformerHandlers<T> handlers_;
-  const KeyFn key_;
-  const TransformFn transform_;
 
   mutable absl::Mutex mu_;
-  std::unordered_map<std::string, T> store_ ABSL_GUARDED_BY(mu_);
+  std::unordered_map<std::string, Seen> seen_ ABSL_GUARDED_BY(mu_);
   absl::Notification synced_;
   absl::Notification stopping_;
   std::atomic<bool> cancel_{false};
@@ -269,9 +253,6 @@ class Informer {
 // Sources over a KubeClient, which must outlive the informer.
 InformerSource<Pod> PodSource(KubeClient& client, ListOptions options);
 InformerSource<Node> NodeSource(KubeClient& client, ListOptions options);
-
-inline std::string PodKey(const Pod& pod) { return pod.Key(); }
-inline std::string NodeKey(const Node& node) { return node.name; }
 
 }  // namespace ms::kube
 

@@ -118,17 +118,6 @@ void ClusterState::UpsertAssignedPod(const Pod& pod) {
   pods_.emplace(key, std::move(placed));
 }
 
-void ClusterState::TrimAssignedPod(Pod& pod) {
-  pod.labels.clear();
-  pod.scheduler_name.clear();
-  pod.scheduler_name.shrink_to_fit();
-  pod.node_selector.clear();
-  pod.required_node_affinity.reset();
-  pod.tolerations = {};
-  for (Container& c : pod.containers) c.name = std::string();
-  for (Container& c : pod.init_containers) c.name = std::string();
-}
-
 void ClusterState::RemoveAssignedPod(const Pod& pod) {
   absl::MutexLock lock(&mu_);
   auto it = pods_.find(pod.Key());

@@ -60,11 +60,6 @@ class ClusterState {
 
   // Informer of pods assigned to nodes (running or pending on a node).
   void UpsertAssignedPod(const Pod& pod);
-  // Drops what accounting never reads from an assigned pod (labels,
-  // selectors, affinity, tolerations, container names), keeping identity,
-  // node, phase and what PodCharge::Of reads. With 20,000 pods known this
-  // is most of the informer's memory.
-  static void TrimAssignedPod(Pod& pod);
   void RemoveAssignedPod(const Pod& pod);
 
   // Decides where `request.pod` goes and, when a node fits, charges it

@@ -372,25 +372,21 @@ int Run(Config config) {
                                    "spec.schedulerName=", name,
                                    ",spec.nodeName=")}),
       {.on_add = [&](const Pod& p) { scheduler.OnPendingPod(p); },
-       .on_update = [&](const Pod&, const Pod& p) { scheduler.OnPendingPod(p); },
-       .on_delete = [&](const Pod& p) { scheduler.OnPendingPodDeleted(p); }},
-      kube::PodKey);
+       .on_update = [&](const Pod& p) { scheduler.OnPendingPod(p); },
+       .on_delete = [&](const Pod& p) { scheduler.OnPendingPodDeleted(p); }});
   kube::Informer<Pod> assigned(
       "assigned pods",
       kube::PodSource(client,
                       {.field_selector = "spec.nodeName!=,status.phase!="
                                          "Succeeded,status.phase!=Failed"}),
       {.on_add = [&](const Pod& p) { scheduler.OnAssignedPod(p); },
-       .on_update =
-           [&](const Pod&, const Pod& p) { scheduler.OnAssignedPod(p); },
-       .on_delete = [&](const Pod& p) { scheduler.OnAssignedPodDeleted(p); }},
-      kube::PodKey, ClusterState::TrimAssignedPod);
+       .on_update = [&](const Pod& p) { scheduler.OnAssignedPod(p); },
+       .on_delete = [&](const Pod& p) { scheduler.OnAssignedPodDeleted(p); }});
   kube::Informer<Node> nodes(
       "nodes", kube::NodeSource(client, {}),
       {.on_add = [&](const Node& n) { scheduler.OnNode(n); },
-       .on_update = [&](const Node&, const Node& n) { scheduler.OnNode(n); },
-       .on_delete = [&](const Node& n) { scheduler.OnNodeDeleted(n); }},
-      kube::NodeKey);
+       .on_update = [&](const Node& n) { scheduler.OnNode(n); },
+       .on_delete = [&](const Node& n) { scheduler.OnNodeDeleted(n); }});
 
   StatusServer status(registry, [&] {
     return pending.HasSynced() && assigned.HasSynced() && nodes.HasSynced();

@@ -1,6 +1,8 @@
 // KubeClient and Informer against the real kube-apiserver of tests/testenv.
 
 #include <atomic>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -28,16 +30,22 @@ std::string PodJson(const std::string& ns, const std::string& name,
       R"("resources":{"requests":{"cpu":"100m","memory":"64Mi"}}}]}})");
 }
 
-// Records what an informer delivered, in order.
+// Records what an informer delivered, in order, and the nodes it
+// delivered as they are now.
 class Recorder {
  public:
   InformerHandlers<Node> Handlers() {
     return {
-        .on_add = [this](const Node& n) { Record("add " + n.name); },
-        .on_update =
-            [this](const Node&, const Node& n) { Record("update " + n.name); },
-        .on_delete = [this](const Node& n) { Record("delete " + n.name); },
+        .on_add = [this](const Node& n) { Record("add ", n); },
+        .on_update = [this](const Node& n) { Record("update ", n); },
+        .on_delete = [this](const Node& n) { Record("delete ", n); },
     };
+  }
+  std::optional<Node> Latest(const std::string& name) {
+    absl::MutexLock lock(&mu_);
+    auto it = nodes_.find(name);
+    if (it == nodes_.end()) return std::nullopt;
+    return it->second;
   }
   std::vector<std::string> Events() {
     absl::MutexLock lock(&mu_);
@@ -49,12 +57,18 @@ class Recorder {
   }
 
  private:
-  void Record(std::string e) {
+  void Record(const std::string& what, const Node& n) {
     absl::MutexLock lock(&mu_);
-    events_.push_back(std::move(e));
+    events_.push_back(what + n.name);
+    if (what == "delete ") {
+      nodes_.erase(n.name);
+    } else {
+      nodes_[n.name] = n;
+    }
   }
   absl::Mutex mu_;
   std::vector<std::string> events_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, Node> nodes_ ABSL_GUARDED_BY(mu_);
 };
 
 class KubeClientIntegrationTest : public ::testing::Test {
@@ -80,7 +94,7 @@ TEST_F(KubeClientIntegrationTest, InformerSeesCreatesUpdatesAndDeletes) {
   Recorder recorder;
   Informer<Node> informer(
       "nodes", NodeSource(client, {.label_selector = "suite=" + label}),
-      recorder.Handlers(), NodeKey);
+      recorder.Handlers());
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(absl::Seconds(30)));
   EXPECT_EQ(informer.Size(), 0u);
@@ -88,18 +102,19 @@ TEST_F(KubeClientIntegrationTest, InformerSeesCreatesUpdatesAndDeletes) {
   std::string name = label + "-a";
   env_.CreateNode(name, "2", "4Gi", absl::StrCat(R"({"suite":")", label, R"("})"));
   ASSERT_TRUE(WaitFor([&] {
-    std::optional<Node> n = informer.Get(name);
+    std::optional<Node> n = recorder.Latest(name);
     return n && n->ready;  // created, then its status set
   }));
-  EXPECT_EQ(informer.Get(name)->allocatable.milli_cpu, 2000);
+  EXPECT_EQ(recorder.Latest(name)->allocatable.milli_cpu, 2000);
 
   env_.AdminOk("PATCH", "/api/v1/nodes/" + name,
                R"({"spec":{"unschedulable":true}})",
                "application/strategic-merge-patch+json");
-  ASSERT_TRUE(WaitFor([&] { return informer.Get(name)->unschedulable; }));
+  ASSERT_TRUE(WaitFor([&] { return recorder.Latest(name)->unschedulable; }));
 
   env_.DeleteNode(name);
-  ASSERT_TRUE(WaitFor([&] { return !informer.Get(name).has_value(); }));
+  ASSERT_TRUE(WaitFor([&] { return !recorder.Latest(name).has_value(); }));
+  EXPECT_EQ(informer.Size(), 0u);
   informer.Stop();
 
   std::vector<std::string> events = recorder.Events();
@@ -125,7 +140,7 @@ TEST_F(KubeClientIntegrationTest, BrokenWatchResumesWithNothingLost) {
   Recorder recorder;
   Informer<Node> informer(
       "nodes", NodeSource(client, {.label_selector = "suite=" + label}),
-      recorder.Handlers(), NodeKey);
+      recorder.Handlers());
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(absl::Seconds(30)));
 
