@@ -3,7 +3,8 @@
 // Used by kube/ to talk to kube-apiserver and by metrics/ to query metrics
 // backends. No libcurl type crosses this header. A client owns a small pool
 // of connections (curl easy handles), so concurrent requests run in parallel
-// and sequential ones reuse their TCP and TLS connections.
+// and sequential ones reuse their TCP and TLS connections. It speaks
+// HTTP/1.1, one request per connection at a time.
 //
 // Thread-safe: Do() and Stream() may be called from any number of threads.
 //

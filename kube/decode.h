@@ -63,6 +63,10 @@ struct WatchEvent {
 absl::StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(absl::string_view line);
 absl::StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(absl::string_view line);
 
+// An RFC 3339 timestamp (metadata.creationTimestamp, a Lease's renewTime),
+// in milliseconds since the epoch, rounded down.
+absl::StatusOr<int64_t> ParseTimestampMs(absl::string_view text);
+
 // A Kubernetes Status body ({"kind":"Status","code":409,"reason":"Conflict",
 // "message":...}) or any other error body, turned into an absl::Status whose
 // code follows the HTTP status (see kube/client.h for the mapping).

@@ -28,6 +28,7 @@
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
@@ -469,6 +470,10 @@ int main(int argc, char** argv) {
   // with ~25 threads that is tens of megabytes of fragmentation for no
   // gain: two arenas serve the binders and informers as fast.
   mallopt(M_ARENA_MAX, 2);
+  // Debian's Abseil is built with absl::Mutex's deadlock detection on: a
+  // lock-order graph updated on every lock, a few per cent of the CPU per
+  // pod. The tests keep it; the scheduler does without.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   if (ms::PrintHelpIfAsked(argc, argv)) return ms::kExitOk;
   ms::DashesToUnderscores(argc, argv);
   std::vector<char*> args = ms::TakeVerbosity(argc, argv);

@@ -1,5 +1,10 @@
 #include "kube/decode.h"
 
+#include <random>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "tests/testing/paths.h"
 
@@ -8,6 +13,45 @@ namespace {
 
 using ::ms::testing::ReadFileOrDie;
 using ::ms::testing::TestDataPath;
+
+// The hand-written reading of the apiserver's form agrees with absl's
+// general RFC 3339 parser, which reads every other form.
+TEST(ParseTimestampTest, AgreesWithAGeneralParser) {
+  auto general = [](const std::string& text) {
+    absl::Time t;
+    std::string err;
+    EXPECT_TRUE(absl::ParseTime(absl::RFC3339_full, text, &t, &err)) << text;
+    return absl::ToUnixMillis(t);
+  };
+  std::vector<std::string> texts = {
+      "1970-01-01T00:00:00Z",        "2000-02-29T23:59:59Z",
+      "2024-12-31T12:00:00Z",        "2100-03-01T00:00:00Z",
+      "1969-12-31T23:59:59.999Z",    "2026-11-21T22:10:00.123456Z",
+      "2026-11-21T22:10:00.1Z",      "2026-11-21T22:10:00.123456789Z",
+      "2026-11-21T22:10:00+02:00",   "2026-11-21t22:10:00z",
+  };
+  std::mt19937 rng(7);
+  for (int i = 0; i < 2000; ++i) {
+    int64_t seconds = std::uniform_int_distribution<int64_t>(
+        -2208988800, 7258118400)(rng);  // 1900 to 2200
+    texts.push_back(absl::FormatTime("%Y-%m-%dT%H:%M:%E*SZ",
+                                     absl::FromUnixSeconds(seconds) +
+                                         absl::Microseconds(i * 977 % 1000000),
+                                     absl::UTCTimeZone()));
+  }
+  for (const std::string& text : texts) {
+    absl::StatusOr<int64_t> ms = ParseTimestampMs(text);
+    ASSERT_TRUE(ms.ok()) << text << ": " << ms.status();
+    EXPECT_EQ(*ms, general(text)) << text;
+  }
+  for (const char* bad : {"", "2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z",
+                          "2026-11-21T24:00:00Z", "2026-11-21 22:10:00Z",
+                          "2026-11-21T22:10:0xZ", "yesterday"}) {
+    EXPECT_EQ(ParseTimestampMs(bad).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+}
 
 // tests/testdata/kube/pod_full.json was recorded from the testenv's
 // kube-apiserver (`kubectl get pod -o json`) for the manifest
