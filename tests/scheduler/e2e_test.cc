@@ -130,6 +130,12 @@ class EndToEndTest : public ::testing::Test {
 
   // Waits until the scheduler has refreshed its metrics twice more, so that
   // values written before the call are in its cache.
+  // Pods the scheduler counted as bound (its own /metrics).
+  static double Scheduled(SchedulerProcess* s) {
+    return s->Metric(
+        "metrics_scheduler_schedule_attempts_total{result=\"scheduled\"}");
+  }
+
   void WaitForRefresh(SchedulerProcess* s) {
     double start = s->Metric(kRefreshes);
     ASSERT_TRUE(WaitFor([&] { return s->Metric(kRefreshes) >= start + 2; }))
@@ -286,9 +292,10 @@ TEST_F(EndToEndTest, BurstSpreadsWithoutOvercommit) {
     EXPECT_LE(count, 20) << node << " has more than twice the mean";
     EXPECT_LE(count * 100, 1500) << node << " is over-committed";
   }
-  EXPECT_EQ(s->Metric("metrics_scheduler_schedule_attempts_total{result="
-                      "\"scheduled\"}"),
-            100);
+  // Counted once the binding's answer is back, which may be just after
+  // the pod shows as bound.
+  EXPECT_TRUE(WaitFor([&] { return Scheduled(s) == 100; }))
+      << Scheduled(s);
 }
 
 TEST_F(EndToEndTest, HerdPenaltySpreadsABurstAwayFromTheBestNode) {
@@ -440,9 +447,10 @@ TEST_F(EndToEndTest, DefaultSchedulerPodsAreNeverTouched) {
   EXPECT_NE(EventsWith("ours", "\"reason\":\"Scheduled\"")
                 .find("metrics-scheduler"),
             std::string::npos);
-  EXPECT_EQ(s->Metric("metrics_scheduler_schedule_attempts_total{result="
-                      "\"scheduled\"}"),
-            1);
+  // Counted once the binding's answer is back, which may be just after
+  // the pod shows as bound.
+  EXPECT_TRUE(WaitFor([&] { return Scheduled(s) == 1; }))
+      << Scheduled(s);
 }
 
 TEST_F(EndToEndTest, OnlyTheLeaderBindsAndAStandbyTakesOver) {
@@ -460,12 +468,11 @@ TEST_F(EndToEndTest, OnlyTheLeaderBindsAndAStandbyTakesOver) {
 
   for (int i = 0; i < 10; ++i) CreatePod(absl::StrCat("first-", i));
   ASSERT_TRUE(WaitFor([&] { return AllBound(10); }, absl::Seconds(60)));
-  EXPECT_EQ(a->Metric("metrics_scheduler_schedule_attempts_total{result="
-                      "\"scheduled\"}"),
-            10);
-  EXPECT_EQ(b->Metric("metrics_scheduler_schedule_attempts_total{result="
-                      "\"scheduled\"}"),
-            0);
+  // Counted once the binding's answer is back, which may be just after
+  // the pod shows as bound.
+  EXPECT_TRUE(WaitFor([&] { return Scheduled(a) == 10; }))
+      << Scheduled(a);
+  EXPECT_EQ(Scheduled(b), 0);
 
   // Events are written asynchronously, after binding: let a's reach the
   // apiserver before it dies (a crash loses the ones still queued).
@@ -486,9 +493,10 @@ TEST_F(EndToEndTest, OnlyTheLeaderBindsAndAStandbyTakesOver) {
   ASSERT_TRUE(WaitFor([&] { return AllBound(20); }, absl::Seconds(60)))
       << b->Log();
   EXPECT_EQ(b->Metric("metrics_scheduler_leader"), 1);
-  EXPECT_EQ(b->Metric("metrics_scheduler_schedule_attempts_total{result="
-                      "\"scheduled\"}"),
-            10);
+  // Counted once the binding's answer is back, which may be just after
+  // the pod shows as bound.
+  EXPECT_TRUE(WaitFor([&] { return Scheduled(b) == 10; }))
+      << Scheduled(b);
   // Every pod bound exactly once: one Scheduled event each, from the
   // replica that led at the time.
   for (int i = 0; i < 10; ++i) {
