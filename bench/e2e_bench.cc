@@ -84,7 +84,7 @@ ABSL_FLAG(int, creators, 16, "Threads creating pods, one connection each.");
 ABSL_FLAG(int, rss_nodes, 5000, "Nodes known in the memory measurement.");
 ABSL_FLAG(int, rss_pods, 20000,
           "Pods bound to nodes in the memory measurement (0: skip it).");
-ABSL_FLAG(int, bind_workers, 16, "metrics-scheduler's --bind-workers.");
+ABSL_FLAG(int, bind_workers, 32, "metrics-scheduler's --bind-workers.");
 ABSL_FLAG(std::string, build_dir, "build", "The CMake build directory.");
 ABSL_FLAG(std::string, source_dir, ".", "The source tree (for manifests/).");
 ABSL_FLAG(std::string, out, "", "JSON output; default BUILD_DIR/bench/e2e.json.");

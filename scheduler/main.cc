@@ -70,7 +70,7 @@ ABSL_FLAG(std::string, http_address, "",
 ABSL_FLAG(std::string, identity, "",
           "This replica's identity in the Lease and in Events. Default: "
           "hostname and a random suffix.");
-ABSL_FLAG(int, bind_workers, 16, "Bindings sent to the apiserver at once.");
+ABSL_FLAG(int, bind_workers, 32, "Bindings sent to the apiserver at once.");
 ABSL_FLAG(bool, check_files, true,
           "Fail on a backend.tokenFile, caFile or basicAuth.passwordFile that "
           "cannot be read, as at start. false: validate-config checks the "

@@ -66,7 +66,7 @@ namespace ms {
 
 struct SchedulerOptions {
   std::string identity;  // reportingInstance of Events
-  int bind_workers = 16;
+  int bind_workers = 32;
   int event_workers = 4;  // Events written at once
   uint64_t seed = 0;  // tie-break stream; fixed in tests
   QueueOptions queue;
