@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <iostream>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -69,19 +68,9 @@ void FaultTest::SetUp() {
 
 void FaultTest::TearDown() {
   JoinCreator();
-  DumpLogs();
-  for (auto& s : schedulers_) s->Stop();
+  schedulers_.StopAll(HasFailure());
   env_.DeleteNamespace(suite_);
   for (const std::string& n : nodes_) env_.DeleteNode(n);
-}
-
-void FaultTest::DumpLogs() {
-  if (!HasFailure()) return;
-  for (auto& s : schedulers_) {
-    std::string log = s->Log();
-    if (log.size() > 200000) log = log.substr(log.size() - 200000);
-    std::cerr << "---- log of " << s->identity() << " ----\n" << log << "\n";
-  }
 }
 
 std::string FaultTest::Node(int i) const { return absl::StrCat(suite_, "-n", i); }
@@ -120,15 +109,10 @@ leaderElection: {leaseDuration: %s, renewDeadline: %s, retryPeriod: %s}
 SchedulerProcess* FaultTest::StartScheduler(const FaultConfig& config,
                                             const std::string& identity,
                                             std::vector<std::string> extra) {
-  absl::StatusOr<std::unique_ptr<SchedulerProcess>> s =
-      SchedulerProcess::Start({.config_yaml = ConfigYaml(config),
-                               .kubeconfig = env_.dir() + "/scheduler.kubeconfig",
-                               .identity = identity,
-                               .extra_args = std::move(extra)});
-  EXPECT_TRUE(s.ok()) << s.status();
-  if (!s.ok()) return nullptr;
-  schedulers_.push_back(std::move(*s));
-  return schedulers_.back().get();
+  return schedulers_.Start({.config_yaml = ConfigYaml(config),
+                            .kubeconfig = env_.dir() + "/scheduler.kubeconfig",
+                            .identity = identity,
+                            .extra_args = std::move(extra)});
 }
 
 void FaultTest::WaitForLeader(SchedulerProcess* s, absl::Duration timeout) {

@@ -105,12 +105,9 @@ class FaultTest : public ::testing::Test {
   BindingReport ExpectEveryPodBoundOnce(int want,
                                         bool allow_lost_events = false);
 
-  // Prints the scheduler logs when the test failed.
-  void DumpLogs();
-
   Testenv env_;
   std::string suite_;
-  std::vector<std::unique_ptr<SchedulerProcess>> schedulers_;
+  SchedulerProcesses schedulers_;
   std::vector<std::string> nodes_;
   std::thread creator_;
 };

@@ -27,6 +27,7 @@ namespace {
 using ::ms::testing::PrometheusServer;
 using ::ms::testing::RemoteSeries;
 using ::ms::testing::SchedulerProcess;
+using ::ms::testing::SchedulerProcesses;
 using ::ms::testing::Testenv;
 using ::ms::testing::WaitFor;
 
@@ -75,13 +76,7 @@ class EndToEndTest : public ::testing::Test {
   }
 
   void TearDown() override {
-    for (auto& s : schedulers_) {
-      if (HasFailure()) {
-        std::cerr << "---- log of " << s->identity() << " ----\n"
-                  << s->Log().substr(0, 200000) << "\n";
-      }
-      s->Stop();
-    }
+    schedulers_.StopAll(HasFailure());
     env_.DeleteNamespace(suite_);
     for (const std::string& n : nodes_) env_.DeleteNode(n);
   }
@@ -108,16 +103,11 @@ class EndToEndTest : public ::testing::Test {
   SchedulerProcess* StartScheduler(const ConfigParams& params,
                                    const std::string& identity = "e2e",
                                    std::vector<std::string> extra = {}) {
-    absl::StatusOr<std::unique_ptr<SchedulerProcess>> s =
-        SchedulerProcess::Start({.config_yaml = ConfigYaml(params),
-                                 .kubeconfig = env_.dir() +
-                                               "/scheduler.kubeconfig",
-                                 .identity = identity,
-                                 .extra_args = std::move(extra)});
-    EXPECT_TRUE(s.ok()) << s.status();
-    if (!s.ok()) return nullptr;
-    schedulers_.push_back(std::move(*s));
-    return schedulers_.back().get();
+    return schedulers_.Start(
+        {.config_yaml = ConfigYaml(params),
+         .kubeconfig = env_.dir() + "/scheduler.kubeconfig",
+         .identity = identity,
+         .extra_args = std::move(extra)});
   }
 
   ConfigParams Params() {
@@ -218,7 +208,7 @@ class EndToEndTest : public ::testing::Test {
   Testenv env_;
   std::string suite_;
   std::unique_ptr<PrometheusServer> prom_;
-  std::vector<std::unique_ptr<SchedulerProcess>> schedulers_;
+  SchedulerProcesses schedulers_;
   std::vector<std::string> nodes_;
 };
 

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -140,6 +141,27 @@ double SchedulerProcess::Metric(const std::string& sample) {
 std::string SchedulerProcess::Log() const {
   absl::StatusOr<std::string> text = ReadFile(log_);
   return text.ok() ? *text : "";
+}
+
+SchedulerProcess* SchedulerProcesses::Start(
+    const SchedulerProcess::Options& options) {
+  absl::StatusOr<std::unique_ptr<SchedulerProcess>> s =
+      SchedulerProcess::Start(options);
+  EXPECT_TRUE(s.ok()) << s.status();
+  if (!s.ok()) return nullptr;
+  processes_.push_back(std::move(*s));
+  return processes_.back().get();
+}
+
+void SchedulerProcesses::StopAll(bool print_logs) {
+  if (print_logs) {
+    for (const auto& s : processes_) {
+      std::string log = s->Log();
+      if (log.size() > 200000) log = log.substr(log.size() - 200000);
+      std::cerr << "---- log of " << s->identity() << " ----\n" << log << "\n";
+    }
+  }
+  for (const auto& s : processes_) s->Stop();
 }
 
 }  // namespace ms::testing

@@ -60,6 +60,19 @@ class SchedulerProcess {
   HttpClient http_;
 };
 
+// The scheduler processes of one test. A failed start is a test failure.
+class SchedulerProcesses {
+ public:
+  // Starts one; it runs until StopAll(). Null when it did not start.
+  SchedulerProcess* Start(const SchedulerProcess::Options& options);
+  // Stops them all; when `print_logs` (the test failed), first prints the
+  // end of each one's log to stderr.
+  void StopAll(bool print_logs);
+
+ private:
+  std::vector<std::unique_ptr<SchedulerProcess>> processes_;
+};
+
 }  // namespace ms::testing
 
 #endif  // METRICS_SCHEDULER_TESTS_TESTING_SCHEDULER_PROCESS_H_
