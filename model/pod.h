@@ -71,6 +71,19 @@ struct Container {
   friend bool operator==(const Container&, const Container&) = default;
 };
 
+// What the kubelet reports of a container's resources
+// (status.containerStatuses[] and initContainerStatuses[]). After an
+// in-place resize they may differ from the spec; kube-scheduler charges the
+// larger of the three (see PodRequests).
+struct ContainerResourceStatus {
+  std::string name;
+  std::optional<Resources> allocated;  // allocatedResources
+  std::optional<Resources> actual;     // resources.requests
+
+  friend bool operator==(const ContainerResourceStatus&,
+                         const ContainerResourceStatus&) = default;
+};
+
 struct Pod {
   std::string name;
   std::string namespace_;
@@ -91,6 +104,10 @@ struct Pod {
   std::vector<Container> containers;
   std::vector<Container> init_containers;
   Resources overhead;  // spec.overhead
+  // Status of containers that report resources (in-place resize), and
+  // whether a PodResizePending condition says the resize is Infeasible.
+  std::vector<ContainerResourceStatus> container_statuses;
+  bool resize_infeasible = false;
 
   // Constraints not implemented yet; a pod with any of them is reported
   // unschedulable, naming the constraint.
