@@ -91,8 +91,10 @@ class KubeClient {
       absl::Duration timeout = absl::Minutes(5));
 
   // POSTs pods/NAME/binding with the pod's uid, so that a pod recreated
-  // under the same name is not bound by mistake.
-  absl::Status Bind(const Pod& pod, const std::string& node_name);
+  // under the same name is not bound by mistake. Gives up after `timeout`
+  // (DeadlineExceeded: the binding may or may not have taken effect).
+  absl::Status Bind(const Pod& pod, const std::string& node_name,
+                    absl::Duration timeout = absl::Seconds(30));
 
   absl::Status CreateEvent(const PodEvent& event);
 

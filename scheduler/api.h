@@ -15,15 +15,40 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "kube/client.h"
 #include "model/pod.h"
 
 namespace ms {
 
+// A failure where the apiserver could not answer (restarting, overloaded, a
+// broken connection): the same call may work a moment later, and a write
+// may have taken effect even though its answer was lost.
+inline bool IsTransient(const absl::Status& s) {
+  return absl::IsUnavailable(s) || absl::IsDeadlineExceeded(s) ||
+         absl::IsResourceExhausted(s);
+}
+
+// Like IsTransient, or PermissionDenied: a restarting kube-apiserver
+// answers 403 for a moment, until its RBAC authorizer has synced. Retried
+// for reads and Events, whose retry costs nothing.
+inline bool IsTransientOrStarting(const absl::Status& s) {
+  return IsTransient(s) || absl::IsPermissionDenied(s);
+}
+
+// How reads and Events are retried while the apiserver cannot answer:
+// kRetryAttempts tries, waiting kRetryMin doubling to kRetryMax between
+// them: about 25 s in all, enough for an apiserver restart.
+inline constexpr int kRetryAttempts = 10;
+inline constexpr absl::Duration kRetryMin = absl::Milliseconds(200);
+inline constexpr absl::Duration kRetryMax = absl::Seconds(5);
+
 class SchedulerApi {
  public:
   virtual ~SchedulerApi() = default;
-  virtual absl::Status Bind(const Pod& pod, const std::string& node) = 0;
+  // Gives up after `timeout`; the binding may then have taken effect.
+  virtual absl::Status Bind(const Pod& pod, const std::string& node,
+                            absl::Duration timeout) = 0;
   virtual absl::Status RecordEvent(const kube::PodEvent& event) = 0;
   virtual absl::Status SetPodCondition(const Pod& pod,
                                        const kube::PodCondition& condition) = 0;
@@ -39,8 +64,9 @@ class SchedulerApi {
 class KubeSchedulerApi final : public SchedulerApi {
  public:
   explicit KubeSchedulerApi(kube::KubeClient& client) : client_(client) {}
-  absl::Status Bind(const Pod& pod, const std::string& node) override {
-    return client_.Bind(pod, node);
+  absl::Status Bind(const Pod& pod, const std::string& node,
+                    absl::Duration timeout) override {
+    return client_.Bind(pod, node, timeout);
   }
   absl::Status RecordEvent(const kube::PodEvent& event) override {
     return client_.CreateEvent(event);

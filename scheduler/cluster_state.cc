@@ -225,6 +225,11 @@ std::vector<NodeInfo> ClusterState::Nodes() const {
   return nodes_;
 }
 
+bool ClusterState::HasNode(const std::string& name) const {
+  absl::MutexLock lock(&mu_);
+  return index_.contains(name);
+}
+
 size_t ClusterState::NumNodes() const {
   absl::MutexLock lock(&mu_);
   return nodes_.size();

@@ -72,6 +72,9 @@ class ClusterState {
   // informer has meanwhile shown it bound.
   void Forget(const Pod& pod);
 
+  // Whether the node is known (not deleted).
+  bool HasNode(const std::string& name) const;
+
   // Names and addresses of every node, for the metrics cache's joins.
   std::vector<metrics::NodeAddresses> NodeAddressList() const;
 

@@ -10,6 +10,8 @@
 
 #include <malloc.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,6 +45,8 @@
 #include "scheduler/api.h"
 #include "scheduler/explain.h"
 #include "scheduler/leader_election.h"
+#include "scheduler/leadership.h"
+#include "scheduler/liveness.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/self_metrics.h"
 #include "scheduler/status_server.h"
@@ -75,6 +79,9 @@ ABSL_FLAG(bool, check_files, true,
           "Fail on a backend.tokenFile, caFile or basicAuth.passwordFile that "
           "cannot be read, as at start. false: validate-config checks the "
           "YAML alone (a file written for the cluster, on a workstation).");
+ABSL_FLAG(absl::Duration, liveness_stall_timeout, absl::Seconds(60),
+          "/livez fails once the scheduling loop or an informer handler has "
+          "held one piece of work this long (e.g. 60s).");
 ABSL_FLAG(uint64_t, seed, 0,
           "Seed of the tie-break between equal scores. 0: random.");
 
@@ -285,6 +292,40 @@ int ExplainCommand(const std::vector<char*>& args) {
   return kExitOk;
 }
 
+// The binder's view of an elected leadership.
+class ElectedLeadership final : public Leadership {
+ public:
+  explicit ElectedLeadership(LeaderElector& elector) : elector_(elector) {}
+  bool IsLeader() const override { return elector_.IsLeader(); }
+  bool AwaitWriteWindow(absl::Duration) override {
+    return elector_.IsLeader();
+  }
+
+ private:
+  LeaderElector& elector_;
+};
+
+// An informer handler that marks its part of the liveness monitor busy
+// while it runs.
+template <typename T>
+std::function<void(const T&)> Watched(LivenessMonitor& monitor,
+                                      LivenessMonitor::Part& part,
+                                      std::function<void(const T&)> handler) {
+  return [&monitor, &part, handler = std::move(handler)](const T& object) {
+    LivenessMonitor::Busy busy(monitor, part);
+    handler(object);
+  };
+}
+
+// A binding must end before a standby may lead: below the margin between
+// the lease duration and the renew deadline (scheduler/binder.h).
+absl::Duration BindTimeout(const Config& config, bool leader_elect) {
+  constexpr absl::Duration kMax = absl::Seconds(30);
+  if (!leader_elect) return kMax;
+  const LeaderElectionConfig& le = config.leader_election;
+  return std::min(kMax, (le.lease_duration - le.renew_deadline) * 4 / 5);
+}
+
 // SIGTERM and SIGINT notify `stop`; a dedicated thread waits for them.
 void HandleSignals(absl::Notification& stop) {
   sigset_t set;
@@ -349,56 +390,105 @@ int Run(Config config) {
 
   absl::Notification stop;
   HandleSignals(stop);
+  absl::Notification scheduling_started;
+  std::atomic<int> exit_code{kExitOk};
 
   Registry registry;
-  std::unique_ptr<LeaderElector> elector;
   KubeLeaseStore lease_store(client);
   KubeSchedulerApi api(client);
-  // Without leader election this replica leads; with it, only once elected
-  // (not while the informers sync, before the elector exists).
-  std::function<bool()> is_leader = [&elector, leader_elect] {
-    if (!leader_elect) return true;
-    return elector != nullptr && elector->IsLeader();
-  };
+  // The elector exists from the start, so that /metrics may ask it; it
+  // campaigns once the informers have synced.
+  LeaderElector elector(
+      lease_store, RealClock::Get(),
+      LeaderElectionOptions{
+          .lease_name = config.leader_election.lease_name,
+          .lease_namespace = config.leader_election.lease_namespace,
+          .identity = identity,
+          .lease_duration = config.leader_election.lease_duration,
+          .renew_deadline = config.leader_election.renew_deadline,
+          .retry_period = config.leader_election.retry_period},
+      LeaderElector::Callbacks{
+          .on_started_leading = [&] { scheduling_started.Notify(); },
+          .on_stopped_leading =
+              [&] {
+                exit_code.store(kExitFailure);
+                if (!stop.HasBeenNotified()) stop.Notify();
+              }});
+  ElectedLeadership elected(elector);
+  AlwaysLeader always;
+  Leadership& leadership =
+      leader_elect ? static_cast<Leadership&>(elected) : always;
+  absl::Duration bind_timeout = BindTimeout(config, leader_elect);
+  LOG(INFO) << "bindings time out after " << bind_timeout;
+  LivenessMonitor liveness(RealClock::Get(),
+                           absl::GetFlag(FLAGS_liveness_stall_timeout));
   Scheduler scheduler(config,
                       {.identity = identity,
                        .bind_workers = absl::GetFlag(FLAGS_bind_workers),
+                       .bind_timeout = bind_timeout,
                        .seed = seed},
-                      api, cache.get(), RealClock::Get(), registry, is_leader);
+                      api, cache.get(), RealClock::Get(), registry, leadership,
+                      &liveness);
 
+  // Each informer's handlers are a part of the liveness monitor: one that
+  // hangs (a lock never released) fails /livez.
+  LivenessMonitor::Part& pending_part =
+      liveness.Register("pending pods informer");
+  LivenessMonitor::Part& assigned_part =
+      liveness.Register("assigned pods informer");
+  LivenessMonitor::Part& nodes_part = liveness.Register("nodes informer");
   std::string name = config.scheduler_name;
   kube::Informer<Pod> pending(
       "pending pods",
       kube::PodSource(client, {.field_selector = absl::StrCat(
                                    "spec.schedulerName=", name,
                                    ",spec.nodeName=")}),
-      {.on_add = [&](const Pod& p) { scheduler.OnPendingPod(p); },
-       .on_update = [&](const Pod& p) { scheduler.OnPendingPod(p); },
-       .on_delete = [&](const Pod& p) { scheduler.OnPendingPodDeleted(p); }});
+      {.on_add = Watched<Pod>(liveness, pending_part,
+                              [&](const Pod& p) { scheduler.OnPendingPod(p); }),
+       .on_update = Watched<Pod>(
+           liveness, pending_part,
+           [&](const Pod& p) { scheduler.OnPendingPod(p); }),
+       .on_delete = Watched<Pod>(
+           liveness, pending_part,
+           [&](const Pod& p) { scheduler.OnPendingPodDeleted(p); })});
   kube::Informer<Pod> assigned(
       "assigned pods",
       kube::PodSource(client,
                       {.field_selector = "spec.nodeName!=,status.phase!="
                                          "Succeeded,status.phase!=Failed"}),
-      {.on_add = [&](const Pod& p) { scheduler.OnAssignedPod(p); },
-       .on_update = [&](const Pod& p) { scheduler.OnAssignedPod(p); },
-       .on_delete = [&](const Pod& p) { scheduler.OnAssignedPodDeleted(p); }});
+      {.on_add = Watched<Pod>(
+           liveness, assigned_part,
+           [&](const Pod& p) { scheduler.OnAssignedPod(p); }),
+       .on_update = Watched<Pod>(
+           liveness, assigned_part,
+           [&](const Pod& p) { scheduler.OnAssignedPod(p); }),
+       .on_delete = Watched<Pod>(
+           liveness, assigned_part,
+           [&](const Pod& p) { scheduler.OnAssignedPodDeleted(p); })});
   kube::Informer<Node> nodes(
       "nodes", kube::NodeSource(client, {}),
-      {.on_add = [&](const Node& n) { scheduler.OnNode(n); },
-       .on_update = [&](const Node& n) { scheduler.OnNode(n); },
-       .on_delete = [&](const Node& n) { scheduler.OnNodeDeleted(n); }});
+      {.on_add = Watched<Node>(liveness, nodes_part,
+                               [&](const Node& n) { scheduler.OnNode(n); }),
+       .on_update = Watched<Node>(liveness, nodes_part,
+                                  [&](const Node& n) { scheduler.OnNode(n); }),
+       .on_delete = Watched<Node>(
+           liveness, nodes_part,
+           [&](const Node& n) { scheduler.OnNodeDeleted(n); })});
 
-  StatusServer status(registry, [&] {
-    return pending.HasSynced() && assigned.HasSynced() && nodes.HasSynced();
-  });
+  StatusServer status(
+      registry,
+      [&] {
+        return pending.HasSynced() && assigned.HasSynced() &&
+               nodes.HasSynced();
+      },
+      [&] { return liveness.Stalled(); });
   absl::StatusOr<int> port = status.Start(config.http.listen_address);
   if (!port.ok()) {
     LOG(ERROR) << port.status();
     return kExitFailure;
   }
-  LOG(INFO) << "metrics-scheduler " << identity << ": serving /healthz, "
-            << "/readyz and /metrics on port " << *port;
+  LOG(INFO) << "metrics-scheduler " << identity << ": serving /livez, "
+            << "/healthz, /readyz and /metrics on port " << *port;
 
   // Standbys keep their informers warm, so a takeover schedules at once.
   nodes.Start();
@@ -415,33 +505,17 @@ int Run(Config config) {
   // they left free back to the system.
   malloc_trim(0);
 
-  int exit_code = kExitOk;
   std::thread scheduling;
   if (!stop.HasBeenNotified()) {
     if (leader_elect) {
-      elector = std::make_unique<LeaderElector>(
-          lease_store, RealClock::Get(),
-          LeaderElectionOptions{
-              .lease_name = config.leader_election.lease_name,
-              .lease_namespace = config.leader_election.lease_namespace,
-              .identity = identity,
-              .lease_duration = config.leader_election.lease_duration,
-              .renew_deadline = config.leader_election.renew_deadline,
-              .retry_period = config.leader_election.retry_period},
-          LeaderElector::Callbacks{
-              .on_started_leading =
-                  [&] {
-                    scheduling = std::thread([&] { scheduler.Run(); });
-                  },
-              .on_stopped_leading =
-                  [&] {
-                    exit_code = kExitFailure;
-                    if (!stop.HasBeenNotified()) stop.Notify();
-                  }});
       LOG(INFO) << "campaigning for lease "
                 << config.leader_election.lease_namespace << "/"
                 << config.leader_election.lease_name;
-      elector->Run(stop);
+      scheduling = std::thread([&] {
+        scheduling_started.WaitForNotification();
+        if (!stop.HasBeenNotified()) scheduler.Run();
+      });
+      elector.Run(stop);
     } else {
       scheduling = std::thread([&] { scheduler.Run(); });
     }
@@ -451,21 +525,28 @@ int Run(Config config) {
   // Shut down: stop taking pods, let in-flight bindings finish, hand the
   // lease over, then stop watching.
   scheduler.Stop();
+  if (!scheduling_started.HasBeenNotified()) scheduling_started.Notify();
   if (scheduling.joinable()) scheduling.join();
-  if (elector) elector->Release();
+  if (leader_elect) elector.Release();
   if (cache) cache->Stop();
   pending.Stop();
   assigned.Stop();
   nodes.Stop();
   status.Stop();
   LOG(INFO) << "stopped";
-  return exit_code;
+  return exit_code.load();
 }
 
 }  // namespace
 }  // namespace ms
 
 int main(int argc, char** argv) {
+  // The process holds the apiserver and metrics tokens in memory: no core
+  // dump may write them to disk, and no other process of the same user may
+  // attach to read them.
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  struct rlimit no_core = {0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
   // glibc gives each busy thread an arena of its own (up to 8 per core);
   // with ~25 threads that is tens of megabytes of fragmentation for no
   // gain: two arenas serve the binders and informers as fast.

@@ -58,7 +58,9 @@ void SchedulingQueue::Upsert(const Pod& pod) {
   Pod old = std::move(e.pod);
   e.pod = pod;
   old.resource_version = pod.resource_version;
-  if (e.where == Where::kUnschedulable && !(old == pod)) ToActive(key, e);
+  if (old == pod) return;
+  if (e.where == Where::kUnschedulable) ToActive(key, e);
+  if (e.where == Where::kInFlight) e.moved_in_flight = true;
 }
 
 void SchedulingQueue::Delete(const std::string& key) {
@@ -87,6 +89,7 @@ std::optional<QueuedPod> SchedulingQueue::Pop() {
   active_.erase(first);
   Entry& e = entries_.at(key);
   e.where = Where::kInFlight;
+  e.moved_in_flight = false;
   e.attempts++;
   return QueuedPod{e.pod, e.attempts, e.first_enqueued};
 }
@@ -121,6 +124,11 @@ void SchedulingQueue::Requeue(const QueuedPod& pod, Where where) {
   absl::Time now = clock_.Now();
   e.parked_at = now;
   e.backoff_until = now + Backoff(e.attempts);
+  // It may fit since the change it missed while in flight: retry it once
+  // its backoff ends, as a pod in backoff.
+  if (where == Where::kUnschedulable && e.moved_in_flight) {
+    where = Where::kBackoff;
+  }
   e.where = where;
 }
 
@@ -136,6 +144,7 @@ void SchedulingQueue::MoveAllToActive() {
   absl::Time now = clock_.Now();
   absl::MutexLock lock(&mu_);
   for (auto& [key, e] : entries_) {
+    if (e.where == Where::kInFlight) e.moved_in_flight = true;
     if (e.where != Where::kUnschedulable) continue;
     if (now < e.backoff_until) {
       e.where = Where::kBackoff;

@@ -10,7 +10,11 @@
 //     may make them fit (MoveAllToActive), and after 5 minutes in any case.
 // A pod is in at most one part, or "in flight" between Pop() and Done() /
 // Requeue*(). Updates and deletes that arrive while a pod is in flight are
-// kept and applied when it comes back.
+// kept and applied when it comes back. A pod in flight does not miss a
+// cluster change (kube-scheduler's moveRequestCycle): when MoveAllToActive()
+// or a change to the pod's own spec comes while it is being tried, a
+// RequeueUnschedulable() that follows sends it to backoff instead, so it
+// is tried again against the changed cluster.
 //
 // Time comes from the injected Clock; the owner calls Flush() periodically
 // (every second) to move pods whose backoff or unschedulable timeout has
@@ -103,6 +107,8 @@ class SchedulingQueue {
     absl::Time parked_at;      // when it entered backoff / unschedulable
     absl::Time backoff_until;  // end of its current backoff
     bool deleted_in_flight = false;
+    // The cluster or the pod changed while it was in flight.
+    bool moved_in_flight = false;
   };
   using ActiveKey = std::tuple<int32_t, absl::Time, std::string>;  // -prio
 

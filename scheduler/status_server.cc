@@ -4,12 +4,16 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace ms {
 
-StatusServer::StatusServer(const Registry& registry,
-                           std::function<bool()> ready)
-    : registry_(registry), ready_(std::move(ready)) {}
+StatusServer::StatusServer(
+    const Registry& registry, std::function<bool()> ready,
+    std::function<std::vector<std::string>()> stalled)
+    : registry_(registry),
+      ready_(std::move(ready)),
+      stalled_(std::move(stalled)) {}
 
 StatusServer::~StatusServer() { Stop(); }
 
@@ -29,9 +33,20 @@ absl::StatusOr<int> StatusServer::Start(const std::string& address) {
   if (host.empty()) host = "0.0.0.0";
 
   server_ = std::make_unique<httplib::Server>();
-  server_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("ok", "text/plain");
-  });
+  server_->set_payload_max_length(kMaxRequestBytes);
+  server_->set_read_timeout(5, 0);
+  auto live = [this](const httplib::Request&, httplib::Response& res) {
+    std::vector<std::string> stalled = stalled_();
+    if (stalled.empty()) {
+      res.set_content("ok", "text/plain");
+      return;
+    }
+    res.status = 500;
+    res.set_content(absl::StrCat("no progress: ", absl::StrJoin(stalled, ", ")),
+                    "text/plain");
+  };
+  server_->Get("/livez", live);
+  server_->Get("/healthz", live);
   server_->Get("/readyz",
                [this](const httplib::Request&, httplib::Response& res) {
                  if (ready_()) {

@@ -1,11 +1,16 @@
 // StatusServer: the scheduler's own HTTP endpoints.
 //
-//   /healthz  200 "ok" while the process runs;
+//   /livez    200 "ok" while every loop makes progress; 500 naming the
+//             stalled ones when one has held work past its bound (see
+//             scheduler/liveness.h); the Deployment's liveness probe;
+//   /healthz  the same as /livez (kube components' older name);
 //   /readyz   200 "ok" once the informers have synced, 503 before;
 //   /metrics  the self-metrics registry, Prometheus text format 0.0.4.
 //
 // Serves on its own threads (cpp-httplib); Start() returns once listening.
-// Thread-safe.
+// Request bodies are capped at kMaxRequestBytes (every endpoint is a GET;
+// cpp-httplib accepts any size by default), and a client that sends
+// nothing for kReadTimeout is dropped. Thread-safe.
 #ifndef METRICS_SCHEDULER_SCHEDULER_STATUS_SERVER_H_
 #define METRICS_SCHEDULER_SCHEDULER_STATUS_SERVER_H_
 
@@ -13,6 +18,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "scheduler/self_metrics.h"
@@ -25,7 +31,12 @@ namespace ms {
 
 class StatusServer {
  public:
-  StatusServer(const Registry& registry, std::function<bool()> ready);
+  static constexpr size_t kMaxRequestBytes = 64 * 1024;
+
+  // `ready`: whether /readyz passes. `stalled`: the parts that made no
+  // progress past their bound (empty: live).
+  StatusServer(const Registry& registry, std::function<bool()> ready,
+               std::function<std::vector<std::string>()> stalled);
   ~StatusServer();
 
   // Listens on `address` ("[host]:port"; an empty host means every
@@ -37,6 +48,7 @@ class StatusServer {
  private:
   const Registry& registry_;
   const std::function<bool()> ready_;
+  const std::function<std::vector<std::string>()> stalled_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
 };

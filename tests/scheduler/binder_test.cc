@@ -67,13 +67,16 @@ class MemoryApi final : public SchedulerApi {
     absl::MutexLock lock(&mu_);
     pods_.erase(key);
   }
-  void FailNextBind(const std::string& key, absl::Status status,
-                    bool applied) {
+  // The next binding of `key` fails with `status`, having taken effect or
+  // not (`applied`); with `deleted`, the pod is deleted meanwhile.
+  void FailNextBind(const std::string& key, absl::Status status, bool applied,
+                    bool deleted = false) {
     absl::MutexLock lock(&mu_);
-    failures_[key] = {std::move(status), applied};
+    failures_[key] = {std::move(status), applied, deleted};
   }
 
-  absl::Status Bind(const Pod& pod, const std::string& node) override {
+  absl::Status Bind(const Pod& pod, const std::string& node,
+                    absl::Duration) override {
     Pod bound;
     absl::Status result;
     {
@@ -88,8 +91,9 @@ class MemoryApi final : public SchedulerApi {
       if (auto f = failures_.find(pod.Key()); f != failures_.end()) {
         result = f->second.status;
         bool applied = f->second.applied;
+        if (f->second.deleted) pods_.erase(it);
         failures_.erase(f);
-        if (!applied) return result;
+        if (!applied || f->second.deleted) return result;
       }
       it->second.node_name = node;
       bound = it->second;
@@ -107,6 +111,7 @@ class MemoryApi final : public SchedulerApi {
   absl::Status SetPodCondition(const Pod& pod,
                                const kube::PodCondition& condition) override {
     absl::MutexLock lock(&mu_);
+    ++condition_writes_[pod.Key()];
     conditions_[pod.Key()] = condition;
     return absl::OkStatus();
   }
@@ -150,6 +155,11 @@ class MemoryApi final : public SchedulerApi {
     absl::MutexLock lock(&mu_);
     return events_;
   }
+  int ConditionWrites(const std::string& key) {
+    absl::MutexLock lock(&mu_);
+    auto it = condition_writes_.find(key);
+    return it == condition_writes_.end() ? 0 : it->second;
+  }
   std::optional<kube::PodCondition> Condition(const std::string& key) {
     absl::MutexLock lock(&mu_);
     auto it = conditions_.find(key);
@@ -161,6 +171,7 @@ class MemoryApi final : public SchedulerApi {
   struct Failure {
     absl::Status status;
     bool applied;
+    bool deleted;
   };
   absl::Mutex mu_;
   std::map<std::string, Pod> pods_ ABSL_GUARDED_BY(mu_);
@@ -168,6 +179,23 @@ class MemoryApi final : public SchedulerApi {
   std::map<std::string, int> bind_calls_ ABSL_GUARDED_BY(mu_);
   std::vector<kube::PodEvent> events_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, kube::PodCondition> conditions_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int> condition_writes_ ABSL_GUARDED_BY(mu_);
+};
+
+// Leadership as a test scripts it: leading or not, and a hook run inside
+// every AwaitWriteWindow (a binding about to start).
+class ScriptedLeadership final : public Leadership {
+ public:
+  std::atomic<bool> leader = true;
+  std::function<void()> on_await;  // set before the scheduler runs
+  std::atomic<int> awaits = 0;
+
+  bool IsLeader() const override { return leader.load(); }
+  bool AwaitWriteWindow(absl::Duration) override {
+    ++awaits;
+    if (on_await) on_await();
+    return leader.load();
+  }
 };
 
 class BinderTest : public ::testing::Test {
@@ -216,10 +244,18 @@ class BinderTest : public ::testing::Test {
     return out;
   }
 
+  // The value of one series on /metrics (-1: absent).
+  double Sample(const std::string& series) {
+    std::string text = registry_.Render();
+    size_t at = text.find("\n" + series + " ");
+    if (at == std::string::npos) return -1;
+    return std::stod(text.substr(at + series.size() + 2));
+  }
+
   Config config_;
   MemoryApi api_;
   Registry registry_;
-  std::atomic<bool> leader_ = true;
+  ScriptedLeadership leadership_;
   Scheduler scheduler_{config_,
                        {.identity = "test",
                         .bind_workers = 8,
@@ -230,7 +266,7 @@ class BinderTest : public ::testing::Test {
                        nullptr,
                        RealClock::Get(),
                        registry_,
-                       [this] { return leader_.load(); }};
+                       leadership_};
   std::thread run_;
 };
 
@@ -343,13 +379,106 @@ TEST_F(BinderTest, APodDeletedBeforeItsBindingIsDropped) {
   for (const char* n : {"n1", "n2", "n3", "n4"}) EXPECT_EQ(ChargedCpu(n), 0) << n;
 }
 
-TEST_F(BinderTest, AReplicaThatIsNotLeaderBindsNothing) {
-  leader_ = false;
+// Outside the lease's write window a binding is not sent, and the pod is
+// not dropped: it goes back to the queue, and binds once the replica may
+// write again (a late renewal, not a lost lease).
+TEST_F(BinderTest, OutsideTheWriteWindowPodsGoBackToTheQueue) {
+  leadership_.leader = false;
   for (int i = 0; i < 5; ++i) Create(MakePod(absl::StrCat("p", i)));
   Start();
-  ASSERT_TRUE(WaitFor([&] { return QueueEmpty(); }));
+  ASSERT_TRUE(WaitFor([&] { return leadership_.awaits.load() >= 5; }));
   EXPECT_EQ(api_.TotalBindCalls(), 0);
-  for (const char* n : {"n1", "n2", "n3", "n4"}) EXPECT_EQ(ChargedCpu(n), 0) << n;
+  ASSERT_TRUE(WaitFor([&] {
+    QueueLengths l = scheduler_.queue().Lengths();
+    return l.active + l.backoff + l.in_flight == 5;
+  }));
+  leadership_.leader = true;
+  ASSERT_TRUE(WaitFor([&] {
+    return api_.EventPods("Scheduled").size() == 5 && QueueEmpty();
+  }));
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(api_.BindCalls(absl::StrCat("ns/p", i)), 1);
+  }
+  int64_t total = 0;
+  for (const char* n : {"n1", "n2", "n3", "n4"}) total += ChargedCpu(n);
+  EXPECT_EQ(total, 5 * 500);
+}
+
+// The answer was lost and, read back, the pod is gone (deleted meanwhile):
+// its charge is released, not kept for ever.
+TEST_F(BinderTest, ALostAnswerForAPodNowGoneReleasesItsCharge) {
+  Pod pod = MakePod("vanished", 4000);
+  api_.FailNextBind(pod.Key(), absl::DeadlineExceededError("timed out"),
+                    /*applied=*/false, /*deleted=*/true);
+  Create(pod);
+  Start();
+  ASSERT_TRUE(WaitFor([&] {
+    return QueueEmpty() && api_.BindCalls(pod.Key()) == 1;
+  }));
+  ASSERT_TRUE(WaitFor([&] {
+    int64_t total = 0;
+    for (const char* n : {"n1", "n2", "n3", "n4"}) total += ChargedCpu(n);
+    return total == 0;
+  }));
+  EXPECT_EQ(api_.EventPods("Scheduled").count(pod.Key()), 0u);
+  EXPECT_EQ(scheduler_.state().NumAssumed(), 0u);
+}
+
+// The chosen node is deleted between the decision and the binding: the
+// binding is not sent, and the pod is placed on a node that exists.
+TEST_F(BinderTest, ABindingToANodeDeletedSinceTheDecisionIsNotSent) {
+  Pod pod = MakePod("moved", 500);
+  std::atomic<bool> deleted = false;
+  std::string victim;
+  leadership_.on_await = [&] {
+    if (deleted.exchange(true)) return;
+    // The decision is made and charged: delete the node it chose.
+    for (const NodeInfo& n : scheduler_.state().Nodes()) {
+      if (n.requested.milli_cpu > 0) victim = n.node.name;
+    }
+    scheduler_.OnNodeDeleted(Node{.name = victim});
+  };
+  Create(pod);
+  Start();
+  ASSERT_TRUE(WaitFor([&] {
+    return api_.EventPods("Scheduled").count(pod.Key()) == 1 && QueueEmpty();
+  }));
+  ASSERT_FALSE(victim.empty());
+  EXPECT_EQ(api_.BindCalls(pod.Key()), 1);
+  EXPECT_NE(api_.Placements().at(pod.Key()), victim);
+}
+
+// An unschedulable pod tried again and again with nothing new to say gets
+// one FailedScheduling Event and one condition write, not one per attempt.
+TEST_F(BinderTest, RepeatedFailuresAreNotRewritten) {
+  Pod pod = MakePod("huge", 64000);
+  Create(pod);
+  Start();
+  ASSERT_TRUE(WaitFor([&] { return api_.ConditionWrites(pod.Key()) == 1; }));
+  auto attempts = [&] {
+    return Sample("metrics_scheduler_schedule_attempts_total"
+                  "{result=\"unschedulable\"}");
+  };
+  for (int i = 0; i < 3; ++i) {
+    // A cluster change sends it back to be tried (to active or backoff):
+    // it does not fit, and is parked again.
+    ASSERT_TRUE(WaitFor([&] {
+      return scheduler_.queue().Lengths().unschedulable == 1;
+    }));
+    double before = attempts();
+    scheduler_.queue().MoveAllToActive();
+    ASSERT_TRUE(WaitFor([&] {
+      return attempts() > before &&
+             scheduler_.queue().Lengths().unschedulable == 1;
+    }));
+  }
+  // Decided before the pod was parked: three attempts, each an Event and a
+  // condition not written.
+  EXPECT_TRUE(absl::StrContains(registry_.Render(),
+                                "metrics_scheduler_events_suppressed_total 6"))
+      << registry_.Render();
+  EXPECT_EQ(api_.ConditionWrites(pod.Key()), 1);
+  EXPECT_EQ(api_.EventPods("FailedScheduling").count(pod.Key()), 1u);
 }
 
 }  // namespace

@@ -104,6 +104,43 @@ TEST_F(QueueTest, ClusterChangeDuringBackoffGoesThroughBackoff) {
   EXPECT_EQ(queue_.Lengths().active, 1u);
 }
 
+// A node added (or a pod deleted) while the pod was being tried: the
+// attempt judged the old cluster, so "unschedulable" is not the last word.
+// It is retried once its backoff ends, not parked until the next change or
+// five minutes.
+TEST_F(QueueTest, AClusterChangeWhileInFlightIsNotMissed) {
+  queue_.Add(MakePod("p"));
+  std::optional<QueuedPod> p = queue_.Pop();
+  queue_.MoveAllToActive();  // a node arrives mid-attempt
+  queue_.RequeueUnschedulable(*p);
+  EXPECT_EQ(queue_.Lengths().unschedulable, 0u);
+  EXPECT_EQ(queue_.Lengths().backoff, 1u);
+  clock_.Advance(absl::Seconds(1));  // its backoff after one attempt
+  queue_.Flush();
+  EXPECT_EQ(queue_.Lengths().active, 1u);
+
+  // The next attempt misses nothing: unschedulable it stays parked.
+  queue_.RequeueUnschedulable(*queue_.Pop());
+  clock_.Advance(absl::Minutes(4));
+  queue_.Flush();
+  EXPECT_EQ(queue_.Lengths().unschedulable, 1u);
+}
+
+TEST_F(QueueTest, ItsOwnSpecEditedWhileInFlightIsNotMissed) {
+  queue_.Add(MakePod("p"));
+  std::optional<QueuedPod> p = queue_.Pop();
+  Pod edited = MakePod("p");
+  edited.node_selector["zone"] = "b";  // now fits elsewhere
+  queue_.Update(edited);
+  queue_.RequeueUnschedulable(*p);
+  EXPECT_EQ(queue_.Lengths().backoff, 1u);
+  clock_.Advance(absl::Seconds(1));
+  queue_.Flush();
+  std::optional<QueuedPod> again = queue_.Pop();
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->pod.node_selector.at("zone"), "b");
+}
+
 TEST_F(QueueTest, DeletedPodsAreDropped) {
   queue_.Add(MakePod("a"));
   queue_.Add(MakePod("b"));

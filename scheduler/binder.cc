@@ -1,0 +1,272 @@
+#include "scheduler/binder.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+#include "scoring/explain.h"
+
+namespace ms {
+namespace {
+
+double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
+
+}  // namespace
+
+const char* Binder::OutcomeName(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kBound: return "bound";
+    case Outcome::kLostAnswerBound: return "lost_answer_bound";
+    case Outcome::kBoundElsewhere: return "bound_elsewhere";
+    case Outcome::kGone: return "gone";
+    case Outcome::kNotBound: return "not_bound";
+    case Outcome::kUnknown: return "unknown";
+    case Outcome::kRefused: return "refused";
+    case Outcome::kNotLeader: return "not_leader";
+    case Outcome::kNodeGone: return "node_gone";
+  }
+  return "unknown";
+}
+
+Binder::Binder(BinderOptions options, SchedulerApi& api, ClusterState& state,
+               SchedulingQueue& queue, Leadership& leadership,
+               EventRecorder& recorder, const Clock& clock,
+               Registry& registry, Family<Counter>& attempts)
+    : options_(options),
+      api_(api),
+      state_(state),
+      queue_(queue),
+      leadership_(leadership),
+      recorder_(recorder),
+      clock_(clock),
+      attempts_(attempts),
+      outcomes_(registry.AddCounter(
+          "metrics_scheduler_binding_outcomes_total",
+          "Bindings by outcome: bound, lost_answer_bound (no answer, found "
+          "bound on read-back), bound_elsewhere, gone, not_bound and unknown "
+          "(no answer; retried), refused (retried), not_leader and node_gone "
+          "(not sent; handed back to the queue).",
+          {"outcome"})),
+      binding_seconds_(registry.AddHistogram(
+          "metrics_scheduler_binding_duration_seconds",
+          "Time of one binding call to the apiserver.",
+          ExponentialBuckets(0.001, 2, 14))),
+      pending_to_bound_seconds_(registry.AddHistogram(
+          "metrics_scheduler_pod_scheduling_duration_seconds",
+          "Time from a pod's creation until it was bound.",
+          ExponentialBuckets(0.01, 2, 16))) {
+  for (int i = 0; i < std::max(1, options_.workers); ++i) {
+    workers_.emplace_back([this] { Loop(); });
+  }
+}
+
+Binder::~Binder() {
+  {
+    absl::MutexLock lock(&mu_);
+    closed_ = true;
+  }
+  for (std::thread& t : workers_) t.join();
+}
+
+void Binder::Submit(BindTask task) {
+  absl::MutexLock lock(&mu_);
+  tasks_.push_back(std::move(task));
+}
+
+void Binder::Drain() {
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(
+      +[](Binder* b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(b->mu_) {
+        return b->tasks_.empty() && b->binding_ == 0;
+      },
+      this));
+}
+
+void Binder::Cancel() {
+  if (!cancelled_.HasBeenNotified()) cancelled_.Notify();
+}
+
+void Binder::Loop() {
+  while (true) {
+    BindTask task;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(
+          +[](Binder* b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(b->mu_) {
+            return b->closed_ || !b->tasks_.empty();
+          },
+          this));
+      if (tasks_.empty()) return;  // closed and drained
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+      ++binding_;
+    }
+    Bind(task);
+    absl::MutexLock lock(&mu_);
+    --binding_;
+  }
+}
+
+void Binder::Count(Outcome outcome) {
+  outcomes_.With({OutcomeName(outcome)}).Inc();
+}
+
+Binder::ReadBack Binder::ReadPodBack(const Pod& pod) {
+  absl::Duration backoff = kRetryMin;
+  for (int attempt = 0; attempt < kRetryAttempts; ++attempt) {
+    absl::StatusOr<Pod> now = api_.GetPod(pod.namespace_, pod.name);
+    if (now.ok()) {
+      if (now->uid != pod.uid) return {.kind = ReadBack::Kind::kGone};
+      return {.kind = ReadBack::Kind::kFound, .pod = *std::move(now)};
+    }
+    if (absl::IsNotFound(now.status())) return {.kind = ReadBack::Kind::kGone};
+    if (!IsTransientOrStarting(now.status())) break;
+    if (cancelled_.WaitForNotificationWithTimeout(backoff)) break;
+    backoff = std::min(backoff * 2, kRetryMax);
+  }
+  return {.kind = ReadBack::Kind::kUnknown};
+}
+
+void Binder::Succeeded(const BindTask& task) {
+  const Pod& pod = task.queued.pod;
+  attempts_.With({"scheduled"}).Inc();
+  if (pod.creation_time_ms > 0) {
+    pending_to_bound_seconds_.With({}).Observe(
+        static_cast<double>(absl::ToUnixMillis(clock_.Now()) -
+                            pod.creation_time_ms) /
+        1000);
+  }
+  queue_.Done(pod);
+  recorder_.Forget(pod);
+  std::string message = absl::StrCat(
+      "Successfully assigned ", pod.Key(), " to ", task.node, "; ",
+      SummarizeTerms(task.decision.score, task.decision.mode,
+                     task.decision.terms));
+  if (task.decision.mode == ScoringMode::kFallback) {
+    absl::StrAppend(&message, " [fallback: ",
+                    FallbackReasonName(task.decision.fallback_reason), "]");
+  }
+  recorder_.Scheduled(pod, std::move(message));
+}
+
+void Binder::Retry(const BindTask& task, const std::string& message) {
+  const Pod& pod = task.queued.pod;
+  state_.Forget(pod);
+  attempts_.With({"error"}).Inc();
+  if (!message.empty()) recorder_.FailedScheduling(pod, "Binding", message);
+  queue_.RequeueBackoff(task.queued);
+}
+
+void Binder::Bind(BindTask& task) {
+  const Pod& pod = task.queued.pod;
+  if (!leadership_.AwaitWriteWindow(options_.leadership_wait)) {
+    // Not leading (or the lease is not fresh enough to write under): the
+    // pod goes back to the queue for whoever leads next.
+    VLOG(1) << pod.Key() << ": not bound to " << task.node
+            << ": outside the lease's write window; back to the queue";
+    Count(Outcome::kNotLeader);
+    state_.Forget(pod);
+    queue_.RequeueBackoff(task.queued);
+    return;
+  }
+  if (!state_.HasNode(task.node)) {
+    LOG(INFO) << pod.Key() << ": not bound to " << task.node
+              << ": the node was deleted; back to the queue";
+    Count(Outcome::kNodeGone);
+    state_.Forget(pod);
+    queue_.RequeueBackoff(task.queued);
+    return;
+  }
+
+  absl::Time start = absl::Now();
+  absl::Status status = api_.Bind(pod, task.node, options_.timeout);
+  binding_seconds_.With({}).Observe(Seconds(absl::Now() - start));
+  if (status.ok()) {
+    Count(Outcome::kBound);
+    Succeeded(task);
+    return;
+  }
+  if (absl::IsNotFound(status)) {
+    LOG(INFO) << pod.Key() << ": not bound to " << task.node << ": "
+              << status.message();
+    Count(Outcome::kGone);
+    state_.Forget(pod);
+    attempts_.With({"error"}).Inc();
+    queue_.Done(pod);
+    recorder_.Forget(pod);
+    return;
+  }
+  const bool unanswered = IsTransient(status);
+  if (!unanswered && !absl::IsAborted(status)) {
+    LOG(WARNING) << pod.Key() << ": binding to " << task.node
+                 << " refused, backing off: " << status;
+    Count(Outcome::kRefused);
+    Retry(task, absl::StrCat("Binding rejected: ", status.message()));
+    return;
+  }
+
+  // No answer (it may have taken effect), or a 409 (bound somewhere):
+  // where is the pod now?
+  ReadBack now = ReadPodBack(pod);
+  switch (now.kind) {
+    case ReadBack::Kind::kGone:
+      LOG(INFO) << pod.Key() << ": gone while binding to " << task.node;
+      Count(Outcome::kGone);
+      state_.Forget(pod);
+      attempts_.With({"error"}).Inc();
+      queue_.Done(pod);
+      recorder_.Forget(pod);
+      return;
+    case ReadBack::Kind::kUnknown:
+      if (unanswered) {
+        // It may have landed: the chosen node stays charged until the
+        // informer or the pod's next decision settles it.
+        LOG(WARNING) << pod.Key() << ": binding to " << task.node
+                     << " unanswered and the pod cannot be read back; "
+                        "backing off: "
+                     << status;
+        Count(Outcome::kUnknown);
+        attempts_.With({"error"}).Inc();
+        queue_.RequeueBackoff(task.queued);
+        return;
+      }
+      // A 409 says it is bound, but not where: the informer will tell.
+      Count(Outcome::kBoundElsewhere);
+      state_.Forget(pod);
+      attempts_.With({"error"}).Inc();
+      queue_.Done(pod);
+      recorder_.Forget(pod);
+      return;
+    case ReadBack::Kind::kFound:
+      break;
+  }
+  if (unanswered && now.pod.node_name == task.node) {
+    LOG(INFO) << pod.Key() << ": bound to " << task.node
+              << "; the answer was lost: " << status.message();
+    Count(Outcome::kLostAnswerBound);
+    Succeeded(task);
+    return;
+  }
+  if (!now.pod.node_name.empty()) {
+    // Bound elsewhere (by another scheduler, or by an attempt of ours whose
+    // answer was lost): charge the node it is on at once, rather than
+    // leave it uncharged until the informer shows it there.
+    LOG(INFO) << pod.Key() << ": not bound to " << task.node
+              << ", already on " << now.pod.node_name << ": "
+              << status.message();
+    Count(Outcome::kBoundElsewhere);
+    state_.UpsertAssignedPod(now.pod);
+    attempts_.With({"error"}).Inc();
+    queue_.Done(pod);
+    recorder_.Forget(pod);
+    return;
+  }
+  // Still unbound: the binding did not happen.
+  LOG(WARNING) << pod.Key() << ": binding to " << task.node
+               << " failed, backing off: " << status;
+  Count(Outcome::kNotBound);
+  Retry(task, absl::StrCat("Binding rejected: ", status.message()));
+}
+
+}  // namespace ms

@@ -1,0 +1,148 @@
+// Binder: sends the bindings the scheduling loop decided, and settles each
+// pod's charge and queue entry from the apiserver's answer.
+//
+// The scheduling loop has already charged the chosen node (assume); the
+// binder turns that into a binding on a pool of threads, so many are in
+// flight at once while the loop moves on. For each task:
+//   1. Leadership. The binding starts only inside the lease's write window
+//      (Leadership::AwaitWriteWindow): this replica leads and renewed its
+//      lease less than the renew deadline ago. Each binding gives up after
+//      `timeout`, which the caller keeps below lease duration minus renew
+//      deadline, so no binding of a former leader is still in flight once a
+//      standby may lead. Outside the window the pod is handed back to the
+//      queue, never dropped.
+//   2. The node. A binding to a node deleted since the decision is not
+//      sent: the charge is dropped and the pod goes back to the queue.
+//   3. The answer.
+//      - OK: done; a Scheduled Event names the node, the mode and the top
+//        terms.
+//      - No answer (Unavailable, DeadlineExceeded): the binding may have
+//        taken effect, so the pod is read back. On the chosen node: done,
+//        as if OK. On another node: that node is charged, done. Gone
+//        (NotFound, or recreated under the same name): the charge is
+//        dropped, done. Still unbound: the binding did not happen; the
+//        charge is dropped and the pod backs off with a FailedScheduling
+//        Event. Unknown (the apiserver still does not answer, about 25 s):
+//        the chosen node stays charged, since the binding may have landed,
+//        and the pod backs off; its next decision or the informer settles
+//        the charge.
+//      - Aborted (409, bound already): read back; charged where it is,
+//        done.
+//      - NotFound: gone; the charge is dropped, done.
+//      - Anything else: the binding was refused; the charge is dropped and
+//        the pod backs off with a FailedScheduling Event.
+// Each outcome is counted in metrics_scheduler_binding_outcomes_total.
+//
+// Thread-safe: Submit() from the scheduling loop, the rest from any thread.
+#ifndef METRICS_SCHEDULER_SCHEDULER_BINDER_H_
+#define METRICS_SCHEDULER_SCHEDULER_BINDER_H_
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "model/pod.h"
+#include "scheduler/api.h"
+#include "scheduler/cluster_state.h"
+#include "scheduler/event_recorder.h"
+#include "scheduler/leadership.h"
+#include "scheduler/queue.h"
+#include "scheduler/self_metrics.h"
+#include "scoring/decide.h"
+
+namespace ms {
+
+struct BinderOptions {
+  int workers = 32;  // bindings in flight at once
+  // Each binding request gives up after this. Keep it below the lease
+  // duration minus the renew deadline.
+  absl::Duration timeout = absl::Seconds(4);
+  // How long a binding waits for a late lease renewal before the pod is
+  // handed back to the queue.
+  absl::Duration leadership_wait = absl::Seconds(10);
+};
+
+// A decision to carry out: the pod (as popped from the queue), its node,
+// and the decision (for the Scheduled Event).
+struct BindTask {
+  QueuedPod queued;
+  std::string node;
+  Decision decision;
+};
+
+class Binder {
+ public:
+  // Everything passed must outlive the Binder. `attempts` is the
+  // scheduler's schedule-attempts family (labels: result).
+  Binder(BinderOptions options, SchedulerApi& api, ClusterState& state,
+         SchedulingQueue& queue, Leadership& leadership,
+         EventRecorder& recorder, const Clock& clock, Registry& registry,
+         Family<Counter>& attempts);
+  // Finishes every task submitted, then joins the workers.
+  ~Binder();
+
+  void Submit(BindTask task);
+  // Blocks until every task submitted so far has been settled.
+  void Drain();
+  // Cuts short the waits of tasks in flight (read-backs, leadership):
+  // shutting down. Each still settles its pod.
+  void Cancel();
+
+ private:
+  enum class Outcome {
+    kBound,            // OK
+    kLostAnswerBound,  // no answer; read back on the chosen node
+    kBoundElsewhere,   // read back on another node
+    kGone,             // the pod is gone or was recreated
+    kNotBound,         // no answer; read back unbound: retried
+    kUnknown,          // no answer, and none on read-back: retried, charged
+    kRefused,          // another error: retried
+    kNotLeader,        // outside the lease's write window: handed back
+    kNodeGone,         // the node was deleted since the decision
+  };
+  // What reading a pod back told.
+  struct ReadBack {
+    enum class Kind { kFound, kGone, kUnknown } kind = Kind::kUnknown;
+    Pod pod;  // with kFound
+  };
+
+  static const char* OutcomeName(Outcome outcome);
+  void Loop();
+  void Bind(BindTask& task);
+  ReadBack ReadPodBack(const Pod& pod);
+  void Count(Outcome outcome);
+  void Succeeded(const BindTask& task);
+  // Drops the charge and puts the pod in backoff, saying why on the pod
+  // when `message` is not empty.
+  void Retry(const BindTask& task, const std::string& message);
+
+  const BinderOptions options_;
+  SchedulerApi& api_;
+  ClusterState& state_;
+  SchedulingQueue& queue_;
+  Leadership& leadership_;
+  EventRecorder& recorder_;
+  const Clock& clock_;
+  Family<Counter>& attempts_;
+  Family<Counter>& outcomes_;
+  Family<Histogram>& binding_seconds_;
+  Family<Histogram>& pending_to_bound_seconds_;
+
+  absl::Notification cancelled_;
+  absl::Mutex mu_;
+  std::deque<BindTask> tasks_ ABSL_GUARDED_BY(mu_);
+  int binding_ ABSL_GUARDED_BY(mu_) = 0;  // tasks being bound now
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_SCHEDULER_BINDER_H_

@@ -1,0 +1,164 @@
+#include "scheduler/event_recorder.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "glog/logging.h"
+
+namespace ms {
+namespace {
+
+// The memory of what was said is cleared when the pod is bound or gone;
+// this bounds it should those notices be missed (a pod deleted while the
+// informer was away).
+constexpr size_t kMaxRemembered = 100000;
+
+}  // namespace
+
+EventRecorder::EventRecorder(EventRecorderOptions options, SchedulerApi& api,
+                             Registry& registry)
+    : options_(std::move(options)),
+      api_(api),
+      dropped_(registry.AddCounter(
+          "metrics_scheduler_events_dropped_total",
+          "Events not written because too many were waiting.", {})),
+      suppressed_(registry.AddCounter(
+          "metrics_scheduler_events_suppressed_total",
+          "FailedScheduling Events and PodScheduled conditions not written "
+          "because they repeated the last one for the pod.",
+          {})) {
+  for (int i = 0; i < std::max(1, options_.workers); ++i) {
+    writers_.emplace_back([this] { Loop(); });
+  }
+}
+
+EventRecorder::~EventRecorder() {
+  {
+    absl::MutexLock lock(&mu_);
+    closed_ = true;
+  }
+  for (std::thread& t : writers_) t.join();
+}
+
+kube::PodEvent EventRecorder::MakeEvent(const Pod& pod, absl::string_view type,
+                                        absl::string_view reason,
+                                        absl::string_view action,
+                                        std::string message) const {
+  return {.pod_namespace = pod.namespace_,
+          .pod_name = pod.name,
+          .pod_uid = pod.uid,
+          .type = std::string(type),
+          .reason = std::string(reason),
+          .action = std::string(action),
+          .message = std::move(message),
+          .reporting_component = options_.component,
+          .reporting_instance = options_.instance};
+}
+
+void EventRecorder::Scheduled(const Pod& pod, std::string message) {
+  Enqueue({.event = MakeEvent(pod, "Normal", "Scheduled", "Binding",
+                              std::move(message))});
+}
+
+void EventRecorder::FailedScheduling(const Pod& pod, absl::string_view action,
+                                     std::string message) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (said_.size() >= kMaxRemembered) said_.clear();
+    std::string& last = said_[pod.uid].failed_message;
+    if (last == message) {
+      suppressed_.With({}).Inc();
+      return;
+    }
+    last = message;
+  }
+  Enqueue({.event = MakeEvent(pod, "Warning", "FailedScheduling", action,
+                              std::move(message))});
+}
+
+void EventRecorder::Unschedulable(const Pod& pod, const std::string& message) {
+  FailedScheduling(pod, "Scheduling", message);
+  {
+    absl::MutexLock lock(&mu_);
+    std::string& last = said_[pod.uid].condition_message;
+    if (last == message) {
+      suppressed_.With({}).Inc();
+      return;
+    }
+    last = message;
+  }
+  Enqueue({.pod = pod,
+           .condition = kube::PodCondition{.status = "False",
+                                           .reason = "Unschedulable",
+                                           .message = message}});
+}
+
+void EventRecorder::Forget(const Pod& pod) {
+  absl::MutexLock lock(&mu_);
+  said_.erase(pod.uid);
+}
+
+void EventRecorder::Enqueue(Write write) {
+  absl::MutexLock lock(&mu_);
+  if (queue_.size() >= kMaxPending) {
+    dropped_.With({}).Inc();
+    return;
+  }
+  queue_.push_back(std::move(write));
+}
+
+void EventRecorder::Loop() {
+  while (true) {
+    Write write;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(
+          +[](EventRecorder* r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu_) {
+            return r->closed_ || !r->queue_.empty();
+          },
+          this));
+      if (queue_.empty()) return;  // closed and drained
+      write = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    absl::Status s = WriteWithRetries(write);
+    if (!s.ok()) {
+      if (write.event) {
+        LOG(WARNING) << write.event->pod_namespace << "/"
+                     << write.event->pod_name << ": recording event: " << s;
+      } else {
+        LOG(WARNING) << write.pod.Key() << ": setting condition: " << s;
+      }
+    }
+  }
+}
+
+absl::Status EventRecorder::WriteWithRetries(Write& write) {
+  if (write.event && write.event->name.empty()) {
+    write.event->name =
+        absl::StrCat(write.event->pod_name, ".",
+                     absl::Hex(absl::ToUnixNanos(absl::Now())));
+  }
+  auto attempt = [&] {
+    if (write.event) return api_.RecordEvent(*write.event);
+    return api_.SetPodCondition(write.pod, *write.condition);
+  };
+  absl::Status s = attempt();
+  absl::Duration backoff = kRetryMin;
+  for (int i = 1; IsTransientOrStarting(s) && i < kRetryAttempts; ++i) {
+    // The apiserver is away for a moment: try again, unless closing (then
+    // the rest of the queue gets one attempt each).
+    {
+      absl::MutexLock lock(&mu_);
+      if (mu_.AwaitWithTimeout(absl::Condition(&closed_), backoff)) break;
+    }
+    backoff = std::min(backoff * 2, kRetryMax);
+    s = attempt();
+    if (write.event && absl::IsAlreadyExists(s)) s = absl::OkStatus();
+  }
+  return s;
+}
+
+}  // namespace ms

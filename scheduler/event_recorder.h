@@ -1,0 +1,105 @@
+// EventRecorder: what the scheduler tells the cluster about a pod, written
+// off the scheduling loop.
+//
+// Events (Scheduled, FailedScheduling) and the pod's PodScheduled=False
+// condition are queued and written by a few threads of their own, so
+// neither the scheduling loop nor a binding waits on the apiserver
+// (kube-scheduler's event broadcaster works the same way). A write the
+// apiserver did not answer is retried, about 25 s in all, enough for an
+// apiserver restart; an Event keeps one name across its attempts, so a
+// retry after a lost answer is refused as a duplicate instead of
+// recording the Event twice.
+//
+// Repeats are not written. A pod retried while nothing changed fails with
+// the same message every time; kube-scheduler's event correlator folds such
+// repeats into one Event. Here a FailedScheduling Event, and the
+// PodScheduled=False condition, are written only when their message
+// differs from the last one written for that pod (by uid); Forget() clears
+// that memory when the pod is bound or gone. Suppressed repeats are counted
+// (metrics_scheduler_events_suppressed_total).
+//
+// At most kMaxPending writes wait; beyond that new ones are dropped and
+// counted (metrics_scheduler_events_dropped_total).
+//
+// Thread-safe. The destructor writes what is queued (one attempt each once
+// closing) and joins the writers.
+#ifndef METRICS_SCHEDULER_SCHEDULER_EVENT_RECORDER_H_
+#define METRICS_SCHEDULER_SCHEDULER_EVENT_RECORDER_H_
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "kube/client.h"
+#include "model/pod.h"
+#include "scheduler/api.h"
+#include "scheduler/self_metrics.h"
+
+namespace ms {
+
+struct EventRecorderOptions {
+  std::string component;  // reportingComponent: the scheduler's name
+  std::string instance;   // reportingInstance: this replica's identity
+  int workers = 4;        // writes in flight at once
+};
+
+class EventRecorder {
+ public:
+  static constexpr size_t kMaxPending = 10000;
+
+  EventRecorder(EventRecorderOptions options, SchedulerApi& api,
+                Registry& registry);
+  ~EventRecorder();
+
+  // A Normal "Scheduled" Event (action Binding).
+  void Scheduled(const Pod& pod, std::string message);
+  // A Warning "FailedScheduling" Event with `action` ("Scheduling",
+  // "Binding"), unless the last one written for this pod said the same.
+  void FailedScheduling(const Pod& pod, absl::string_view action,
+                        std::string message);
+  // No node fits: FailedScheduling, and PodScheduled=False with reason
+  // Unschedulable, each unless it repeats the last one for this pod.
+  void Unschedulable(const Pod& pod, const std::string& message);
+  // The pod is bound or gone: forget what was last written for it.
+  void Forget(const Pod& pod);
+
+ private:
+  struct Write {
+    std::optional<kube::PodEvent> event;
+    Pod pod;  // for a condition: namespace, name, uid
+    std::optional<kube::PodCondition> condition;
+  };
+  // What was last written for a pod.
+  struct Said {
+    std::string failed_message;     // FailedScheduling
+    std::string condition_message;  // PodScheduled=False
+  };
+
+  kube::PodEvent MakeEvent(const Pod& pod, absl::string_view type,
+                           absl::string_view reason, absl::string_view action,
+                           std::string message) const;
+  void Enqueue(Write write);
+  void Loop();
+  absl::Status WriteWithRetries(Write& write);
+
+  const EventRecorderOptions options_;
+  SchedulerApi& api_;
+  Family<Counter>& dropped_;
+  Family<Counter>& suppressed_;
+
+  absl::Mutex mu_;
+  std::deque<Write> queue_ ABSL_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::unordered_map<std::string, Said> said_ ABSL_GUARDED_BY(mu_);  // by uid
+  std::vector<std::thread> writers_;
+};
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_SCHEDULER_EVENT_RECORDER_H_
