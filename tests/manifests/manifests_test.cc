@@ -88,7 +88,7 @@ TEST_F(DeploymentTest, RunsHardened) {
 
 TEST_F(DeploymentTest, ProbesAndResources) {
   EXPECT_EQ(container_["livenessProbe"]["httpGet"]["path"].as<std::string>(),
-            "/healthz");
+            "/livez");
   EXPECT_EQ(container_["readinessProbe"]["httpGet"]["path"].as<std::string>(),
             "/readyz");
   EXPECT_EQ(container_["livenessProbe"]["httpGet"]["port"].as<std::string>(),
