@@ -193,7 +193,8 @@ absl::Status KubeClient::WatchNodes(
                      DecodeNodeWatchEvent, cancel, timeout);
 }
 
-absl::Status KubeClient::Bind(const Pod& pod, const std::string& node_name) {
+absl::Status KubeClient::Bind(const Pod& pod, const std::string& node_name,
+                              absl::Duration timeout) {
   std::string body = absl::StrCat(
       "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":",
       JsonQuote(pod.name), ",\"namespace\":", JsonQuote(pod.namespace_),
@@ -203,7 +204,7 @@ absl::Status KubeClient::Bind(const Pod& pod, const std::string& node_name) {
   return Call("POST",
               absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/",
                            pod.name, "/binding"),
-              body)
+              body, "application/json", timeout)
       .status();
 }
 
