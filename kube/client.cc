@@ -107,6 +107,9 @@ absl::StatusOr<ObjectList<T>> KubeClient::List(
     all.items.insert(all.items.end(),
                      std::make_move_iterator(page.items.begin()),
                      std::make_move_iterator(page.items.end()));
+    all.rejected.insert(all.rejected.end(),
+                        std::make_move_iterator(page.rejected.begin()),
+                        std::make_move_iterator(page.rejected.end()));
     all.resource_version = page.resource_version;
     continue_token = page.continue_token;
   } while (!continue_token.empty());

@@ -35,6 +35,10 @@
 
 namespace ms::kube {
 
+// How long a request may take unless its call says otherwise (watches,
+// leases and bindings take their own).
+inline constexpr absl::Duration kDefaultRequestTimeout = absl::Seconds(30);
+
 struct ListOptions {
   std::string field_selector;  // e.g. "spec.schedulerName=x,spec.nodeName="
   std::string label_selector;
@@ -91,10 +95,11 @@ class KubeClient {
       absl::Duration timeout = absl::Minutes(5));
 
   // POSTs pods/NAME/binding with the pod's uid, so that a pod recreated
-  // under the same name is not bound by mistake. Gives up after `timeout`
-  // (DeadlineExceeded: the binding may or may not have taken effect).
+  // under the same name is not bound by mistake. `timeout` bounds the
+  // request: DeadlineExceeded when it elapses, and then the binding may or
+  // may not have been made (read the pod back to know).
   absl::Status Bind(const Pod& pod, const std::string& node_name,
-                    absl::Duration timeout = absl::Seconds(30));
+                    absl::Duration timeout = kDefaultRequestTimeout);
 
   absl::Status CreateEvent(const PodEvent& event);
 
@@ -111,13 +116,13 @@ class KubeClient {
   // that a slow apiserver cannot hold a leader past its renew deadline.
   absl::StatusOr<Lease> GetLease(const std::string& namespace_,
                                  const std::string& name,
-                                 absl::Duration timeout = absl::Seconds(30));
+                                 absl::Duration timeout = kDefaultRequestTimeout);
   // AlreadyExists when another replica created it first.
-  absl::StatusOr<Lease> CreateLease(const Lease& lease,
-                                    absl::Duration timeout = absl::Seconds(30));
+  absl::StatusOr<Lease> CreateLease(
+      const Lease& lease, absl::Duration timeout = kDefaultRequestTimeout);
   // Aborted when `lease.resource_version` is no longer current.
-  absl::StatusOr<Lease> UpdateLease(const Lease& lease,
-                                    absl::Duration timeout = absl::Seconds(30));
+  absl::StatusOr<Lease> UpdateLease(
+      const Lease& lease, absl::Duration timeout = kDefaultRequestTimeout);
 
   const std::string& server() const { return config_.server; }
 
@@ -126,7 +131,7 @@ class KubeClient {
       const std::string& method, const std::string& path,
       const std::string& body = "",
       const std::string& content_type = "application/json",
-      absl::Duration timeout = absl::Seconds(30));
+      absl::Duration timeout = kDefaultRequestTimeout);
   HttpRequest Request(const std::string& method, const std::string& path) const;
   template <typename T>
   absl::StatusOr<ObjectList<T>> List(

@@ -3,12 +3,15 @@
 #include <cstdlib>
 #include <optional>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
 #include "common/yaml.h"
+#include "glog/logging.h"
 #include "yaml-cpp/yaml.h"
 
 namespace ms::kube {
@@ -105,6 +108,64 @@ absl::StatusOr<ClusterConfig> FromKubeconfig(const YAML::Node& root,
   return config;
 }
 
+// Where a URL's requests go: scheme, host and port.
+struct Origin {
+  std::string scheme;  // "http" or "https"
+  std::string host;    // lowercase; an IPv6 address without brackets
+  int port = 0;        // the scheme's default when the URL has none
+
+  bool operator==(const Origin&) const = default;
+};
+
+absl::StatusOr<Origin> OriginOf(absl::string_view url) {
+  auto invalid = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("server \"", url, "\": ", why));
+  };
+  Origin origin;
+  size_t sep = url.find("://");
+  if (sep == absl::string_view::npos) return invalid("expected http:// or https://");
+  origin.scheme = absl::AsciiStrToLower(url.substr(0, sep));
+  if (origin.scheme == "https") {
+    origin.port = 443;
+  } else if (origin.scheme == "http") {
+    origin.port = 80;
+  } else {
+    return invalid("expected http:// or https://");
+  }
+  absl::string_view authority = url.substr(sep + 3);
+  authority = authority.substr(0, authority.find_first_of("/?#"));
+  if (absl::StrContains(authority, "@")) {
+    return invalid("credentials in the URL are not supported");
+  }
+  absl::string_view host = authority;
+  std::optional<absl::string_view> port;
+  if (absl::StartsWith(authority, "[")) {
+    size_t close = authority.find(']');
+    if (close == absl::string_view::npos) return invalid("unclosed [");
+    host = authority.substr(1, close - 1);
+    absl::string_view rest = authority.substr(close + 1);
+    if (!rest.empty()) {
+      if (rest[0] != ':') return invalid("junk after ]");
+      port = rest.substr(1);
+    }
+  } else if (size_t colon = authority.rfind(':');
+             colon != absl::string_view::npos) {
+    host = authority.substr(0, colon);
+    port = authority.substr(colon + 1);
+  }
+  if (host.empty()) return invalid("no host");
+  origin.host = absl::AsciiStrToLower(host);
+  if (port.has_value() &&
+      (port->empty() ||
+       port->find_first_not_of("0123456789") != absl::string_view::npos ||
+       !absl::SimpleAtoi(*port, &origin.port) || origin.port < 1 ||
+       origin.port > 65535)) {
+    return invalid("bad port");
+  }
+  return origin;
+}
+
 }  // namespace
 
 std::string ClusterConfig::BearerToken() const {
@@ -156,6 +217,21 @@ absl::StatusOr<ClusterConfig> PlainUrl(const std::string& url) {
   ClusterConfig config;
   config.server = std::string(absl::StripSuffix(url, "/"));
   return config;
+}
+
+absl::StatusOr<ClusterConfig> OverrideServer(ClusterConfig config,
+                                             absl::string_view url,
+                                             bool keep_credentials) {
+  ASSIGN_OR_RETURN(Origin to, OriginOf(url));
+  absl::StatusOr<Origin> from = OriginOf(config.server);
+  if (keep_credentials || (from.ok() && *from == to)) {
+    config.server = std::string(absl::StripSuffix(url, "/"));
+    return config;
+  }
+  LOG(WARNING) << "server " << url << " is not the kubeconfig's server "
+               << config.server
+               << ": connecting without the kubeconfig's credentials and CA";
+  return PlainUrl(std::string(url));
 }
 
 }  // namespace ms::kube

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "common/http.h"
 #include "common/token_file.h"
 
@@ -45,6 +46,31 @@ absl::StatusOr<ClusterConfig> LoadKubeconfig(const std::string& path,
 absl::StatusOr<ClusterConfig> InClusterConfig(const std::string& root = "");
 
 absl::StatusOr<ClusterConfig> PlainUrl(const std::string& url);
+
+// Points a loaded `config` (a kubeconfig's) at `url` instead of its server,
+// as the scheduler's --master does when given with a kubeconfig.
+//
+// Credentials go only to the server they were issued for. When `url` has
+// the same origin as config.server (scheme, host and port, the default
+// port made explicit, the host compared without case; paths do not
+// matter), the config is kept whole with only the server replaced. When
+// the origin differs, the result is what PlainUrl(url) gives, no
+// credentials (token, token file, client certificate and key, anything a
+// kubeconfig may hold) and none of the kubeconfig's TLS trust (CA,
+// insecure-skip-tls-verify), as if no kubeconfig had been given, and a
+// warning is logged: a request sent there carries nothing of the
+// kubeconfig, so a mistyped host or a proxy learns nothing, and an
+// apiserver that wants the credentials answers 401. `keep_credentials`
+// true keeps the whole config for another origin too: the caller says
+// that `url` is the same cluster by another address. (kubectl's --server
+// and client-go's BuildConfigFromFlags keep the credentials whatever the
+// host; this is deliberately stricter.)
+//
+// InvalidArgument when `url` is not http:// or https:// with a host, or
+// carries credentials of its own (user:password@).
+absl::StatusOr<ClusterConfig> OverrideServer(ClusterConfig config,
+                                             absl::string_view url,
+                                             bool keep_credentials);
 
 }  // namespace ms::kube
 

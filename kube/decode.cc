@@ -2,8 +2,10 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <string_view>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "model/quantity.h"
@@ -82,10 +84,13 @@ Resources ResourceList(od::value v) {
     absl::string_view q = AbslView(text);
     absl::StatusOr<int64_t> parsed =
         name == kResourceCpu ? ParseQuantityMilli(q) : ParseQuantityValue(q);
-    if (!parsed.ok()) {
+    if (absl::IsOutOfRange(parsed.status())) {
+      parsed = absl::StartsWith(q, "-") ? -kMaxQuantity : kMaxQuantity;
+    } else if (!parsed.ok()) {
       throw DecodeError{absl::StrCat("resource ", AbslView(name), ": ",
                                      parsed.status().message())};
     }
+    *parsed = std::clamp(*parsed, -kMaxQuantity, kMaxQuantity);
     if (name == kResourceCpu) {
       r.milli_cpu = *parsed;
     } else if (name == kResourceMemory) {
@@ -355,6 +360,69 @@ PodPhase Phase(std::string_view s) {
   return PodPhase::kUnknown;
 }
 
+// status.containerStatuses[] or initContainerStatuses[]: the resources of
+// each container that reports any (in-place resize), appended to `out`.
+void ContainerStatuses(od::value v, std::vector<ContainerResourceStatus>& out) {
+  if (IsNull(v)) return;
+  for (od::value item : v.get_array()) {
+    ContainerResourceStatus status;
+    for (od::field f : item.get_object()) {
+      std::string_view key = f.unescaped_key();
+      od::value value = f.value();
+      if (key == "name") {
+        status.name = String(value);
+      } else if (key == "allocatedResources") {
+        if (!IsNull(value)) status.allocated = ResourceList(value);
+      } else if (key == "resources") {
+        if (IsNull(value)) continue;
+        for (od::field rf : value.get_object()) {
+          if (std::string_view(rf.unescaped_key()) != "requests") continue;
+          od::value requests = rf.value();
+          if (!IsNull(requests)) status.actual = ResourceList(requests);
+        }
+      }
+    }
+    if (status.allocated || status.actual) out.push_back(std::move(status));
+  }
+}
+
+// True when a PodResizePending condition says Infeasible, the test
+// kube-scheduler makes (IsPodResizeInfeasible): the first such condition
+// decides.
+bool ResizeInfeasible(od::value v) {
+  if (IsNull(v)) return false;
+  std::optional<bool> infeasible;
+  for (od::value cond : v.get_array()) {
+    std::string type, reason;
+    for (od::field f : cond.get_object()) {
+      std::string_view key = f.unescaped_key();
+      if (key == "type") type = String(f.value());
+      if (key == "reason") {
+        od::value value = f.value();
+        if (!IsNull(value)) reason = String(value);
+      }
+    }
+    if (type == "PodResizePending" && !infeasible) {
+      infeasible = reason == "Infeasible";
+    }
+  }
+  return infeasible.value_or(false);
+}
+
+void PodStatus(od::value v, Pod& pod) {
+  if (IsNull(v)) return;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    if (key == "phase") {
+      pod.phase = Phase(f.value());
+    } else if (key == "conditions") {
+      pod.resize_infeasible = ResizeInfeasible(f.value());
+    } else if (key == "containerStatuses" || key == "initContainerStatuses") {
+      ContainerStatuses(f.value(), pod.container_statuses);
+    }
+  }
+}
+
 Pod PodFrom(od::value v) {
   Pod pod;
   for (od::field f : v.get_object()) {
@@ -364,11 +432,7 @@ Pod PodFrom(od::value v) {
     } else if (key == "spec") {
       PodSpec(f.value(), pod);
     } else if (key == "status") {
-      for (od::field sf : f.value().get_object()) {
-        if (std::string_view(sf.unescaped_key()) == "phase") {
-          pod.phase = Phase(sf.value());
-        }
-      }
+      PodStatus(f.value(), pod);
     }
   }
   return pod;
@@ -471,8 +535,69 @@ od::parser& Parser() {
   return parser;
 }
 
+// A second one, for the objects of a list decoded one by one while the
+// list's own document is still being iterated with Parser().
+od::parser& ItemParser() {
+  thread_local od::parser parser;
+  return parser;
+}
+
+// Decodes one object; on failure returns false and says why in `error`.
 template <typename T, typename From>
-ObjectList<T> ListFrom(od::document& doc, From from) {
+bool TryFrom(od::value v, From from, T& out, std::string& error) {
+  try {
+    out = from(v);
+    return true;
+  } catch (const simdjson::simdjson_error& e) {
+    error = e.what();
+  } catch (const DecodeError& e) {
+    error = e.message;
+  }
+  return false;
+}
+
+// What can be read of a refused object's identity: metadata's name,
+// namespace, uid and resourceVersion, each when it is a string. Skips
+// everything else; throws only when the JSON itself is malformed.
+RejectedObject IdentityFrom(od::value v, const char* resource) {
+  RejectedObject r;
+  r.resource = resource;
+  od::object object;
+  if (v.get_object().get(object) != simdjson::SUCCESS) return r;
+  for (od::field f : object) {
+    if (std::string_view(f.unescaped_key()) != "metadata") continue;
+    od::object metadata;
+    if (f.value().get_object().get(metadata) != simdjson::SUCCESS) continue;
+    for (od::field mf : metadata) {
+      std::string_view key = mf.unescaped_key();
+      std::string_view text;
+      if (mf.value().get_string().get(text) != simdjson::SUCCESS) continue;
+      if (key == "name") r.name = std::string(text);
+      if (key == "namespace") r.namespace_ = std::string(text);
+      if (key == "uid") r.uid = std::string(text);
+      if (key == "resourceVersion") r.resource_version = std::string(text);
+    }
+  }
+  return r;
+}
+
+// The tombstone of a refused object: its identity and nothing else.
+void IdentityInto(const RejectedObject& r, Pod& pod) {
+  pod.namespace_ = r.namespace_;
+  pod.name = r.name;
+  pod.uid = r.uid;
+  pod.resource_version = r.resource_version;
+}
+
+void IdentityInto(const RejectedObject& r, Node& node) {
+  node.name = r.name;
+  node.uid = r.uid;
+  node.resource_version = r.resource_version;
+}
+
+// Iterates a list's document, handing each item to `item(value, list)`.
+template <typename T, typename Item>
+ObjectList<T> ListFrom(od::document& doc, Item item) {
   ObjectList<T> list;
   for (od::field f : doc.get_object()) {
     std::string_view key = f.unescaped_key();
@@ -485,10 +610,50 @@ ObjectList<T> ListFrom(od::document& doc, From from) {
       }
     } else if (key == "items") {
       if (IsNull(value)) continue;
-      for (od::value item : value.get_array()) list.items.push_back(from(item));
+      for (od::value v : value.get_array()) item(v, list);
     }
   }
   return list;
+}
+
+// A list in one pass; when that fails, again one object at a time, so that
+// the objects the decoder refuses are reported and the others kept. (After
+// a failure in the middle of an object the iterator's position is not to be
+// trusted, so each object is copied out and decoded on its own; this costs
+// a second pass only for the rare list that holds a refused object.)
+template <typename T, typename From>
+absl::StatusOr<ObjectList<T>> DecodeList(absl::string_view json,
+                                         absl::string_view what,
+                                         const char* resource, From from) {
+  simdjson::padded_string padded(json.data(), json.size());
+  absl::StatusOr<ObjectList<T>> list = Guard(what, [&] {
+    od::document doc = Parser().iterate(padded);
+    return ListFrom<T>(doc, [&](od::value v, ObjectList<T>& out) {
+      out.items.push_back(from(v));
+    });
+  });
+  if (list.ok()) return list;
+  return Guard(what, [&] {
+    od::document doc = Parser().iterate(padded);
+    return ListFrom<T>(doc, [&](od::value v, ObjectList<T>& out) {
+      od::object json_object = v.get_object();
+      std::string_view raw = json_object.raw_json();
+      simdjson::padded_string item(raw.data(), raw.size());
+      T object;
+      std::string error;
+      {
+        od::document item_doc = ItemParser().iterate(item);
+        if (TryFrom(item_doc.get_value(), from, object, error)) {
+          out.items.push_back(std::move(object));
+          return;
+        }
+      }
+      od::document item_doc = ItemParser().iterate(item);
+      RejectedObject rejected = IdentityFrom(item_doc.get_value(), resource);
+      rejected.error = std::move(error);
+      out.rejected.push_back(std::move(rejected));
+    });
+  });
 }
 
 WatchEventType EventType(std::string_view type) {
@@ -509,6 +674,12 @@ absl::Status ErrorStatus(long http_status,  // NOLINT(runtime/int)
                                         ": ", message);
   return absl::Status(CodeForHttpStatus(http_status, reason), text);
 }
+
+// Thrown out of a watch event's first pass when the decoder refuses the
+// event's object (not the event itself).
+struct ObjectRefused {
+  std::string message;
+};
 
 // Fills `event` from its "object", once the event's type is known: an ERROR
 // carries a Status, a BOOKMARK only a resourceVersion, the others a T.
@@ -534,51 +705,83 @@ void EventObject(od::value object, From from, WatchEvent<T>& event) {
       }
     }
   } else {
-    event.object = from(object);
+    std::string error;
+    if (!TryFrom(object, from, event.object, error)) {
+      throw ObjectRefused{std::move(error)};
+    }
     event.resource_version = event.object.resource_version;
   }
 }
 
+// The event whose object was refused, read again for its type and what
+// can be read of the object's identity.
+template <typename T>
+WatchEvent<T> RefusedEvent(const simdjson::padded_string& padded,
+                           const char* resource, std::string error) {
+  WatchEvent<T> event;
+  RejectedObject rejected;
+  od::document doc = Parser().iterate(padded);
+  for (od::field f : doc.get_object()) {
+    std::string_view key = f.unescaped_key();
+    if (key == "type") event.type = EventType(f.value());
+    if (key == "object") rejected = IdentityFrom(f.value(), resource);
+  }
+  rejected.resource = resource;
+  rejected.error = std::move(error);
+  IdentityInto(rejected, event.object);
+  event.resource_version = rejected.resource_version;
+  if (event.type != WatchEventType::kDeleted) {
+    event.rejected = std::move(rejected);
+  }
+  return event;
+}
+
 template <typename T, typename From>
 absl::StatusOr<WatchEvent<T>> WatchEventFrom(absl::string_view line,
-                                             From from) {
+                                             const char* resource, From from) {
   simdjson::padded_string padded(line.data(), line.size());
-  return Guard("watch event", [&] {
-    WatchEvent<T> event;
-    bool have_type = false;
-    bool have_object = false;
-    bool object_first = false;
-    {
-      od::document doc = Parser().iterate(padded);
-      for (od::field f : doc.get_object()) {
-        std::string_view key = f.unescaped_key();
-        if (key == "type") {
-          event.type = EventType(f.value());
-          have_type = true;
-        } else if (key == "object") {
-          have_object = true;
-          // The apiserver sends the type first, so the object is decoded in
-          // the same pass; otherwise in a second pass below.
-          if (have_type) {
-            EventObject(f.value(), from, event);
-          } else {
-            object_first = true;
+  try {
+    return Guard("watch event", [&] {
+      WatchEvent<T> event;
+      bool have_type = false;
+      bool have_object = false;
+      bool object_first = false;
+      {
+        od::document doc = Parser().iterate(padded);
+        for (od::field f : doc.get_object()) {
+          std::string_view key = f.unescaped_key();
+          if (key == "type") {
+            event.type = EventType(f.value());
+            have_type = true;
+          } else if (key == "object") {
+            have_object = true;
+            // The apiserver sends the type first, so the object is decoded
+            // in the same pass; otherwise in a second pass below.
+            if (have_type) {
+              EventObject(f.value(), from, event);
+            } else {
+              object_first = true;
+            }
           }
         }
       }
-    }
-    if (!have_type) throw DecodeError{"event has no type"};
-    if (!have_object) throw DecodeError{"event has no object"};
-    if (object_first) {
-      od::document doc = Parser().iterate(padded);
-      for (od::field f : doc.get_object()) {
-        if (std::string_view(f.unescaped_key()) == "object") {
-          EventObject(f.value(), from, event);
+      if (!have_type) throw DecodeError{"event has no type"};
+      if (!have_object) throw DecodeError{"event has no object"};
+      if (object_first) {
+        od::document doc = Parser().iterate(padded);
+        for (od::field f : doc.get_object()) {
+          if (std::string_view(f.unescaped_key()) == "object") {
+            EventObject(f.value(), from, event);
+          }
         }
       }
-    }
-    return event;
-  });
+      return event;
+    });
+  } catch (ObjectRefused& refused) {
+    return Guard("watch event", [&] {
+      return RefusedEvent<T>(padded, resource, std::move(refused.message));
+    });
+  }
 }
 
 }  // namespace
@@ -681,27 +884,19 @@ absl::StatusOr<Lease> DecodeLease(absl::string_view json) {
 }
 
 absl::StatusOr<ObjectList<Pod>> DecodePodList(absl::string_view json) {
-  simdjson::padded_string padded(json.data(), json.size());
-  return Guard("PodList", [&] {
-    od::document doc = Parser().iterate(padded);
-    return ListFrom<Pod>(doc, PodFrom);
-  });
+  return DecodeList<Pod>(json, "PodList", "pods", PodFrom);
 }
 
 absl::StatusOr<ObjectList<Node>> DecodeNodeList(absl::string_view json) {
-  simdjson::padded_string padded(json.data(), json.size());
-  return Guard("NodeList", [&] {
-    od::document doc = Parser().iterate(padded);
-    return ListFrom<Node>(doc, NodeFrom);
-  });
+  return DecodeList<Node>(json, "NodeList", "nodes", NodeFrom);
 }
 
 absl::StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(absl::string_view line) {
-  return WatchEventFrom<Pod>(line, PodFrom);
+  return WatchEventFrom<Pod>(line, "pods", PodFrom);
 }
 
 absl::StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(absl::string_view line) {
-  return WatchEventFrom<Node>(line, NodeFrom);
+  return WatchEventFrom<Node>(line, "nodes", NodeFrom);
 }
 
 absl::StatusCode CodeForHttpStatus(long http_status,  // NOLINT(runtime/int)

@@ -4,12 +4,19 @@
 // with simdjson's on-demand parser. Only the fields placement needs are read;
 // unknown fields are skipped. No simdjson type crosses this header.
 //
-// Failure contract: malformed JSON, a field of the wrong type or an invalid
-// quantity returns InvalidArgument whose message names the object and the
-// field; the outputs are then unspecified. Pure functions; thread-safe.
+// Failure contract: malformed JSON, a field of the wrong type, an enum value
+// this decoder does not know or an invalid quantity returns InvalidArgument
+// whose message names the object and the field; the outputs are then
+// unspecified. Lists and watch events are the exception: there such an
+// object is refused on its own (see RejectedObject) and the rest is
+// decoded, so that one object a newer or differently configured apiserver
+// sends cannot hide all the others. A quantity too large for int64 is not
+// refused: it saturates at kMaxQuantity. Pure functions; thread-safe.
 #ifndef METRICS_SCHEDULER_KUBE_DECODE_H_
 #define METRICS_SCHEDULER_KUBE_DECODE_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,13 +41,42 @@ struct Lease {
   int32_t lease_transitions = 0;
 };
 
+// What a decoded quantity saturates at (2^56: 64 Pi bytes, 7.2e13 cores in
+// millicores): beyond any real node, and small enough that adding up a few
+// hundred of them cannot overflow int64. The apiserver accepts quantities
+// up to about 2^63 * 10^18 (`memory: 100Ei`); kube-scheduler's int64
+// conversion of those wraps, ours saturates.
+inline constexpr int64_t kMaxQuantity = int64_t{1} << 56;
+
+// An object of a list or a watch event that the decoder refused, with what
+// could still be read of its identity (empty when unreadable) and why.
+struct RejectedObject {
+  std::string resource;  // "pods" or "nodes"
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  std::string error;  // names the field, e.g. `unknown toleration operator "Gt"`
+
+  // The informer's key: "namespace/name" for pods, the name for nodes.
+  std::string Key() const {
+    return resource == "nodes" ? name : namespace_ + "/" + name;
+  }
+
+  friend bool operator==(const RejectedObject&,
+                         const RejectedObject&) = default;
+};
+
 absl::StatusOr<Pod> DecodePod(absl::string_view json);
 absl::StatusOr<Node> DecodeNode(absl::string_view json);
 absl::StatusOr<Lease> DecodeLease(absl::string_view json);
 
+// A page of a list. Only a malformed list fails as a whole; each object the
+// decoder refuses is left out of `items` and reported in `rejected`.
 template <typename T>
 struct ObjectList {
   std::vector<T> items;
+  std::vector<RejectedObject> rejected;
   std::string resource_version;  // of the list, to start a watch from
   std::string continue_token;    // non-empty when more pages follow
 };
@@ -52,12 +88,19 @@ enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError };
 
 // One line of a watch stream. For kBookmark only `resource_version` is set;
 // for kError `error` holds the server's Status (410 Gone: relist).
+//
+// When the decoder refuses the object of an ADDED or MODIFIED event,
+// `rejected` says which and why, and `object` is a tombstone holding only
+// the identity that could be read (as `resource_version` does). A DELETED
+// event whose object is refused is not reported: its `object` is such a
+// tombstone, which is all a delete needs.
 template <typename T>
 struct WatchEvent {
   WatchEventType type = WatchEventType::kAdded;
   T object;
   std::string resource_version;  // of the object, or the bookmark
   absl::Status error;
+  std::optional<RejectedObject> rejected;
 };
 
 absl::StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(absl::string_view line);

@@ -6,8 +6,21 @@
 // (bookmarks included), so nothing is lost across a broken connection; when
 // the server says that version has expired (410) it relists, and the
 // difference from what it had seen is delivered as adds, updates and
-// deletes. Failures are retried with backoff (1 s doubling to 30 s) and
-// logged; the informer never gives up until Stop().
+// deletes. The informer never gives up until Stop().
+//
+// Backoff, as client-go's reflector does it: before each retry of a failed
+// list or watch, and before the relist that a 410 asks for, it waits
+// 800 ms doubling up to 30 s, each wait stretched by a random jitter of up
+// to 100 % (so between 30 and 60 s at worst), so that a fleet of
+// schedulers does not hammer a recovering apiserver in step. A watch that
+// ends at once with nothing delivered counts as a failure. The backoff
+// starts again from 800 ms after a watch that delivered events.
+//
+// An object the decoder refuses (see RejectedObject in kube/decode.h) does
+// not stop the others: it is reported to `on_reject` and logged, once per
+// version of the object however often it is listed again, and whatever
+// was delivered of that object before stays as it was (no update, no
+// delete) until a version that decodes arrives or it is deleted.
 //
 // It keeps no copy of the objects, only each one's key, uid and
 // resourceVersion: the handlers' owners keep what they need (the cluster
@@ -21,8 +34,10 @@
 #ifndef METRICS_SCHEDULER_KUBE_INFORMER_H_
 #define METRICS_SCHEDULER_KUBE_INFORMER_H_
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
+#include <random>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -31,9 +46,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "glog/logging.h"
 #include "kube/client.h"
 #include "kube/decode.h"
@@ -57,6 +75,26 @@ struct InformerHandlers {
   std::function<void(const T&)> on_update;
   // The object as last seen, or a tombstone (see above).
   std::function<void(const T&)> on_delete;
+  // An object version the decoder refused; called once per version.
+  std::function<void(const RejectedObject&)> on_reject;
+};
+
+// How an informer waits between attempts (see above). The defaults are
+// client-go's; tests inject `random`, `sleep` and `clock` to observe the
+// waits chosen without waiting.
+struct InformerOptions {
+  absl::Duration initial_backoff = absl::Milliseconds(800);
+  absl::Duration max_backoff = absl::Seconds(30);
+  // Each wait is the backoff times (1 + jitter * r), r uniform in [0, 1).
+  double jitter = 1.0;
+  // A watch that ends sooner than this with no event counts as a failure.
+  absl::Duration min_watch = absl::Seconds(1);
+  // r; null: a random generator of the informer's own.
+  std::function<double()> random;
+  // Waits `d`; null: waits `d` or until Stop(), whichever comes first.
+  std::function<void(absl::Duration d)> sleep;
+  // Times the watches; null: the real clock.
+  const Clock* clock = nullptr;
 };
 
 // How an informer names an object, and the tombstone it makes for one.
@@ -71,10 +109,13 @@ template <typename T>
 class Informer {
  public:
   Informer(std::string name, InformerSource<T> source,
-           InformerHandlers<T> handlers)
+           InformerHandlers<T> handlers, InformerOptions options = {})
       : name_(std::move(name)),
         source_(std::move(source)),
-        handlers_(std::move(handlers)) {}
+        handlers_(std::move(handlers)),
+        options_(std::move(options)),
+        clock_(options_.clock != nullptr ? *options_.clock
+                                         : RealClock::Get()) {}
   ~Informer() { Stop(); }
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;
@@ -108,28 +149,27 @@ class Informer {
 
  private:
   void Run() {
-    absl::Duration backoff = absl::Seconds(1);
     std::string resource_version;
     while (!stopping_.HasBeenNotified()) {
       if (resource_version.empty()) {
         absl::StatusOr<ObjectList<T>> list = source_.list();
         if (!list.ok()) {
-          LOG(WARNING) << name_ << ": list failed, retrying in " << backoff
-                       << ": " << list.status();
-          Sleep(backoff);
-          backoff = std::min(backoff * 2, absl::Seconds(30));
+          BackOff("list failed", list.status());
           continue;
         }
         resource_version = list->resource_version;
-        Replace(std::move(list->items));
+        Replace(std::move(list->items), std::move(list->rejected));
         lists_.fetch_add(1);
         if (!synced_.HasBeenNotified()) synced_.Notify();
         VLOG(1) << name_ << ": listed " << Size() << " objects at version "
                 << resource_version;
       }
+      int events = 0;
+      absl::Time start = clock_.Now();
       absl::Status status = source_.watch(
           resource_version,
           [&](WatchEvent<T>& event) {
+            ++events;
             Apply(event);
             if (!event.resource_version.empty()) {
               resource_version = event.resource_version;
@@ -138,39 +178,80 @@ class Informer {
           },
           &cancel_);
       if (stopping_.HasBeenNotified()) break;
-      if (status.ok()) {
-        backoff = absl::Seconds(1);
-        VLOG(2) << name_ << ": watch ended, resuming at " << resource_version;
-        continue;
-      }
+      if (events > 0) backoff_ = absl::ZeroDuration();
       if (absl::IsOutOfRange(status)) {
-        LOG(INFO) << name_ << ": version " << resource_version
-                  << " expired, relisting: " << status.message();
         resource_version.clear();
-        continue;
+        BackOff("version expired, relisting", status);
+      } else if (!status.ok()) {
+        BackOff("watch failed, resuming", status);
+      } else if (events == 0 && clock_.Now() - start < options_.min_watch) {
+        BackOff("watch ended at once with nothing, resuming", status);
+      } else {
+        VLOG(2) << name_ << ": watch ended, resuming at " << resource_version;
       }
-      LOG(WARNING) << name_ << ": watch failed, resuming in " << backoff
-                   << ": " << status;
-      Sleep(backoff);
-      backoff = std::min(backoff * 2, absl::Seconds(30));
     }
   }
 
-  void Sleep(absl::Duration d) { stopping_.WaitForNotificationWithTimeout(d); }
+  // Waits the next backoff, jittered, and logs why.
+  void BackOff(absl::string_view what, const absl::Status& status) {
+    backoff_ = backoff_ == absl::ZeroDuration()
+                   ? options_.initial_backoff
+                   : std::min(backoff_ * 2, options_.max_backoff);
+    absl::Duration wait = backoff_ * (1 + options_.jitter * Random());
+    if (absl::IsOutOfRange(status)) {
+      LOG(INFO) << name_ << ": " << what << " in " << wait << ": "
+                << status.message();
+    } else {
+      LOG(WARNING) << name_ << ": " << what << " in " << wait << ": "
+                   << status;
+    }
+    if (options_.sleep) {
+      options_.sleep(wait);
+    } else {
+      stopping_.WaitForNotificationWithTimeout(wait);
+    }
+  }
+
+  double Random() {
+    if (options_.random) return options_.random();
+    return std::uniform_real_distribution<double>(0, 1)(rng_);
+  }
 
   void Apply(WatchEvent<T>& event) {
     switch (event.type) {
       case WatchEventType::kAdded:
       case WatchEventType::kModified:
-        Upsert(std::move(event.object));
+        if (event.rejected) {
+          NoteRejected(*event.rejected);
+        } else {
+          rejected_.erase(KeyOf(event.object));
+          Upsert(std::move(event.object));
+        }
         break;
       case WatchEventType::kDeleted:
+        rejected_.erase(KeyOf(event.object));
         Remove(event.object);
         break;
       case WatchEventType::kBookmark:
       case WatchEventType::kError:
         break;
     }
+  }
+
+  // Reports a refused object version, unless it was reported already.
+  void NoteRejected(const RejectedObject& rejected) {
+    std::string key = rejected.Key();
+    std::string version =
+        absl::StrCat(rejected.resource_version, "\n", rejected.error);
+    auto [it, inserted] = rejected_.try_emplace(key, version);
+    if (!inserted) {
+      if (it->second == version) return;
+      it->second = version;
+    }
+    LOG(WARNING) << name_ << ": refused " << rejected.resource << " " << key
+                 << " (uid " << rejected.uid << ") at version "
+                 << rejected.resource_version << ": " << rejected.error;
+    if (handlers_.on_reject) handlers_.on_reject(rejected);
   }
 
   // What the informer remembers of an object.
@@ -206,8 +287,9 @@ class Informer {
   }
 
   // Delivers the difference between what was seen and `items`, the whole
-  // list, and remembers `items`.
-  void Replace(std::vector<T> items) {
+  // list, and remembers `items`. A refused object keeps what was seen of
+  // it before, if anything.
+  void Replace(std::vector<T> items, std::vector<RejectedObject> rejected) {
     std::unordered_map<std::string, Seen> fresh;
     fresh.reserve(items.size());
     for (const T& item : items) {
@@ -216,9 +298,22 @@ class Informer {
     std::unordered_map<std::string, Seen> old;
     {
       absl::MutexLock lock(&mu_);
+      for (const RejectedObject& r : rejected) {
+        auto it = seen_.find(r.Key());
+        if (it != seen_.end()) fresh.insert(*it);
+      }
       old.swap(seen_);
       seen_.swap(fresh);
     }
+    // Forget refusals of objects that are gone or decode now.
+    std::unordered_map<std::string, std::string> still_rejected;
+    for (const RejectedObject& r : rejected) {
+      auto it = rejected_.find(r.Key());
+      if (it != rejected_.end()) still_rejected.insert(std::move(*it));
+    }
+    rejected_.swap(still_rejected);
+    for (const RejectedObject& r : rejected) NoteRejected(r);
+
     for (T& item : items) {
       auto it = old.find(KeyOf(item));
       if (it == old.end()) {
@@ -240,6 +335,14 @@ class Informer {
   const std::string name_;
   const InformerSource<T> source_;
   const InformerHandlers<T> handlers_;
+  const InformerOptions options_;
+  const Clock& clock_;
+
+  // Only the informer's thread touches these.
+  absl::Duration backoff_;  // the last wait's base; zero: none since reset
+  std::mt19937_64 rng_{std::random_device{}()};
+  // The refused objects by key, each with the version and error reported.
+  std::unordered_map<std::string, std::string> rejected_;
 
   mutable absl::Mutex mu_;
   std::unordered_map<std::string, Seen> seen_ ABSL_GUARDED_BY(mu_);

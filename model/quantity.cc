@@ -68,6 +68,8 @@ absl::StatusOr<Parsed> Parse(absl::string_view text) {
   }
   if (suffix.size() == 1) {
     switch (suffix[0]) {
+      case 'n': p.exp10 -= 9; return p;
+      case 'u': p.exp10 -= 6; return p;
       case 'm': p.exp10 -= 3; return p;
       case 'k': p.exp10 += 3; return p;
       case 'M': p.exp10 += 6; return p;

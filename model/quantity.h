@@ -2,7 +2,7 @@
 //
 // Parsing is exact (integer arithmetic, no floating point) and follows the
 // apiserver's canonical rules: an optional sign, a decimal number, then one
-// suffix — binary (Ki Mi Gi Ti Pi Ei), decimal (m k M G T P E) or an
+// suffix — binary (Ki Mi Gi Ti Pi Ei), decimal (n u m k M G T P E) or an
 // exponent (e3, E-2). Anything else is rejected. Values are returned scaled
 // and rounded up, as resource.Quantity's MilliValue() and Value() do.
 // Pure functions; thread-safe.

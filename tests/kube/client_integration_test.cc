@@ -172,6 +172,112 @@ TEST_F(KubeClientIntegrationTest, BrokenWatchResumesWithNothingLost) {
   for (int i = 1; i < 6; ++i) env_.DeleteNode(absl::StrCat(label, "-", i));
 }
 
+// The extremes the apiserver accepts: it caps a binary quantity at 2^63-1
+// (`memory: 100Ei`) but keeps a decimal one beyond int64 as it is (`cpu:
+// 100E`, `memory: 100E`), and rounds `cpu: 500u` up to 1m. They decode and
+// reach the informers' handlers, pending and assigned alike; none is
+// refused.
+TEST_F(KubeClientIntegrationTest, ExtremeQuantitiesDecodeAndFlow) {
+  std::string scheduler = "extremes-" + ns_;
+  std::string node = "extremes-" + ns_;
+  env_.CreateNode(node);
+  auto create = [&](const std::string& name, const std::string& requests) {
+    return env_.AdminOk(
+        "POST", "/api/v1/namespaces/" + ns_ + "/pods",
+        absl::StrCat(
+            R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", name,
+            R"(","namespace":")", ns_, R"("},"spec":{"schedulerName":")",
+            scheduler,
+            R"(","containers":[{"name":"c","image":"registry.k8s.io/pause:3.10",)",
+            R"("resources":{"requests":)", requests, "}}]}}"));
+  };
+  // What the apiserver answers is what the informers will read.
+  std::string binary = create("binary", R"({"memory":"100Ei"})");
+  EXPECT_NE(binary.find(R"("memory":"9223372036854775807")"), std::string::npos)
+      << binary;
+  std::string decimal = create("decimal", R"({"cpu":"100E","memory":"100E"})");
+  EXPECT_NE(decimal.find(R"({"cpu":"100E","memory":"100E"})"), std::string::npos)
+      << decimal;
+  std::string tiny = create("tiny", R"({"cpu":"500u"})");
+  EXPECT_NE(tiny.find(R"("cpu":"1m")"), std::string::npos) << tiny;
+  auto expect_decoded = [](std::map<std::string, Pod>& pods) {
+    ASSERT_EQ(pods.size(), 3u);
+    EXPECT_EQ(pods["binary"].containers.at(0).requests.memory, kMaxQuantity);
+    EXPECT_EQ(pods["decimal"].containers.at(0).requests.memory, kMaxQuantity);
+    EXPECT_EQ(pods["decimal"].containers.at(0).requests.milli_cpu,
+              kMaxQuantity);
+    EXPECT_EQ(pods["tiny"].containers.at(0).requests.milli_cpu, 1);
+  };
+
+  KubeClient client(env_.SchedulerConfig());
+  absl::Mutex mu;
+  std::map<std::string, Pod> pods;
+  std::vector<std::string> rejected;
+  InformerHandlers<Pod> handlers{
+      .on_add =
+          [&](const Pod& p) {
+            absl::MutexLock lock(&mu);
+            pods[p.name] = p;
+          },
+      .on_update =
+          [&](const Pod& p) {
+            absl::MutexLock lock(&mu);
+            pods[p.name] = p;
+          },
+      .on_reject =
+          [&](const RejectedObject& r) {
+            absl::MutexLock lock(&mu);
+            rejected.push_back(r.name + ": " + r.error);
+          }};
+  Informer<Pod> pending(
+      "pending pods",
+      PodSource(client, {.field_selector = absl::StrCat(
+                             "spec.schedulerName=", scheduler,
+                             ",spec.nodeName=")}),
+      handlers);
+  pending.Start();
+  ASSERT_TRUE(pending.WaitForSync(absl::Seconds(30)));
+  {
+    absl::MutexLock lock(&mu);
+    EXPECT_TRUE(rejected.empty()) << rejected.front();
+    expect_decoded(pods);
+    pods.clear();
+  }
+  pending.Stop();
+
+  // Bound, they flow through the assigned pods' informer too: one from its
+  // list, the others from its watch.
+  auto bind = [&](const std::string& name) {
+    absl::StatusOr<Pod> pod = client.GetPod(ns_, name);
+    ASSERT_TRUE(pod.ok()) << pod.status();
+    absl::Status bound = client.Bind(*pod, node);
+    ASSERT_TRUE(bound.ok()) << bound;
+  };
+  bind("binary");
+  Informer<Pod> assigned(
+      "assigned pods",
+      PodSource(client, {.field_selector = absl::StrCat(
+                             "metadata.namespace=", ns_, ",spec.nodeName!=")}),
+      handlers);
+  assigned.Start();
+  ASSERT_TRUE(assigned.WaitForSync(absl::Seconds(30)));
+  bind("decimal");
+  bind("tiny");
+  ASSERT_TRUE(WaitFor([&] {
+    absl::MutexLock lock(&mu);
+    return pods.size() == 3 && pods["decimal"].node_name == node &&
+           pods["tiny"].node_name == node;
+  }));
+  {
+    absl::MutexLock lock(&mu);
+    EXPECT_TRUE(rejected.empty()) << rejected.front();
+    expect_decoded(pods);
+    EXPECT_EQ(pods["binary"].node_name, node);
+  }
+  assigned.Stop();
+  env_.DeleteNode(node);
+}
+
 TEST_F(KubeClientIntegrationTest, ListPagesThroughEverything) {
   // A scheduler name of this test's own, selected the way the scheduler
   // selects its pods (cluster-wide, by field).

@@ -6,6 +6,8 @@
 
 #include "absl/strings/escaping.h"
 #include "gtest/gtest.h"
+#include "kube/client.h"
+#include "tests/testing/http_server.h"
 
 namespace ms::kube {
 namespace {
@@ -164,6 +166,155 @@ TEST(PlainUrlTest, AcceptsHttpAndRejectsOthers) {
   EXPECT_EQ(config->BearerToken(), "");
   EXPECT_EQ(PlainUrl("127.0.0.1:8001").status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// A kubeconfig's config with every kind of credential and TLS setting.
+ClusterConfig WithCredentials(const std::string& server) {
+  ClusterConfig config;
+  config.server = server;
+  config.token = "secret-token";
+  config.tls.ca_pem = "CA PEM";
+  config.tls.ca_file = "/pki/ca.crt";
+  config.tls.client_cert_pem = "CERT PEM";
+  config.tls.client_cert_file = "/pki/cert.pem";
+  config.tls.client_key_pem = "KEY PEM";
+  config.tls.client_key_file = "/pki/key.pem";
+  config.tls.insecure_skip_verify = true;
+  return config;
+}
+
+void ExpectKept(const ClusterConfig& config) {
+  EXPECT_EQ(config.BearerToken(), "secret-token");
+  EXPECT_EQ(config.tls.ca_pem, "CA PEM");
+  EXPECT_EQ(config.tls.ca_file, "/pki/ca.crt");
+  EXPECT_EQ(config.tls.client_cert_pem, "CERT PEM");
+  EXPECT_EQ(config.tls.client_cert_file, "/pki/cert.pem");
+  EXPECT_EQ(config.tls.client_key_pem, "KEY PEM");
+  EXPECT_EQ(config.tls.client_key_file, "/pki/key.pem");
+  EXPECT_TRUE(config.tls.insecure_skip_verify);
+}
+
+void ExpectDropped(const ClusterConfig& config) {
+  EXPECT_EQ(config.BearerToken(), "");
+  EXPECT_EQ(config.token, "");
+  EXPECT_EQ(config.token_file, nullptr);
+  EXPECT_EQ(config.tls.ca_pem, "");
+  EXPECT_EQ(config.tls.ca_file, "");
+  EXPECT_EQ(config.tls.client_cert_pem, "");
+  EXPECT_EQ(config.tls.client_cert_file, "");
+  EXPECT_EQ(config.tls.client_key_pem, "");
+  EXPECT_EQ(config.tls.client_key_file, "");
+  EXPECT_FALSE(config.tls.insecure_skip_verify);
+}
+
+TEST(OverrideServerTest, TheSameOriginKeepsEverything) {
+  struct Case {
+    const char* kubeconfig;
+    const char* url;
+    const char* server;  // the result's
+  };
+  for (const Case& c : {
+           Case{"https://127.0.0.1:6443", "https://127.0.0.1:6443/",
+                "https://127.0.0.1:6443"},
+           Case{"https://127.0.0.1:6443", "HTTPS://127.0.0.1:6443/prefix",
+                "HTTPS://127.0.0.1:6443/prefix"},
+           Case{"https://k8s.example.com", "https://K8S.example.com:443",
+                "https://K8S.example.com:443"},
+           Case{"http://proxy:80/", "http://proxy", "http://proxy"},
+           Case{"https://[fd00::1]:6443", "https://[FD00::1]:6443",
+                "https://[FD00::1]:6443"},
+       }) {
+    absl::StatusOr<ClusterConfig> config =
+        OverrideServer(WithCredentials(c.kubeconfig), c.url, false);
+    ASSERT_TRUE(config.ok()) << c.url << ": " << config.status();
+    EXPECT_EQ(config->server, c.server);
+    ExpectKept(*config);
+  }
+}
+
+TEST(OverrideServerTest, AnotherOriginGetsNoCredentialsUnlessAsked) {
+  for (const char* url : {
+           "https://10.0.0.2:6443",         // another host
+           "https://127.0.0.1:6444",        // another port
+           "http://127.0.0.1:6443",         // another scheme
+           "https://127.0.0.1",             // the default port, 443
+           "https://127.0.0.1.evil.example:6443",
+           "https://[::1]:6443",
+       }) {
+    absl::StatusOr<ClusterConfig> config = OverrideServer(
+        WithCredentials("https://127.0.0.1:6443"), url, false);
+    ASSERT_TRUE(config.ok()) << url << ": " << config.status();
+    EXPECT_EQ(config->server, url);
+    ExpectDropped(*config);
+
+    config = OverrideServer(WithCredentials("https://127.0.0.1:6443"), url,
+                            /*keep_credentials=*/true);
+    ASSERT_TRUE(config.ok()) << url << ": " << config.status();
+    EXPECT_EQ(config->server, url);
+    ExpectKept(*config);
+  }
+}
+
+TEST(OverrideServerTest, ATokenFileIsDroppedToo) {
+  std::string path = ::testing::TempDir() + "/override-token";
+  std::ofstream(path) << "file-token\n";
+  absl::StatusOr<std::unique_ptr<TokenFile>> file = TokenFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ClusterConfig kubeconfig;
+  kubeconfig.server = "https://127.0.0.1:6443";
+  kubeconfig.token_file = std::move(*file);
+  ASSERT_EQ(kubeconfig.BearerToken(), "file-token");
+  absl::StatusOr<ClusterConfig> config =
+      OverrideServer(kubeconfig, "http://127.0.0.1:8001", false);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->token_file, nullptr);
+  EXPECT_EQ(config->BearerToken(), "");
+}
+
+TEST(OverrideServerTest, RejectsWhatIsNotAServerUrl) {
+  for (const char* url : {
+           "127.0.0.1:6443", "ftp://127.0.0.1", "https://", "https:///api",
+           "https://user:password@127.0.0.1:6443",
+           "https://127.0.0.1:6443@10.0.0.2", "https://127.0.0.1:0",
+           "https://127.0.0.1:65536", "https://127.0.0.1:+80",
+           "https://127.0.0.1:", "https://[::1", "https://[::1]x",
+       }) {
+    EXPECT_EQ(OverrideServer(WithCredentials("https://127.0.0.1:6443"), url,
+                             false)
+                  .status()
+                  .code(),
+              absl::StatusCode::kInvalidArgument)
+        << url;
+  }
+}
+
+// Through the client: what a server on another origin receives.
+TEST(OverrideServerTest, TheOtherServerReceivesNoToken) {
+  absl::StatusOr<std::unique_ptr<testing::TestHttpServer>> server =
+      testing::TestHttpServer::Start();
+  ASSERT_TRUE(server.ok()) << server.status();
+  (*server)->SetAnswer(200, R"({"kind":"NodeList","metadata":{},"items":[]})");
+  auto authorization = [&](const ClusterConfig& config) {
+    (*server)->ClearRequests();
+    absl::Status listed = KubeClient(config).ListNodes({}).status();
+    EXPECT_TRUE(listed.ok()) << listed;
+    std::vector<testing::RecordedRequest> requests = (*server)->requests();
+    return requests.size() == 1 ? requests[0].Header("authorization")
+                                : "no request";
+  };
+  ClusterConfig kubeconfig;
+  kubeconfig.server = "https://10.0.0.1:6443";
+  kubeconfig.token = "secret-token";
+  EXPECT_EQ(authorization(OverrideServer(kubeconfig, (*server)->url(), false)
+                              .value()),
+            "");
+  EXPECT_EQ(authorization(OverrideServer(kubeconfig, (*server)->url(), true)
+                              .value()),
+            "Bearer secret-token");
+  kubeconfig.server = (*server)->url() + "/";
+  EXPECT_EQ(authorization(OverrideServer(kubeconfig, (*server)->url(), false)
+                              .value()),
+            "Bearer secret-token");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/paths.h"
 
@@ -13,6 +14,8 @@ namespace {
 
 using ::ms::testing::ReadFileOrDie;
 using ::ms::testing::TestDataPath;
+using ::testing::ElementsAre;
+using ::testing::UnorderedElementsAre;
 
 // The hand-written reading of the apiserver's form agrees with absl's
 // general RFC 3339 parser, which reads every other form.
@@ -115,6 +118,68 @@ TEST(DecodePodTest, RecordedPodWithEveryField) {
   EXPECT_FALSE(pod->has_pod_affinity);  // only preferred terms
   EXPECT_TRUE(pod->has_topology_spread);
   EXPECT_TRUE(pod->has_claim_volumes);
+  EXPECT_TRUE(pod->container_statuses.empty());  // pending: nothing reported
+  EXPECT_FALSE(pod->resize_infeasible);
+}
+
+// tests/testdata/kube/pod_resize_*.json: pods whose status reports an
+// in-place resize of `app` from cpu 1 to 2 (see the README there).
+TEST(DecodePodTest, RecordedInPlaceResizeInfeasible) {
+  absl::StatusOr<Pod> pod =
+      DecodePod(ReadFileOrDie(TestDataPath("kube/pod_resize_infeasible.json")));
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->containers.at(0).requests.milli_cpu, 2000);  // the spec
+  EXPECT_TRUE(pod->resize_infeasible);
+  Resources app{.milli_cpu = 1000, .memory = 1LL << 30};
+  Resources sidecar{.milli_cpu = 100, .memory = 32LL << 20};
+  // Both lists, in the order of the JSON (kubectl sorts the keys; the
+  // apiserver sends init containers first): match them by name. `quiet`
+  // reports no resources and is left out.
+  EXPECT_THAT(pod->container_statuses,
+              UnorderedElementsAre(ContainerResourceStatus{"sidecar", sidecar, sidecar},
+                          ContainerResourceStatus{"app", app, app}));
+}
+
+TEST(DecodePodTest, RecordedInPlaceResizeInProgress) {
+  absl::StatusOr<Pod> pod = DecodePod(
+      ReadFileOrDie(TestDataPath("kube/pod_resize_in_progress.json")));
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_FALSE(pod->resize_infeasible);
+  ASSERT_EQ(pod->container_statuses.size(), 1u);
+  const ContainerResourceStatus& app = pod->container_statuses[0];
+  EXPECT_EQ(app.name, "app");
+  ASSERT_TRUE(app.allocated.has_value());
+  EXPECT_EQ(app.allocated->milli_cpu, 2000);
+  ASSERT_TRUE(app.actual.has_value());
+  EXPECT_EQ(app.actual->milli_cpu, 1000);
+  EXPECT_EQ(app.actual->memory, 1LL << 30);
+}
+
+// Either half may be reported alone; only the first PodResizePending
+// condition counts, as in kube-scheduler (IsPodResizeInfeasible).
+TEST(DecodePodTest, ContainerStatusHalvesAndResizeConditions) {
+  absl::StatusOr<Pod> pod = DecodePod(R"({"status":{
+    "conditions":[{"type":"PodResizePending","status":"True","reason":"Deferred"},
+                  {"type":"PodResizePending","status":"True","reason":"Infeasible"}],
+    "containerStatuses":[
+      {"name":"a","allocatedResources":{"cpu":"1"}},
+      {"name":"b","resources":{"limits":{"cpu":"1"}}},
+      {"name":"c","resources":{"requests":{"memory":"1Ki"}}},
+      {"name":"d","allocatedResources":null,"resources":null}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_FALSE(pod->resize_infeasible);
+  EXPECT_THAT(
+      pod->container_statuses,
+      ElementsAre(ContainerResourceStatus{"a", Resources{.milli_cpu = 1000},
+                                          std::nullopt},
+                  ContainerResourceStatus{"c", std::nullopt,
+                                          Resources{.memory = 1024}}));
+  // A status with a quantity the decoder refuses refuses the pod.
+  EXPECT_EQ(DecodePod(R"({"status":{"containerStatuses":[)"
+                      R"({"name":"a","allocatedResources":{"cpu":"1x"}}]}})")
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(DecodePodTest, OverheadAndDeletion) {
@@ -177,6 +242,91 @@ TEST(DecodeListTest, RecordedPodListPage) {
   EXPECT_FALSE(list->continue_token.empty());  // recorded with limit=2
 }
 
+// One object the decoder refuses (an enum value a newer apiserver may
+// send) costs that object, not the whole list.
+TEST(DecodeListTest, ARefusedItemDoesNotFailTheList) {
+  absl::StatusOr<ObjectList<Pod>> list = DecodePodList(R"({"kind":"PodList",
+    "metadata":{"resourceVersion":"100","continue":"c1"},"items":[
+    {"metadata":{"name":"a","namespace":"n","uid":"ua","resourceVersion":"1"},
+     "spec":{"containers":[]}},
+    {"metadata":{"name":"bad","namespace":"n","uid":"ub","resourceVersion":"2"},
+     "spec":{"tolerations":[{"key":"k","operator":"Gt","value":"2"}],
+             "containers":[]}},
+    {"spec":{"containers":[{"resources":{"requests":{"cpu":"1x"}}}]},
+     "metadata":{"name":"late","namespace":"n","uid":3,"resourceVersion":"3"}},
+    {"metadata":{"name":"c","namespace":"n","uid":"uc","resourceVersion":"4"},
+     "spec":{"containers":[]}}]})");
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->items.size(), 2u);
+  EXPECT_EQ(list->items[0].name, "a");
+  EXPECT_EQ(list->items[1].name, "c");
+  EXPECT_EQ(list->items[1].uid, "uc");
+  EXPECT_EQ(list->resource_version, "100");
+  EXPECT_EQ(list->continue_token, "c1");
+  EXPECT_THAT(
+      list->rejected,
+      ElementsAre(
+          RejectedObject{.resource = "pods",
+                         .namespace_ = "n",
+                         .name = "bad",
+                         .uid = "ub",
+                         .resource_version = "2",
+                         .error = "unknown toleration operator \"Gt\""},
+          // Metadata after the spec, and a uid that is not a string: what
+          // can be read is.
+          RejectedObject{.resource = "pods",
+                         .namespace_ = "n",
+                         .name = "late",
+                         .resource_version = "3",
+                         .error = "resource cpu: invalid quantity \"1x\": "
+                                  "unknown suffix"}));
+  EXPECT_EQ(list->rejected[0].Key(), "n/bad");
+
+  absl::StatusOr<ObjectList<Node>> nodes = DecodeNodeList(R"({"items":[
+    {"metadata":{"name":"n1","uid":"u1","resourceVersion":"5"},
+     "spec":{"taints":[{"key":"k","effect":"NoScheduleSoon"}]}},
+    {"metadata":{"name":"n2"}}]})");
+  ASSERT_TRUE(nodes.ok()) << nodes.status();
+  ASSERT_EQ(nodes->items.size(), 1u);
+  EXPECT_EQ(nodes->items[0].name, "n2");
+  ASSERT_EQ(nodes->rejected.size(), 1u);
+  EXPECT_EQ(nodes->rejected[0].resource, "nodes");
+  EXPECT_EQ(nodes->rejected[0].Key(), "n1");
+  EXPECT_EQ(nodes->rejected[0].error, "unknown taint effect \"NoScheduleSoon\"");
+}
+
+// A list that is not JSON, or not a list, still fails as a whole.
+TEST(DecodeListTest, AMalformedListFailsAsAWhole) {
+  for (const char* bad : {
+           R"({"items":[{"metadata":{"name":"a"}},{"metadata":{"name":)",
+           R"({"items":[{"metadata":{"name":"a"}}, 3]})",
+           R"({"items":{"metadata":{"name":"a"}}})",
+           R"({"metadata":{"resourceVersion":7},"items":[]})",
+       }) {
+    absl::StatusOr<ObjectList<Pod>> list = DecodePodList(bad);
+    EXPECT_EQ(list.status().code(), absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+}
+
+// The apiserver accepts quantities beyond int64 (`memory: 100Ei`, `cpu:
+// 10E` in millicores) and the micro suffix (`cpu: 500u`): they decode.
+TEST(DecodePodTest, ExtremeQuantitiesDecode) {
+  absl::StatusOr<Pod> pod = DecodePod(R"({"metadata":{"name":"p"},
+    "spec":{"containers":[
+      {"name":"huge","resources":{"requests":{"memory":"100Ei","cpu":"10E"}}},
+      {"name":"tiny","resources":{"requests":{"cpu":"500u","memory":"1n"}}},
+      {"name":"four","resources":{"requests":{"memory":"4Ei"}}}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  ASSERT_EQ(pod->containers.size(), 3u);
+  EXPECT_EQ(pod->containers[0].requests.memory, kMaxQuantity);
+  EXPECT_EQ(pod->containers[0].requests.milli_cpu, kMaxQuantity);
+  EXPECT_EQ(pod->containers[1].requests.milli_cpu, 1);  // 0.5m rounds up
+  EXPECT_EQ(pod->containers[1].requests.memory, 1);
+  // 4Ei = 2^62 fits in int64 but not under the cap.
+  EXPECT_EQ(pod->containers[2].requests.memory, kMaxQuantity);
+}
+
 TEST(DecodeWatchTest, EventTypes) {
   absl::StatusOr<WatchEvent<Node>> added = DecodeNodeWatchEvent(
       R"({"type":"ADDED","object":{"metadata":{"name":"n1","resourceVersion":"12"}}})");
@@ -211,6 +361,57 @@ TEST(DecodeWatchTest, EventTypes) {
                 .code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(DecodeNodeWatchEvent(R"({"type":"ADDED"})").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// A refused object in an ADDED or MODIFIED event is reported with its
+// identity; in a DELETED event it is a tombstone, all a delete needs.
+TEST(DecodeWatchTest, ARefusedObjectIsReportedNotFatal) {
+  absl::StatusOr<WatchEvent<Pod>> modified = DecodePodWatchEvent(
+      R"({"type":"MODIFIED","object":{"metadata":{"name":"p","namespace":"n",)"
+      R"("uid":"u","resourceVersion":"7"},"spec":{"tolerations":[)"
+      R"({"operator":"Gt","key":"k","value":"1"}]}}})");
+  ASSERT_TRUE(modified.ok()) << modified.status();
+  EXPECT_EQ(modified->type, WatchEventType::kModified);
+  ASSERT_TRUE(modified->rejected.has_value());
+  EXPECT_EQ(*modified->rejected,
+            (RejectedObject{.resource = "pods",
+                            .namespace_ = "n",
+                            .name = "p",
+                            .uid = "u",
+                            .resource_version = "7",
+                            .error = "unknown toleration operator \"Gt\""}));
+  EXPECT_EQ(modified->resource_version, "7");
+  EXPECT_EQ(modified->object.Key(), "n/p");
+  EXPECT_TRUE(modified->object.tolerations.empty());
+
+  // Object first, type after.
+  absl::StatusOr<WatchEvent<Node>> added = DecodeNodeWatchEvent(
+      R"({"object":{"metadata":{"name":"n1","resourceVersion":"8"},)"
+      R"("spec":{"taints":[{"key":"k","effect":"Soon"}]}},"type":"ADDED"})");
+  ASSERT_TRUE(added.ok()) << added.status();
+  EXPECT_EQ(added->type, WatchEventType::kAdded);
+  ASSERT_TRUE(added->rejected.has_value());
+  EXPECT_EQ(added->rejected->Key(), "n1");
+  EXPECT_EQ(added->rejected->resource, "nodes");
+  EXPECT_EQ(added->resource_version, "8");
+
+  absl::StatusOr<WatchEvent<Node>> deleted = DecodeNodeWatchEvent(
+      R"({"type":"DELETED","object":{"metadata":{"name":"n1","uid":"u1",)"
+      R"("resourceVersion":"9"},"spec":{"taints":[{"effect":"Soon"}]}}})");
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  EXPECT_EQ(deleted->type, WatchEventType::kDeleted);
+  EXPECT_FALSE(deleted->rejected.has_value());
+  EXPECT_EQ(deleted->object.name, "n1");
+  EXPECT_EQ(deleted->object.uid, "u1");
+  EXPECT_EQ(deleted->resource_version, "9");
+  EXPECT_TRUE(deleted->object.taints.empty());
+
+  // A line that is not JSON is still an error of the stream.
+  EXPECT_EQ(DecodePodWatchEvent(
+                R"({"type":"ADDED","object":{"metadata":{"name":"p"},"spec":{)")
+                .status()
+                .code(),
             absl::StatusCode::kInvalidArgument);
 }
 

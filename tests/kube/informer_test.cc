@@ -11,6 +11,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/clock.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/testenv.h"
 
@@ -18,6 +20,7 @@ namespace ms::kube {
 namespace {
 
 using ::ms::testing::WaitFor;
+using ::testing::ElementsAre;
 
 Node MakeNode(const std::string& name, const std::string& version) {
   Node n;
@@ -35,19 +38,28 @@ WatchEvent<Node> Event(WatchEventType type, const Node& node) {
 
 // Each list answers the next list added (the last one again once they run
 // out); each watch delivers the next script's events, then ends with its
-// status. With no script left, a watch waits until cancelled, as a quiet
-// server's would.
+// status, having lasted `lasts` on `clock` (if set). With no script left, a
+// watch waits until cancelled, as a quiet server's would.
 class ScriptedSource {
  public:
   struct Watch {
     std::vector<WatchEvent<Node>> events;
     absl::Status end;
+    absl::Duration lasts = absl::ZeroDuration();
   };
 
+  explicit ScriptedSource(FakeClock* clock = nullptr) : clock_(clock) {}
+
   void AddList(std::vector<Node> nodes, std::string version) {
+    AddList({.items = std::move(nodes), .resource_version = std::move(version)});
+  }
+  void AddList(ObjectList<Node> list) {
     absl::MutexLock lock(&mu_);
-    lists_.push_back(
-        {.items = std::move(nodes), .resource_version = std::move(version)});
+    lists_.push_back(std::move(list));
+  }
+  void AddFailedList(absl::Status status) {
+    absl::MutexLock lock(&mu_);
+    lists_.push_back(std::move(status));
   }
   void AddWatch(Watch watch) {
     absl::MutexLock lock(&mu_);
@@ -64,7 +76,7 @@ class ScriptedSource {
         .list =
             [this]() -> absl::StatusOr<ObjectList<Node>> {
           absl::MutexLock lock(&mu_);
-          ObjectList<Node> list = lists_.front();
+          absl::StatusOr<ObjectList<Node>> list = lists_.front();
           if (lists_.size() > 1) lists_.pop_front();
           return list;
         },
@@ -88,14 +100,16 @@ class ScriptedSource {
             return absl::CancelledError("stopped");
           }
           for (WatchEvent<Node>& e : watch.events) on_event(e);
+          if (clock_ != nullptr) clock_->Advance(watch.lasts);
           return watch.end;
         },
     };
   }
 
  private:
+  FakeClock* const clock_;
   absl::Mutex mu_;
-  std::deque<ObjectList<Node>> lists_ ABSL_GUARDED_BY(mu_);
+  std::deque<absl::StatusOr<ObjectList<Node>>> lists_ ABSL_GUARDED_BY(mu_);
   std::deque<Watch> watches_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> watched_from_ ABSL_GUARDED_BY(mu_);
 };
@@ -181,6 +195,177 @@ TEST(InformerTest, AnExpiredVersionRelistsAndDeliversTheDifference) {
   EXPECT_EQ(informer.Size(), 3u);
   ASSERT_TRUE(WaitFor([&] { return source.WatchedFrom().size() == 2; }));
   EXPECT_EQ(source.WatchedFrom(), (Events{"10", "30"}));
+  informer.Stop();
+}
+
+// The waits an informer chose, recorded instead of slept.
+class Waits {
+ public:
+  std::function<void(absl::Duration)> Sleep() {
+    return [this](absl::Duration d) {
+      absl::MutexLock lock(&mu_);
+      waits_.push_back(d);
+    };
+  }
+  std::vector<absl::Duration> Get() {
+    absl::MutexLock lock(&mu_);
+    return waits_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<absl::Duration> waits_ ABSL_GUARDED_BY(mu_);
+};
+
+absl::Duration Ms(int64_t ms) { return absl::Milliseconds(ms); }
+
+TEST(InformerBackoffTest, FailuresAndRelistsBackOffWithJitterAndEventsReset) {
+  FakeClock clock;
+  ScriptedSource source(&clock);
+  for (int i = 0; i < 3; ++i) {
+    source.AddFailedList(absl::UnavailableError("connection refused"));
+  }
+  source.AddList({MakeNode("a", "1")}, "10");
+  source.AddWatch({.events = {}, .end = absl::OutOfRangeError("too old")});
+  source.AddList({MakeNode("a", "1")}, "20");
+  source.AddWatch({.events = {Event(WatchEventType::kAdded, MakeNode("b", "21"))},
+                   .end = absl::UnavailableError("connection reset")});
+  // Ends at once with nothing: a failure, as client-go's "very short watch".
+  source.AddWatch({.events = {}, .end = absl::OkStatus()});
+  // A quiet watch that the server ended after its timeout: resumed at once.
+  source.AddWatch({.events = {}, .end = absl::OkStatus(),
+                   .lasts = absl::Minutes(5)});
+  source.AddWatch({.events = {}, .end = absl::UnavailableError("reset")});
+  Waits waits;
+  Delivered delivered;
+  Informer<Node> informer("nodes", source.Source(), delivered.Handlers(),
+                          {.random = [] { return 0.5; },
+                           .sleep = waits.Sleep(),
+                           .clock = &clock});
+  informer.Start();
+  ASSERT_TRUE(WaitFor([&] { return source.WatchedFrom().size() == 6; }));
+  // Each wait is the backoff (800 ms doubling) times 1 + 1.0 * 0.5.
+  EXPECT_THAT(waits.Get(),
+              ElementsAre(Ms(1200), Ms(2400), Ms(4800),  // three failed lists
+                          Ms(9600),                      // the 410's relist
+                          // The watch that delivered b reset the backoff.
+                          Ms(1200),   // its failure
+                          Ms(2400),   // the watch that ended at once
+                          Ms(4800)));  // the failure after the quiet watch
+  EXPECT_EQ(informer.Lists(), 2);
+  EXPECT_EQ(source.WatchedFrom(),
+            (Events{"10", "20", "21", "21", "21", "21"}));
+  informer.Stop();
+}
+
+TEST(InformerBackoffTest, BackoffIsCappedAndJitterOnlyStretchesIt) {
+  for (double r : {0.0, 0.999}) {
+    ScriptedSource source;
+    for (int i = 0; i < 9; ++i) {
+      source.AddFailedList(absl::UnavailableError("down"));
+    }
+    source.AddList({}, "10");
+    Waits waits;
+    Informer<Node> informer("nodes", source.Source(), {},
+                            {.random = [r] { return r; },
+                             .sleep = waits.Sleep()});
+    informer.Start();
+    ASSERT_TRUE(informer.WaitForSync(absl::Seconds(30)));
+    std::vector<absl::Duration> base = {Ms(800),   Ms(1600),  Ms(3200),
+                                        Ms(6400),  Ms(12800), Ms(25600),
+                                        Ms(30000), Ms(30000), Ms(30000)};
+    std::vector<absl::Duration> want;
+    for (absl::Duration d : base) want.push_back(d * (1 + r));
+    EXPECT_EQ(waits.Get(), want) << "r=" << r;
+    informer.Stop();
+  }
+}
+
+TEST(InformerBackoffTest, DefaultJitterWaitsBetweenOnceAndTwiceTheBackoff) {
+  ScriptedSource source;
+  for (int i = 0; i < 6; ++i) {
+    source.AddFailedList(absl::UnavailableError("down"));
+  }
+  source.AddList({}, "10");
+  Waits waits;
+  Informer<Node> informer("nodes", source.Source(), {},
+                          {.sleep = waits.Sleep()});
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(30)));
+  std::vector<absl::Duration> got = waits.Get();
+  ASSERT_EQ(got.size(), 6u);
+  absl::Duration base = Ms(800);
+  for (absl::Duration d : got) {
+    EXPECT_GE(d, base);
+    EXPECT_LT(d, 2 * base);
+    base *= 2;
+  }
+  informer.Stop();
+}
+
+// What an informer reported as refused, as "NAME@VERSION".
+class Rejections {
+ public:
+  std::function<void(const RejectedObject&)> Handler() {
+    return [this](const RejectedObject& r) {
+      absl::MutexLock lock(&mu_);
+      got_.push_back(absl::StrCat(r.name, "@", r.resource_version));
+    };
+  }
+  std::vector<std::string> Get() {
+    absl::MutexLock lock(&mu_);
+    return got_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<std::string> got_ ABSL_GUARDED_BY(mu_);
+};
+
+RejectedObject Refused(const std::string& name, const std::string& version) {
+  return {.resource = "nodes",
+          .name = name,
+          .uid = "uid-" + name,
+          .resource_version = version,
+          .error = "unknown taint effect \"NoScheduleSoon\""};
+}
+
+WatchEvent<Node> RefusedEvent(WatchEventType type, const std::string& name,
+                              const std::string& version) {
+  WatchEvent<Node> e{.type = type, .resource_version = version,
+                     .rejected = Refused(name, version)};
+  e.object.name = name;
+  e.object.resource_version = version;
+  return e;
+}
+
+// A refused version leaves what was delivered before as it was, through
+// watches and relists, and is reported once.
+TEST(InformerTest, ARefusedVersionKeepsWhatWasDeliveredAndIsReportedOnce) {
+  ScriptedSource source;
+  source.AddList({MakeNode("a", "1"), MakeNode("b", "2")}, "10");
+  source.AddWatch(
+      {.events = {RefusedEvent(WatchEventType::kModified, "a", "11"),
+                  RefusedEvent(WatchEventType::kAdded, "x", "12")},
+       .end = absl::OutOfRangeError("too old")});
+  // The relist finds the same refused versions, and b.
+  source.AddList({.items = {MakeNode("b", "2")},
+                  .rejected = {Refused("a", "11"), Refused("x", "12")},
+                  .resource_version = "20"});
+  Waits waits;
+  Delivered delivered;
+  Rejections rejections;
+  InformerHandlers<Node> handlers = delivered.Handlers();
+  handlers.on_reject = rejections.Handler();
+  Informer<Node> informer("nodes", source.Source(), handlers,
+                          {.sleep = waits.Sleep()});
+  informer.Start();
+  ASSERT_TRUE(WaitFor([&] { return source.WatchedFrom().size() == 2; }));
+  EXPECT_EQ(informer.Lists(), 2);
+  EXPECT_EQ(delivered.Events(), (Events{"add a@1", "add b@2"}));
+  EXPECT_EQ(rejections.Get(), (Events{"a@11", "x@12"}));
+  EXPECT_EQ(informer.Size(), 2u);  // a as delivered, and b
+  EXPECT_EQ(source.WatchedFrom(), (Events{"10", "20"}));
   informer.Stop();
 }
 

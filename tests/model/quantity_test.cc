@@ -39,7 +39,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"1e-3", 1, 1},  // 0.001 -> 1m; Value() rounds 0.001 up to 1
         Case{"1.0001m", 2, 1},  // 1.0001m rounds up to 2m
         Case{"+3", 3000, 3}, Case{"-2", -2000, -2},
-        Case{"1Ti", 1099511627776000, 1099511627776}));
+        Case{"1Ti", 1099511627776000, 1099511627776},
+        // Micro and nano: the apiserver accepts and keeps them (`500u`).
+        Case{"500u", 1, 1}, Case{"1500000u", 1500, 2}, Case{"1n", 1, 1},
+        Case{"2000000n", 2, 1}));
 
 TEST(QuantityTest, HugeValuesOverflowMilliButNotValue) {
   // 4Ei = 2^62 fits in int64 as a value, not in thousandths.
