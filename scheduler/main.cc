@@ -60,6 +60,10 @@ ABSL_FLAG(std::string, kubeconfig, "",
 ABSL_FLAG(std::string, master, "",
           "URL of the apiserver, such as kubectl proxy's "
           "http://127.0.0.1:8001. Overrides the kubeconfig's server.");
+ABSL_FLAG(bool, master_keeps_credentials, false,
+          "With --kubeconfig and a --master on another host: send the "
+          "kubeconfig's credentials to that host too. Off: they go only to "
+          "the kubeconfig's own server, and --master gets none.");
 ABSL_FLAG(bool, leader_elect, true,
           "Elect a leader through a Lease before scheduling (and only if "
           "leaderElection.enabled in the configuration is true too).");
@@ -219,7 +223,10 @@ absl::StatusOr<kube::ClusterConfig> ClusterConfigFromFlags() {
   std::string master = absl::GetFlag(FLAGS_master);
   if (!kubeconfig.empty()) {
     absl::StatusOr<kube::ClusterConfig> c = kube::LoadKubeconfig(kubeconfig);
-    if (c.ok() && !master.empty()) c->server = master;
+    if (c.ok() && !master.empty()) {
+      c = kube::OverrideServer(*std::move(c), master,
+                               absl::GetFlag(FLAGS_master_keeps_credentials));
+    }
     return c;
   }
   if (!master.empty()) return kube::PlainUrl(master);
@@ -430,6 +437,17 @@ int Run(Config config) {
                       api, cache.get(), RealClock::Get(), registry, leadership,
                       &liveness);
 
+  // Objects our decoder refuses are counted, and a pod meant for us is told
+  // why; everything else flows on (kube/informer.h).
+  Family<Counter>& rejected = registry.AddCounter(
+      "metrics_scheduler_objects_rejected_total",
+      "Objects from the apiserver this scheduler could not decode, by "
+      "resource (each version once).",
+      {"resource"});
+  auto count_rejected = [&rejected](const kube::RejectedObject& r) {
+    rejected.With({r.resource}).Inc();
+  };
+
   // Each informer's handlers are a part of the liveness monitor: one that
   // hangs (a lock never released) fails /livez.
   LivenessMonitor::Part& pending_part =
@@ -450,7 +468,12 @@ int Run(Config config) {
            [&](const Pod& p) { scheduler.OnPendingPod(p); }),
        .on_delete = Watched<Pod>(
            liveness, pending_part,
-           [&](const Pod& p) { scheduler.OnPendingPodDeleted(p); })});
+           [&](const Pod& p) { scheduler.OnPendingPodDeleted(p); }),
+       .on_reject =
+           [&](const kube::RejectedObject& r) {
+             count_rejected(r);
+             scheduler.OnPendingPodRejected(r);
+           }});
   kube::Informer<Pod> assigned(
       "assigned pods",
       kube::PodSource(client,
@@ -464,7 +487,8 @@ int Run(Config config) {
            [&](const Pod& p) { scheduler.OnAssignedPod(p); }),
        .on_delete = Watched<Pod>(
            liveness, assigned_part,
-           [&](const Pod& p) { scheduler.OnAssignedPodDeleted(p); })});
+           [&](const Pod& p) { scheduler.OnAssignedPodDeleted(p); }),
+       .on_reject = count_rejected});
   kube::Informer<Node> nodes(
       "nodes", kube::NodeSource(client, {}),
       {.on_add = Watched<Node>(liveness, nodes_part,
@@ -473,7 +497,8 @@ int Run(Config config) {
                                   [&](const Node& n) { scheduler.OnNode(n); }),
        .on_delete = Watched<Node>(
            liveness, nodes_part,
-           [&](const Node& n) { scheduler.OnNodeDeleted(n); })});
+           [&](const Node& n) { scheduler.OnNodeDeleted(n); }),
+       .on_reject = count_rejected});
 
   StatusServer status(
       registry,

@@ -155,6 +155,19 @@ void Scheduler::OnPendingPodDeleted(const Pod& pod) {
   recorder_.Forget(pod);
 }
 
+void Scheduler::OnPendingPodRejected(const kube::RejectedObject& rejected) {
+  if (rejected.name.empty()) return;  // nothing to put an Event on
+  Pod pod{.name = rejected.name,
+          .namespace_ = rejected.namespace_,
+          .uid = rejected.uid};
+  // An older version may be queued: it is not what the user wants now.
+  queue_.Delete(pod.Key());
+  recorder_.FailedScheduling(
+      pod, "Scheduling",
+      absl::StrCat("metrics-scheduler cannot read this pod: ", rejected.error,
+                   "; it is not scheduled until that is fixed"));
+}
+
 void Scheduler::OnAssignedPod(const Pod& pod) {
   state_.UpsertAssignedPod(pod);
 }

@@ -78,6 +78,9 @@ class Scheduler {
   // Pods with our schedulerName and no node yet.
   void OnPendingPod(const Pod& pod);
   void OnPendingPodDeleted(const Pod& pod);
+  // A pod meant for us that our decoder refused (kube/decode.h): it is
+  // told why on the pod (FailedScheduling), once per message, and waits.
+  void OnPendingPodRejected(const kube::RejectedObject& rejected);
   // Pods on nodes (any scheduler's), for resource accounting.
   void OnAssignedPod(const Pod& pod);
   void OnAssignedPodDeleted(const Pod& pod);

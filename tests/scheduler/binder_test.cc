@@ -481,5 +481,29 @@ TEST_F(BinderTest, RepeatedFailuresAreNotRewritten) {
   EXPECT_EQ(api_.EventPods("FailedScheduling").count(pod.Key()), 1u);
 }
 
+// A pod meant for us that the decoder refused is told why, once, and an
+// older version of it waiting in the queue is not placed.
+TEST_F(BinderTest, ARefusedPodIsToldWhyAndNotPlaced) {
+  Pod pod = MakePod("odd");
+  scheduler_.OnPendingPod(pod);  // an earlier version we could read
+  kube::RejectedObject rejected{.resource = "pods",
+                                .namespace_ = "ns",
+                                .name = "odd",
+                                .uid = pod.uid,
+                                .resource_version = "7",
+                                .error = "unknown toleration operator \"Gt\""};
+  scheduler_.OnPendingPodRejected(rejected);
+  scheduler_.OnPendingPodRejected(rejected);  // a relist: not said again
+  Start();
+  ASSERT_TRUE(WaitFor(
+      [&] { return api_.EventPods("FailedScheduling").count("ns/odd") == 1; }));
+  std::vector<kube::PodEvent> events = api_.Events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(events[0].message, "toleration operator"))
+      << events[0].message;
+  EXPECT_TRUE(QueueEmpty());
+  EXPECT_EQ(api_.TotalBindCalls(), 0);
+}
+
 }  // namespace
 }  // namespace ms

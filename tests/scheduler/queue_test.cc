@@ -161,13 +161,24 @@ TEST_F(QueueTest, UpdateKeepsTheLatestVersion) {
   queue_.Add(p);
   std::optional<QueuedPod> popped = queue_.Pop();
   p.node_selector["zone"] = "a";
-  queue_.Update(p);  // while in flight
+  queue_.Update(p);  // while in flight: it is retried after its backoff
   queue_.RequeueUnschedulable(*popped);
+  EXPECT_EQ(queue_.Lengths().backoff, 1u);
   p.tolerations.push_back({.op = TolerationOperator::kExists});
-  queue_.Update(p);  // an unschedulable pod that changed is retried
+  queue_.Update(p);  // still backing off: replaced where it is
+  clock_.Advance(absl::Seconds(1));
+  queue_.Flush();
   std::optional<QueuedPod> again = queue_.Pop();
   EXPECT_EQ(again->pod.node_selector.at("zone"), "a");
+  EXPECT_EQ(again->pod.tolerations.size(), 1u);
   EXPECT_EQ(again->attempts, 2);
+
+  // Parked unschedulable, an update that changes the spec retries it.
+  queue_.RequeueUnschedulable(*again);
+  EXPECT_EQ(queue_.Lengths().unschedulable, 1u);
+  p.node_selector["zone"] = "b";
+  queue_.Update(p);
+  EXPECT_EQ(queue_.Lengths().active, 1u);
 }
 
 TEST_F(QueueTest, DoneForgetsThePodUnlessItWasRecreated) {
