@@ -91,9 +91,10 @@ class MemoryApi final : public SchedulerApi {
       if (auto f = failures_.find(pod.Key()); f != failures_.end()) {
         result = f->second.status;
         bool applied = f->second.applied;
-        if (f->second.deleted) pods_.erase(it);
+        bool deleted = f->second.deleted;
         failures_.erase(f);
-        if (!applied || f->second.deleted) return result;
+        if (deleted) pods_.erase(it);
+        if (!applied || deleted) return result;
       }
       it->second.node_name = node;
       bound = it->second;
