@@ -11,7 +11,6 @@
 #include <fstream>
 #include <initializer_list>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -23,10 +22,34 @@
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "common/yaml.h"
+#include "config/join_regex.h"
 #include "yaml-cpp/yaml.h"
 
 namespace ms {
 namespace {
+
+// The authority of an http(s) URL: what lies between "://" and the path.
+absl::string_view UrlAuthority(absl::string_view url) {
+  size_t start = url.find("://");
+  if (start == absl::string_view::npos) return "";
+  url.remove_prefix(start + 3);
+  return url.substr(0, url.find_first_of("/?#"));
+}
+
+// The host of an http(s) URL, without brackets or port.
+std::string UrlHost(absl::string_view url) {
+  absl::string_view authority = UrlAuthority(url);
+  authority = authority.substr(authority.rfind('@') + 1);  // npos + 1 == 0
+  if (absl::StartsWith(authority, "[")) {
+    return std::string(authority.substr(1, authority.find(']') - 1));
+  }
+  return std::string(authority.substr(0, authority.find(':')));
+}
+
+bool IsLoopbackHost(absl::string_view host) {
+  return host == "localhost" || host == "::1" ||
+         absl::StartsWith(host, "127.");
+}
 
 using YNode = YAML::Node;
 
@@ -461,6 +484,13 @@ absl::Status Loader::LoadBackend(const YNode& node, const std::string& path,
                  absl::StrCat("must start with http:// or https://, got ",
                               Quote(out->url)));
   }
+  if (absl::StrContains(UrlAuthority(out->url), '@')) {
+    // Not quoted back: it holds a password.
+    return Error(*url_node, Child(path, "url"),
+                 "must not hold credentials (user:password@): put the user "
+                 "in backend.basicAuth.username and the password in the "
+                 "file backend.basicAuth.passwordFile names");
+  }
   RETURN_IF_ERROR(GetPositiveDuration(node, path, "timeout", &out->timeout));
   YNode token_node;
   RETURN_IF_ERROR(
@@ -617,13 +647,8 @@ absl::Status Loader::LoadJoin(const YNode& node, const std::string& path,
       &out->match));
   RETURN_IF_ERROR(GetString(node, path, "regex", &out->regex, &v));
   if (!out->regex.empty()) {
-    try {
-      std::regex re(out->regex, std::regex::ECMAScript);
-      (void)re;
-    } catch (const std::regex_error& e) {
-      return Error(v, Child(path, "regex"),
-                   absl::StrCat("invalid regular expression: ", e.what()));
-    }
+    absl::Status valid = CheckJoinRegex(out->regex);
+    if (!valid.ok()) return Error(v, Child(path, "regex"), valid.message());
   }
   return absl::OkStatus();
 }
@@ -898,6 +923,26 @@ absl::StatusOr<Config> LoadConfigFile(const std::string& path,
         absl::StrCat("cannot read config file ", path));
   }
   return LoadConfigString(text.str(), path, options);
+}
+
+std::vector<std::string> ConfigWarnings(const Config& config) {
+  std::vector<std::string> out;
+  const BackendConfig& b = config.backend;
+  if (b.insecure_skip_verify) {
+    out.push_back(
+        "backend.insecureSkipVerify is true: the metrics backend's TLS "
+        "certificate is not verified; anyone on the path can read its token "
+        "and forge its answers");
+  }
+  const bool secret = !b.token_file.empty() || !b.basic_auth.username.empty();
+  if (secret && absl::StartsWith(b.url, "http://") &&
+      !IsLoopbackHost(UrlHost(b.url))) {
+    out.push_back(absl::StrCat(
+        "backend.url is plain http:// to ", UrlHost(b.url), ": the ",
+        b.token_file.empty() ? "basic auth password" : "bearer token",
+        " is sent in clear text; use https://"));
+  }
+  return out;
 }
 
 }  // namespace ms

@@ -257,6 +257,12 @@ absl::StatusOr<Config> LoadConfigString(absl::string_view text,
 absl::StatusOr<Config> LoadConfigFile(const std::string& path,
                                       const LoadOptions& options = {});
 
+// What is legal but unwise in `config`, one sentence each, for the log at
+// start and for validate-config: TLS verification off, or a bearer token or
+// basic auth password sent over plain http:// to a host that is not
+// loopback. Empty when there is nothing to say.
+std::vector<std::string> ConfigWarnings(const Config& config);
+
 }  // namespace ms
 
 #endif  // METRICS_SCHEDULER_CONFIG_CONFIG_H_

@@ -4,7 +4,9 @@
 // node (config.h, JoinConfig): a label holding the node name, or one holding
 // an address such as `10.0.0.7:9100` (port ignored, matched against the
 // Node's addresses, then its name), optionally through a regex whose first
-// capture group is the part to match. The sources look up the label's value
+// capture group is the part to match. The regex is RE2's: linear in the
+// length of the value, with no recursion, since label values come from
+// outside and may be of any length. The sources look up the label's value
 // of each series with Match().
 //
 //   ASSIGN_OR_RETURN(Joiner joiner, Joiner::Create(metric.join, {}));
@@ -14,14 +16,17 @@
 #ifndef METRICS_SCHEDULER_METRICS_JOIN_H_
 #define METRICS_SCHEDULER_METRICS_JOIN_H_
 
-#include <optional>
-#include <regex>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "config/config.h"
 #include "metrics/node_set.h"
+
+namespace re2 {
+class RE2;
+}
 
 namespace ms::metrics {
 
@@ -45,11 +50,12 @@ class Joiner {
                            const NodeSet& nodes) const;
 
  private:
-  Joiner(JoinMatch match, std::optional<std::regex> regex, JoinOptions options)
+  Joiner(JoinMatch match, std::shared_ptr<const re2::RE2> regex,
+         JoinOptions options)
       : match_(match), regex_(std::move(regex)), options_(options) {}
 
   JoinMatch match_;
-  std::optional<std::regex> regex_;
+  std::shared_ptr<const re2::RE2> regex_;  // null: none
   JoinOptions options_;
 };
 

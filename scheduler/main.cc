@@ -187,11 +187,6 @@ LoadOptions FileChecks() {
   return {.check_files = absl::GetFlag(FLAGS_check_files)};
 }
 
-constexpr char kInsecureBackendWarning[] =
-    "backend.insecureSkipVerify is true: the metrics backend's TLS "
-    "certificate is not verified; anyone on the path can read its token and "
-    "forge its answers";
-
 int ValidateConfig(const std::vector<char*>& args) {
   if (args.size() != 1) {
     std::cerr << "usage: metrics-scheduler validate-config FILE\n";
@@ -203,8 +198,8 @@ int ValidateConfig(const std::vector<char*>& args) {
     std::cerr << config.status().message() << "\n";
     return kExitUsage;
   }
-  if (config->backend.insecure_skip_verify) {
-    std::cerr << args[0] << ": warning: " << kInsecureBackendWarning << "\n";
+  for (const std::string& warning : ConfigWarnings(*config)) {
+    std::cerr << args[0] << ": warning: " << warning << "\n";
   }
   std::cout << args[0] << ": ok (" << config->metrics.size()
             << " metric(s), backend " << config->backend.url << ")\n";
@@ -378,8 +373,8 @@ int Run(Config config) {
   kube::KubeClient client(*cluster, "metrics-scheduler/" + identity);
 
   std::unique_ptr<metrics::MetricsSource> source;
-  if (!config.metrics.empty() && config.backend.insecure_skip_verify) {
-    LOG(WARNING) << kInsecureBackendWarning;
+  for (const std::string& warning : ConfigWarnings(config)) {
+    LOG(WARNING) << warning;
   }
   std::unique_ptr<metrics::MetricsCache> cache;
   if (!config.metrics.empty()) {

@@ -379,7 +379,11 @@ TEST(LoadConfigTest, Errors) {
        "got \"ip\""},
       {WithMetric("    join: {regex: '(a'}\n"),
        "file.yaml:7:19: metrics[0].join.regex: invalid regular expression: "
-       "Mismatched '(' and ')' in regular expression"},
+       "missing ): (a (RE2 syntax: no lookaround, no backreferences)"},
+      {WithMetric("    join: {regex: '(a)\\1'}\n"),
+       "file.yaml:7:19: metrics[0].join.regex: invalid regular expression: "
+       "invalid escape sequence: \\1 (RE2 syntax: no lookaround, no "
+       "backreferences)"},
       {WithMetric("    join: {lable: x}\n"),
        "file.yaml:7:12: metrics[0].join.lable: unknown key (did you mean "
        "label?)"},

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "metrics/node_set.h"
 
@@ -72,6 +73,34 @@ TEST(JoinerTest, BadRegexIsInvalidArgument) {
   JoinConfig join{.label = "node", .match = JoinMatch::kName, .regex = "(a"};
   EXPECT_EQ(Joiner::Create(join, {}).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// Label values come from outside, of any length. std::regex recursed once
+// per character and overflowed the stack on a 300 KB value; RE2 is linear
+// and does not recurse.
+TEST(JoinerTest, HugeLabelValuesAreMatchedWithoutRecursion) {
+  const NodeSet nodes = Nodes();
+  JoinConfig join{.label = "instance",
+                  .match = JoinMatch::kAddress,
+                  .regex = "(.*):[0-9]+"};
+  absl::StatusOr<Joiner> joiner = Joiner::Create(join, {});
+  ASSERT_TRUE(joiner.ok()) << joiner.status();
+  for (size_t size : {size_t{300} << 10, size_t{10} << 20}) {
+    std::string value(size, 'a');
+    EXPECT_EQ(joiner->Match(value + ":9100", nodes), nullptr) << size;
+    EXPECT_EQ(joiner->Match(value, nodes), nullptr) << size;
+  }
+  const std::string* n1 = joiner->Match("10.0.0.7:9100", nodes);
+  ASSERT_NE(n1, nullptr);
+  EXPECT_EQ(*n1, "n1");
+}
+
+TEST(JoinerTest, UnsupportedSyntaxIsNamed) {
+  JoinConfig join{.label = "node", .match = JoinMatch::kName,
+                  .regex = "(?=n)(.*)"};  // lookahead: not RE2
+  absl::Status s = Joiner::Create(join, {}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "no lookaround")) << s;
 }
 
 TEST(NodeSetTest, DropsEmptyAndRepeatedNames) {

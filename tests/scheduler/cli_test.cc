@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
@@ -143,8 +144,12 @@ TEST(CliTest, CheckFilesFalseSkipsTheFiles) {
       testing::TestDataPath("config/bad/missing-token-file.yaml");
   Result r = RunBinary("validate-config --check-files=false " + path);
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(r.output, path + ": ok (0 metric(s), backend "
-                             "http://prometheus:9090)\n");
+  // (Its token goes over plain http:// to another host: said too.)
+  EXPECT_EQ(r.output, path + ": warning: backend.url is plain http:// to "
+                             "prometheus: the bearer token is sent in clear "
+                             "text; use https://\n" +
+                          path + ": ok (0 metric(s), backend "
+                                 "http://prometheus:9090)\n");
 }
 
 TEST(CliTest, ValidateConfigWarnsWhenTlsVerificationIsOff) {
@@ -159,6 +164,32 @@ backend: {url: "https://prometheus:9090", insecureSkipVerify: true}
                    "backend's TLS certificate is not verified; anyone on the "
                    "path can read its token and forge its answers\n" +
                 path + ": ok (0 metric(s), backend https://prometheus:9090)\n");
+}
+
+// A token sent over plain http:// to another host is legal, and worth a
+// warning; to loopback (a sidecar, a port-forward) it is not.
+TEST(CliTest, ValidateConfigWarnsOfATokenInClearText) {
+  std::string token = WriteFile("token", "t0ken");
+  std::string path = WriteFile("cleartext.yaml", absl::StrCat(R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+backend: {url: "http://prometheus.monitoring:9090", tokenFile: )", token, R"(}
+)"));
+  Result r = RunBinary("validate-config " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output,
+            path + ": warning: backend.url is plain http:// to "
+                   "prometheus.monitoring: the bearer token is sent in clear "
+                   "text; use https://\n" +
+                path + ": ok (0 metric(s), backend "
+                       "http://prometheus.monitoring:9090)\n");
+
+  std::string local = WriteFile("local.yaml", absl::StrCat(R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+backend: {url: "http://127.0.0.1:9090", tokenFile: )", token, R"(}
+)"));
+  r = RunBinary("validate-config " + local);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(absl::StrContains(r.output, "warning")) << r.output;
 }
 
 }  // namespace
