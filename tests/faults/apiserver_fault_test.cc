@@ -88,7 +88,10 @@ TEST_F(ApiserverFaultTest, ExpiredWatchesAreRelisted) {
       WatchProxy::Start(env_.server(), env_.dir() + "/pki/ca.crt");
   ASSERT_TRUE(proxy.ok()) << proxy.status();
   SchedulerProcess* s =
-      StartScheduler({}, "fault", {"--master=" + (*proxy)->url()});
+      StartScheduler({}, "fault",
+                     {"--master=" + (*proxy)->url(),
+                      // A front of the same apiserver: it needs the token.
+                      "--master-keeps-credentials"});
   ASSERT_NE(s, nullptr);
   WaitForLeader(s);
   // One list each at start.
@@ -125,7 +128,8 @@ TEST_F(ApiserverFaultTest, ConnectionCutAndRefusedInTheMiddleOfABurst) {
   // Same CA and token; the serving certificate is for 127.0.0.1.
   SchedulerProcess* s = StartScheduler(
       {}, "fault",
-      {absl::StrCat("--master=https://127.0.0.1:", (*proxy)->port())});
+      {absl::StrCat("--master=https://127.0.0.1:", (*proxy)->port()),
+       "--master-keeps-credentials"});
   ASSERT_NE(s, nullptr);
   WaitForLeader(s);
 
