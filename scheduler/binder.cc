@@ -150,6 +150,15 @@ void Binder::Succeeded(const BindTask& task) {
   recorder_.Scheduled(pod, std::move(message));
 }
 
+void Binder::Settle(const BindTask& task, Outcome outcome) {
+  const Pod& pod = task.queued.pod;
+  Count(outcome);
+  state_.Forget(pod);
+  attempts_.With({"error"}).Inc();
+  queue_.Done(pod);
+  recorder_.Forget(pod);
+}
+
 void Binder::Retry(const BindTask& task, const std::string& message) {
   const Pod& pod = task.queued.pod;
   state_.Forget(pod);
@@ -190,11 +199,7 @@ void Binder::Bind(BindTask& task) {
   if (absl::IsNotFound(status)) {
     LOG(INFO) << pod.Key() << ": not bound to " << task.node << ": "
               << status.message();
-    Count(Outcome::kGone);
-    state_.Forget(pod);
-    attempts_.With({"error"}).Inc();
-    queue_.Done(pod);
-    recorder_.Forget(pod);
+    Settle(task, Outcome::kGone);
     return;
   }
   const bool unanswered = IsTransient(status);
@@ -212,11 +217,7 @@ void Binder::Bind(BindTask& task) {
   switch (now.kind) {
     case ReadBack::Kind::kGone:
       LOG(INFO) << pod.Key() << ": gone while binding to " << task.node;
-      Count(Outcome::kGone);
-      state_.Forget(pod);
-      attempts_.With({"error"}).Inc();
-      queue_.Done(pod);
-      recorder_.Forget(pod);
+      Settle(task, Outcome::kGone);
       return;
     case ReadBack::Kind::kUnknown:
       if (unanswered) {
@@ -232,11 +233,7 @@ void Binder::Bind(BindTask& task) {
         return;
       }
       // A 409 says it is bound, but not where: the informer will tell.
-      Count(Outcome::kBoundElsewhere);
-      state_.Forget(pod);
-      attempts_.With({"error"}).Inc();
-      queue_.Done(pod);
-      recorder_.Forget(pod);
+      Settle(task, Outcome::kBoundElsewhere);
       return;
     case ReadBack::Kind::kFound:
       break;

@@ -119,6 +119,9 @@ class Binder {
   ReadBack ReadPodBack(const Pod& pod);
   void Count(Outcome outcome);
   void Succeeded(const BindTask& task);
+  // Not bound by us, and nothing to retry (gone, or bound by someone
+  // else): drops the charge and forgets the pod.
+  void Settle(const BindTask& task, Outcome outcome);
   // Drops the charge and puts the pod in backoff, saying why on the pod
   // when `message` is not empty.
   void Retry(const BindTask& task, const std::string& message);
