@@ -1,10 +1,17 @@
-// Leadership: whether this replica may write placements to the cluster.
+// Leadership: may this replica write as the scheduler now? The gate the
+// binder asks before it starts each binding.
 //
-// The binder asks before every binding. LeaderElector implements it for
-// replicas that elect a leader; AlwaysLeader for a single replica run with
-// --leader-elect=false; tests script it.
+// Only one replica may bind at a time. A replica leads from winning a Lease
+// until it gives it up, but leading is not enough to start a write: the
+// replica must also have renewed its Lease recently enough that no standby
+// can take over before the write ends. AwaitWriteWindow() says so, waiting a
+// little when a renewal is late rather than turning a pod away; the caller
+// bounds each write by a timeout shorter than WriteMargin(), so a write
+// begun inside the window ends before anyone else may lead.
 //
-// Thread-safe: called from every binder thread at once.
+// LeaderElector (leader_election.h) implements it; AlwaysLeader serves runs
+// without leader election. Implementations are thread-safe: binder threads
+// call them concurrently.
 #ifndef METRICS_SCHEDULER_SCHEDULER_LEADERSHIP_H_
 #define METRICS_SCHEDULER_SCHEDULER_LEADERSHIP_H_
 
@@ -15,19 +22,33 @@ namespace ms {
 class Leadership {
  public:
   virtual ~Leadership() = default;
-  // True from winning the lease until the elector gives it up.
+
+  // True from winning the election until leadership is lost or handed over.
+  // A state, not a clock reading: it does not turn false while a renewal is
+  // merely slow.
   virtual bool IsLeader() const = 0;
-  // True when a write that must not outlive the lease may start now: this
-  // replica leads and its lease was renewed recently enough. While it leads
-  // but a renewal is late, waits up to `max_wait` for it; false when it
-  // does not lead, or no renewal came in time.
+
+  // True when a write may start now. When this replica leads but its write
+  // window has closed (a renewal is late), waits up to `max_wait` for the
+  // renewal (true) or for leadership to end (false). False at once when
+  // this replica does not lead or can no longer renew.
   virtual bool AwaitWriteWindow(absl::Duration max_wait) = 0;
+
+  // How long a write started inside the window may last and still end
+  // before any other replica can lead. Bound write timeouts below it, with
+  // room for the time between AwaitWriteWindow() returning and the write
+  // starting.
+  virtual absl::Duration WriteMargin() const = 0;
 };
 
+// A replica alone: leads always, never waits, no bound on writes.
 class AlwaysLeader final : public Leadership {
  public:
   bool IsLeader() const override { return true; }
   bool AwaitWriteWindow(absl::Duration) override { return true; }
+  absl::Duration WriteMargin() const override {
+    return absl::InfiniteDuration();
+  }
 };
 
 }  // namespace ms

@@ -294,19 +294,6 @@ int ExplainCommand(const std::vector<char*>& args) {
   return kExitOk;
 }
 
-// The binder's view of an elected leadership.
-class ElectedLeadership final : public Leadership {
- public:
-  explicit ElectedLeadership(LeaderElector& elector) : elector_(elector) {}
-  bool IsLeader() const override { return elector_.IsLeader(); }
-  bool AwaitWriteWindow(absl::Duration) override {
-    return elector_.IsLeader();
-  }
-
- private:
-  LeaderElector& elector_;
-};
-
 // An informer handler that marks its part of the liveness monitor busy
 // while it runs.
 template <typename T>
@@ -319,13 +306,11 @@ std::function<void(const T&)> Watched(LivenessMonitor& monitor,
   };
 }
 
-// A binding must end before a standby may lead: below the margin between
-// the lease duration and the renew deadline (scheduler/binder.h).
-absl::Duration BindTimeout(const Config& config, bool leader_elect) {
-  constexpr absl::Duration kMax = absl::Seconds(30);
-  if (!leader_elect) return kMax;
-  const LeaderElectionConfig& le = config.leader_election;
-  return std::min(kMax, (le.lease_duration - le.renew_deadline) * 4 / 5);
+// A binding must end before a standby may lead: well inside the write
+// margin (scheduler/leadership.h), with room for the moments between the
+// binder's check and the request leaving.
+absl::Duration BindTimeout(const Leadership& leadership) {
+  return std::min(absl::Seconds(30), leadership.WriteMargin() * 4 / 5);
 }
 
 // SIGTERM and SIGINT notify `stop`; a dedicated thread waits for them.
@@ -416,11 +401,10 @@ int Run(Config config) {
                 exit_code.store(kExitFailure);
                 if (!stop.HasBeenNotified()) stop.Notify();
               }});
-  ElectedLeadership elected(elector);
   AlwaysLeader always;
   Leadership& leadership =
-      leader_elect ? static_cast<Leadership&>(elected) : always;
-  absl::Duration bind_timeout = BindTimeout(config, leader_elect);
+      leader_elect ? static_cast<Leadership&>(elector) : always;
+  absl::Duration bind_timeout = BindTimeout(leadership);
   LOG(INFO) << "bindings time out after " << bind_timeout;
   LivenessMonitor liveness(RealClock::Get(),
                            absl::GetFlag(FLAGS_liveness_stall_timeout));

@@ -197,6 +197,9 @@ class ScriptedLeadership final : public Leadership {
     if (on_await) on_await();
     return leader.load();
   }
+  absl::Duration WriteMargin() const override {
+    return absl::InfiniteDuration();
+  }
 };
 
 class BinderTest : public ::testing::Test {
