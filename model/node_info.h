@@ -23,6 +23,7 @@ struct PodCharge {
   std::vector<ContainerPort> host_ports;
 
   static PodCharge Of(const Pod& pod);
+  friend bool operator==(const PodCharge&, const PodCharge&) = default;
 };
 
 struct NodeInfo {

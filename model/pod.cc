@@ -13,15 +13,50 @@ Resources WithDefaults(const Resources& r) {
   return out;
 }
 
-template <typename Adjust>
-Resources Requests(const Pod& pod, Adjust adjust) {
-  Resources reqs;
-  for (const Container& c : pod.containers) reqs.Add(adjust(c.requests));
+// Which amounts of a container to count. After an in-place resize the
+// kubelet reports what it allocated and what the container actually has;
+// until it reports them, both are the spec (kube-scheduler's
+// containerSpecRequests, containerAllocatedRequests and
+// containerActuatedRequests). A resize found infeasible is not counted:
+// its spec is not the container's.
+enum class Amounts { kSpec, kAllocated, kActuated };
 
+const ContainerResourceStatus* FindStatus(const Pod& pod,
+                                          const std::string& name) {
+  for (const ContainerResourceStatus& s : pod.container_statuses) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+Resources ContainerAmounts(const Pod& pod, const Container& c,
+                           Amounts amounts) {
+  if (amounts != Amounts::kSpec) {
+    const ContainerResourceStatus* status = FindStatus(pod, c.name);
+    if (status != nullptr) {
+      if (amounts == Amounts::kActuated && status->actual) {
+        return *status->actual;
+      }
+      if (status->allocated) return *status->allocated;
+    }
+    if (pod.resize_infeasible) return {};
+  }
+  return c.requests;
+}
+
+// The containers' sum as the sidecar KEP defines it:
+// max(sum of containers + sum of sidecar init containers,
+//     each regular init container + the sidecars started before it).
+template <typename Adjust>
+Resources Aggregate(const Pod& pod, Amounts amounts, Adjust adjust) {
+  Resources reqs;
+  for (const Container& c : pod.containers) {
+    reqs.Add(adjust(ContainerAmounts(pod, c, amounts)));
+  }
   Resources sidecars;  // sidecar init containers started so far
   Resources init_max;
   for (const Container& c : pod.init_containers) {
-    Resources r = adjust(c.requests);
+    Resources r = adjust(ContainerAmounts(pod, c, amounts));
     if (c.restart_always) {
       reqs.Add(r);
       sidecars.Add(r);
@@ -32,6 +67,23 @@ Resources Requests(const Pod& pod, Adjust adjust) {
     }
   }
   reqs.SetMax(init_max);
+  return reqs;
+}
+
+// kube-scheduler's PodRequests with status resources (InPlacePodVertical-
+// Scaling, on by default): the larger of what the spec asks, what the
+// kubelet allocated and what it actuated, aggregated each on its own; when
+// the resize is infeasible, the spec is left out.
+template <typename Adjust>
+Resources Requests(const Pod& pod, Adjust adjust) {
+  Resources reqs;
+  if (pod.container_statuses.empty() && !pod.resize_infeasible) {
+    reqs = Aggregate(pod, Amounts::kSpec, adjust);  // nothing resized
+  } else {
+    if (!pod.resize_infeasible) reqs = Aggregate(pod, Amounts::kSpec, adjust);
+    reqs.SetMax(Aggregate(pod, Amounts::kAllocated, adjust));
+    reqs.SetMax(Aggregate(pod, Amounts::kActuated, adjust));
+  }
   reqs.Add(pod.overhead);
   reqs.pods = 1;
   return reqs;

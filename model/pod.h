@@ -122,10 +122,13 @@ struct Pod {
   friend bool operator==(const Pod&, const Pod&) = default;
 };
 
-// The pod's effective requests, as kube-scheduler computes them:
+// The pod's effective requests, as kube-scheduler (v1.34) computes them:
 // max(sum of containers + sum of sidecar init containers,
 //     each regular init container + the sidecars started before it)
-// plus the pod overhead. `pods` is set to 1.
+// plus the pod overhead. After an in-place resize, the larger of that sum
+// over the spec, over what the kubelet allocated and over what it actuated
+// (container_statuses); the spec is left out while the resize is
+// infeasible. Sums saturate. `pods` is set to 1.
 Resources PodRequests(const Pod& pod);
 
 // Requests used for scoring: like PodRequests, but a container that requests

@@ -21,22 +21,32 @@ void MergeScalars(std::vector<std::pair<std::string, int64_t>>& into,
   }
 }
 
+// a - b for an accumulated sum: saturated sums stay saturated.
+int64_t SaturatingSub(int64_t a, int64_t b) {
+  if (a == INT64_MAX) return a;
+  int64_t diff;
+  if (__builtin_sub_overflow(a, b, &diff)) {
+    return b > 0 ? INT64_MIN : INT64_MAX;
+  }
+  return diff;
+}
+
 }  // namespace
 
 void Resources::Add(const Resources& other) {
-  milli_cpu += other.milli_cpu;
-  memory += other.memory;
-  ephemeral_storage += other.ephemeral_storage;
-  pods += other.pods;
-  MergeScalars(scalar, other.scalar, [](int64_t a, int64_t b) { return a + b; });
+  milli_cpu = SaturatingAdd(milli_cpu, other.milli_cpu);
+  memory = SaturatingAdd(memory, other.memory);
+  ephemeral_storage = SaturatingAdd(ephemeral_storage, other.ephemeral_storage);
+  pods = SaturatingAdd(pods, other.pods);
+  MergeScalars(scalar, other.scalar, SaturatingAdd);
 }
 
 void Resources::Sub(const Resources& other) {
-  milli_cpu -= other.milli_cpu;
-  memory -= other.memory;
-  ephemeral_storage -= other.ephemeral_storage;
-  pods -= other.pods;
-  MergeScalars(scalar, other.scalar, [](int64_t a, int64_t b) { return a - b; });
+  milli_cpu = SaturatingSub(milli_cpu, other.milli_cpu);
+  memory = SaturatingSub(memory, other.memory);
+  ephemeral_storage = SaturatingSub(ephemeral_storage, other.ephemeral_storage);
+  pods = SaturatingSub(pods, other.pods);
+  MergeScalars(scalar, other.scalar, SaturatingSub);
 }
 
 void Resources::SetMax(const Resources& other) {

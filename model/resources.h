@@ -20,6 +20,15 @@ inline constexpr char kResourceMemory[] = "memory";
 inline constexpr char kResourceEphemeralStorage[] = "ephemeral-storage";
 inline constexpr char kResourcePods[] = "pods";
 
+// a + b, saturating at the int64 range instead of wrapping.
+inline int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    return b > 0 ? INT64_MAX : INT64_MIN;
+  }
+  return sum;
+}
+
 struct Resources {
   int64_t milli_cpu = 0;
   int64_t memory = 0;             // bytes
@@ -28,9 +37,12 @@ struct Resources {
   // Extended resources, sorted by name, each name at most once.
   std::vector<std::pair<std::string, int64_t>> scalar;
 
-  // Adds `other` into this, field by field (scalars merged by name).
+  // Adds `other` into this, field by field (scalars merged by name). Sums
+  // saturate at INT64_MAX instead of wrapping.
   void Add(const Resources& other);
-  // Subtracts `other` from this, field by field.
+  // Subtracts `other` from this, field by field. A field that saturated
+  // stays saturated: its true sum is no longer known, and the larger value
+  // can only make a node look fuller than it is, never over-commit it.
   void Sub(const Resources& other);
   // Sets each field to max(this, other).
   void SetMax(const Resources& other);

@@ -108,6 +108,13 @@ void ClusterState::UpsertAssignedPod(const Pod& pod) {
         placed.assumed = false;
         --num_assumed_;
       }
+      // Requests change in place (a resize): charge what the pod costs now.
+      PodCharge charge = PodCharge::Of(pod);
+      if (!(charge == placed.charge)) {
+        Uncharge(placed.node, placed.charge);
+        placed.charge = std::move(charge);
+        Charge(placed.node, placed.charge);
+      }
       return;
     }
     // Another pod under the same name, or bound elsewhere than assumed.
@@ -196,7 +203,14 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
   const Pod& pod = *request.pod;
   *node_name = names_[decision.node_index];
   std::string key = pod.Key();
-  RemovePlaced(key);  // a stale entry under the same name, if any
+  auto known = pods_.find(key);
+  if (known != pods_.end() && known->second.uid == pod.uid &&
+      !known->second.assumed) {
+    // The informer has already shown this pod bound: its charge stands
+    // where it is, and the binding about to be sent will be refused.
+    return decision;
+  }
+  RemovePlaced(key);  // our earlier assumption, or a stale namesake
   PlacedPod placed{pod.uid, *node_name, PodCharge::Of(pod), true};
   Charge(placed.node, placed.charge);
   pods_.emplace(key, std::move(placed));

@@ -11,8 +11,10 @@
 // at once, so the next decision sees it, and binding runs asynchronously.
 // When the informer later shows the pod on that node the charge is simply
 // confirmed; when binding fails, Forget() removes the charge (unless the
-// informer already showed the pod bound). Pods seen on nodes that are not
-// known yet are charged when the node arrives.
+// informer already showed the pod bound). A confirmed charge is never
+// dropped by a new decision for the same pod, and follows the pod's
+// requests when they change in place (a resize). Pods seen on nodes that
+// are not known yet are charged when the node arrives. Sums saturate.
 //
 // Thread-safe; every method takes the one lock. A decision holds it for the
 // length of Decide (tens of microseconds at 5,000 nodes).

@@ -531,8 +531,10 @@ void NodeTerms(const TermContext& c, size_t i, std::vector<TermResult>* out) {
     TermResult r{.name = kTermLeastAllocated};
     r.raw = static_cast<double>(LeastAllocatedScore(
         alloc.milli_cpu,
-        info.non_zero_requested.milli_cpu + c.pod_non_zero.milli_cpu,
-        alloc.memory, info.non_zero_requested.memory + c.pod_non_zero.memory));
+        SaturatingAdd(info.non_zero_requested.milli_cpu,
+                      c.pod_non_zero.milli_cpu),
+        alloc.memory,
+        SaturatingAdd(info.non_zero_requested.memory, c.pod_non_zero.memory)));
     r.score = r.raw;
     r.weight = cfg.least_allocated_weight;
     if (r.weight <= 0) r.state = TermState::kUnused;
@@ -541,8 +543,10 @@ void NodeTerms(const TermContext& c, size_t i, std::vector<TermResult>* out) {
   {
     TermResult r{.name = kTermBalancedAllocation};
     r.raw = static_cast<double>(BalancedAllocationScore(
-        alloc.milli_cpu, info.requested.milli_cpu + c.pod_requests.milli_cpu,
-        alloc.memory, info.requested.memory + c.pod_requests.memory));
+        alloc.milli_cpu,
+        SaturatingAdd(info.requested.milli_cpu, c.pod_requests.milli_cpu),
+        alloc.memory,
+        SaturatingAdd(info.requested.memory, c.pod_requests.memory)));
     r.score = r.raw;
     r.weight = cfg.balanced_allocation_weight;
     if (r.weight <= 0 || c.best_effort) {
@@ -858,17 +862,18 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
             }
             const NodeInfo& info = nodes[i];
             const Resources& a = info.node.allocatable;
+            const Resources& nzr = info.non_zero_requested;
+            const Resources& req = info.requested;
             builtin[j] =
                 w_la * static_cast<double>(LeastAllocatedScore(
                            a.milli_cpu,
-                           info.non_zero_requested.milli_cpu + nz.milli_cpu,
-                           a.memory,
-                           info.non_zero_requested.memory + nz.memory)) +
+                           SaturatingAdd(nzr.milli_cpu, nz.milli_cpu),
+                           a.memory, SaturatingAdd(nzr.memory, nz.memory))) +
                 w_ba * static_cast<double>(BalancedAllocationScore(
                            a.milli_cpu,
-                           info.requested.milli_cpu + pf.requests.milli_cpu,
+                           SaturatingAdd(req.milli_cpu, pf.requests.milli_cpu),
                            a.memory,
-                           info.requested.memory + pf.requests.memory));
+                           SaturatingAdd(req.memory, pf.requests.memory)));
           }
         }
       }

@@ -1,5 +1,7 @@
 #include "model/pod.h"
 
+#include <optional>
+
 #include "gtest/gtest.h"
 #include "model/node_info.h"
 
@@ -51,6 +53,86 @@ TEST(PodRequestsTest, NonZeroDefaultsApplyPerContainer) {
   EXPECT_EQ(r.milli_cpu, 400);                 // 100 default + 300
   EXPECT_EQ(r.memory, 2 * 200 * 1024 * 1024);  // two 200Mi defaults
   EXPECT_EQ(PodRequests(pod).milli_cpu, 300);
+}
+
+// In-place resize, as kube-scheduler v1.34 charges it
+// (component-helpers' AggregateContainerRequests with status resources).
+Pod Resized(int64_t spec_cpu, std::optional<int64_t> allocated_cpu,
+            std::optional<int64_t> actual_cpu) {
+  Pod pod;
+  pod.containers = {MakeContainer(spec_cpu, 0)};
+  pod.containers[0].name = "app";
+  ContainerResourceStatus status{.name = "app"};
+  if (allocated_cpu) status.allocated = Resources{.milli_cpu = *allocated_cpu};
+  if (actual_cpu) status.actual = Resources{.milli_cpu = *actual_cpu};
+  if (allocated_cpu || actual_cpu) pod.container_statuses = {status};
+  return pod;
+}
+
+TEST(PodRequestsTest, AResizeChargesTheLargerOfSpecAllocatedAndActual) {
+  // An upsize not yet allocated: the spec.
+  EXPECT_EQ(PodRequests(Resized(2000, 1000, 1000)).milli_cpu, 2000);
+  // Allocated, not yet actuated: the allocation.
+  EXPECT_EQ(PodRequests(Resized(2000, 2000, 1000)).milli_cpu, 2000);
+  // A downsize the kubelet has not actuated: what the container still has.
+  EXPECT_EQ(PodRequests(Resized(500, 500, 1000)).milli_cpu, 1000);
+  // A downsize allocated but not reported actual: the larger allocation.
+  EXPECT_EQ(PodRequests(Resized(500, 1000, std::nullopt)).milli_cpu, 1000);
+  // Nothing reported: the spec alone.
+  EXPECT_EQ(PodRequests(Resized(500, std::nullopt, std::nullopt)).milli_cpu,
+            500);
+}
+
+TEST(PodRequestsTest, AnInfeasibleResizeChargesWhatTheKubeletHas) {
+  Pod pod = Resized(8000, 1000, 1000);  // an upsize no node could take
+  pod.resize_infeasible = true;
+  EXPECT_EQ(PodRequests(pod).milli_cpu, 1000);
+  // A container that reports nothing counts nothing while infeasible, as
+  // in kube-scheduler.
+  pod.containers.push_back(MakeContainer(300, 0));
+  pod.containers.back().name = "quiet";
+  EXPECT_EQ(PodRequests(pod).milli_cpu, 1000);
+}
+
+// The larger of the three is taken over the pod's sums, not per container.
+TEST(PodRequestsTest, TheLargerAmountIsTakenOverThePodsSums) {
+  Pod pod;
+  pod.containers = {MakeContainer(1000, 0), MakeContainer(3000, 0)};
+  pod.containers[0].name = "a";
+  pod.containers[1].name = "b";
+  pod.container_statuses = {
+      {.name = "a", .allocated = Resources{.milli_cpu = 3000}},
+      {.name = "b", .allocated = Resources{.milli_cpu = 1000}}};
+  EXPECT_EQ(PodRequests(pod).milli_cpu, 4000);  // not 3000 + 3000
+}
+
+TEST(PodRequestsTest, SumsSaturate) {
+  Pod pod;
+  constexpr int64_t kMaxQuantity = int64_t{1} << 56;  // decoder's ceiling
+  for (int i = 0; i < 200; ++i) {
+    pod.containers.push_back(MakeContainer(kMaxQuantity, kMaxQuantity));
+  }
+  pod.overhead.memory = kMaxQuantity;
+  Resources r = PodRequests(pod);
+  EXPECT_EQ(r.milli_cpu, INT64_MAX);
+  EXPECT_EQ(r.memory, INT64_MAX);
+  EXPECT_EQ(PodNonZeroRequests(pod).memory, INT64_MAX);
+}
+
+TEST(ResourcesTest, ASaturatedSumStaysSaturated) {
+  Resources sum;
+  Resources big{.milli_cpu = INT64_MAX / 2 + 1, .memory = 1};
+  big.SetScalar("example.com/gpu", INT64_MAX);
+  sum.Add(big);
+  sum.Add(big);
+  EXPECT_EQ(sum.milli_cpu, INT64_MAX);
+  EXPECT_EQ(sum.Scalar("example.com/gpu"), INT64_MAX);
+  EXPECT_EQ(sum.memory, 2);
+  // The true sum is lost: it stays at the top, never below the truth.
+  sum.Sub(big);
+  EXPECT_EQ(sum.milli_cpu, INT64_MAX);
+  EXPECT_EQ(sum.Scalar("example.com/gpu"), INT64_MAX);
+  EXPECT_EQ(sum.memory, 1);
 }
 
 TEST(PodHostPortsTest, CollectsOnlyHostPorts) {

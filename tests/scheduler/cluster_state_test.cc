@@ -1,5 +1,6 @@
 #include "scheduler/cluster_state.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace ms {
@@ -106,6 +107,96 @@ TEST_F(ClusterStateTest, BoundElsewhereMovesTheCharge) {
   EXPECT_EQ(RequestedCpu(other), 1000);
   state_.RemoveAssignedPod(bound);
   EXPECT_EQ(RequestedCpu(other), 0);
+}
+
+// An in-place resize: the kubelet reports a larger allocation, and the
+// node is charged the new amount, so the next pod does not over-commit it.
+TEST_F(ClusterStateTest, AResizedPodIsChargedItsNewRequests) {
+  state_.UpsertNode(MakeNode("a"));
+  Pod running = MakePod("running", 1000, "a");
+  running.containers[0].name = "app";
+  state_.UpsertAssignedPod(running);
+  ASSERT_EQ(RequestedCpu("a"), 1000);
+
+  running.containers[0].requests.milli_cpu = 3000;  // spec resized up
+  running.container_statuses = {
+      {.name = "app", .allocated = Resources{.milli_cpu = 3000}}};
+  state_.UpsertAssignedPod(running);
+  EXPECT_EQ(RequestedCpu("a"), 3000);
+  Pod next = MakePod("next", 2000);
+  EXPECT_EQ(Place(next), "");  // 1000m left
+
+  // Resized back down and actuated: the room returns.
+  running.containers[0].requests.milli_cpu = 500;
+  running.container_statuses = {{.name = "app",
+                                 .allocated = Resources{.milli_cpu = 500},
+                                 .actual = Resources{.milli_cpu = 500}}};
+  state_.UpsertAssignedPod(running);
+  EXPECT_EQ(RequestedCpu("a"), 500);
+  EXPECT_EQ(Place(next), "a");
+  state_.RemoveAssignedPod(running);
+  EXPECT_EQ(RequestedCpu("a"), 2000);  // only `next`, assumed
+}
+
+// The pending-pod informer can lag the assigned-pod one: a pod already
+// shown bound may be decided once more. Its confirmed charge must stand,
+// whatever the new decision and whatever becomes of its binding.
+TEST_F(ClusterStateTest, RedecidingABoundPodKeepsItsConfirmedCharge) {
+  state_.UpsertNode(MakeNode("a"));
+  state_.UpsertNode(MakeNode("b"));
+  Pod p = MakePod("p", 3000);
+  Pod bound = p;
+  bound.node_name = "a";
+  state_.UpsertAssignedPod(bound);
+  ASSERT_EQ(RequestedCpu("a"), 3000);
+
+  EXPECT_EQ(Place(p), "b");     // "a" is fuller
+  EXPECT_EQ(RequestedCpu("a"), 3000);
+  EXPECT_EQ(RequestedCpu("b"), 0);  // not assumed twice
+  EXPECT_EQ(state_.NumAssumed(), 0u);
+  state_.Forget(p);  // its binding is refused: it is bound already
+  EXPECT_EQ(RequestedCpu("a"), 3000);
+}
+
+// A node charged beyond the int64 range (hostile or absurd requests, each
+// at the decoder's ceiling of 2^56) saturates instead of wrapping to a
+// negative sum that would look free. Under UndefinedBehaviorSanitizer
+// (make asan) a wrapped sum anywhere in charging, filtering or scoring
+// fails this test.
+TEST_F(ClusterStateTest, SaturatedNodeSumsNeitherWrapNorLookFree) {
+  Node full = MakeNode("full");
+  full.allocatable.pods = 1000;
+  state_.UpsertNode(full);
+  Node roomy = MakeNode("roomy");
+  roomy.allocatable.pods = 1000;
+  state_.UpsertNode(roomy);
+  constexpr int64_t kMaxQuantity = int64_t{1} << 56;
+  for (int i = 0; i < 200; ++i) {
+    Pod huge = MakePod(absl::StrCat("huge-", i), kMaxQuantity, "full");
+    huge.containers[0].requests.memory = kMaxQuantity;
+    state_.UpsertAssignedPod(huge);
+  }
+  ASSERT_EQ(RequestedCpu("full"), INT64_MAX);
+
+  // A best-effort pod passes the fit filter everywhere; scoring adds its
+  // non-zero defaults to each node's sums.
+  for (bool explain : {false, true}) {
+    Pod best_effort = MakePod(absl::StrCat("best-effort-", explain), 0);
+    std::string node;
+    state_.DecideAndAssume(
+        {.pod = &best_effort, .config = &config_, .explain = explain},
+        workspace_, &node);
+    EXPECT_EQ(node, "roomy");
+    state_.Forget(best_effort);
+  }
+  // Removing some of them cannot bring the sum below the truth.
+  for (int i = 0; i < 10; ++i) {
+    Pod huge = MakePod(absl::StrCat("huge-", i), kMaxQuantity, "full");
+    state_.RemoveAssignedPod(huge);
+  }
+  EXPECT_EQ(RequestedCpu("full"), INT64_MAX);
+  Pod small = MakePod("small", 100);
+  EXPECT_EQ(Place(small), "roomy");
 }
 
 TEST_F(ClusterStateTest, PodsOnUnknownNodesAreChargedWhenTheNodeArrives) {
