@@ -38,8 +38,19 @@ absl::Status CurlError(CURLcode code, const char* detail,
   }
 }
 
+struct BodyContext {
+  std::string* body;
+  size_t max_bytes;  // 0: no limit
+  bool too_large = false;
+};
+
 size_t AppendBody(char* data, size_t size, size_t n, void* user) {
-  static_cast<std::string*>(user)->append(data, size * n);
+  auto* ctx = static_cast<BodyContext*>(user);
+  if (ctx->max_bytes != 0 && size * n > ctx->max_bytes - ctx->body->size()) {
+    ctx->too_large = true;
+    return 0;  // makes libcurl abort with CURLE_WRITE_ERROR
+  }
+  ctx->body->append(data, size * n);
   return size * n;
 }
 
@@ -194,10 +205,19 @@ absl::StatusOr<HttpResponse> HttpClient::Do(const HttpRequest& request) {
   char error_buffer[CURL_ERROR_SIZE] = {0};
   curl_slist* headers = Prepare(curl, request, state_->tls, error_buffer);
   HttpResponse response;
+  BodyContext body{&response.body, request.max_response_bytes};
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+  // Refused at once when the Content-Length says so (0: no limit).
+  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE,
+                   static_cast<curl_off_t>(request.max_response_bytes));
   CURLcode code = curl_easy_perform(curl);
   curl_slist_free_all(headers);
+  if (body.too_large || code == CURLE_FILESIZE_EXCEEDED) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(request.url, ": response larger than ",
+                     request.max_response_bytes, " bytes"));
+  }
   if (code != CURLE_OK) {
     absl::Status status = CurlError(code, error_buffer, request.url);
     // A handle whose transfer failed may hold a broken connection: drop it.

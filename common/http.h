@@ -13,7 +13,8 @@
 // server could not be reached or the connection broke, InvalidArgument for a
 // malformed URL or unreadable TLS material. An HTTP error status (4xx, 5xx) is
 // NOT a transport failure: it comes back as an OK HttpResponse whose `status`
-// the caller interprets.
+// the caller interprets. A body over HttpRequest::max_response_bytes is
+// ResourceExhausted.
 #ifndef METRICS_SCHEDULER_COMMON_HTTP_H_
 #define METRICS_SCHEDULER_COMMON_HTTP_H_
 
@@ -50,6 +51,10 @@ struct HttpRequest {
   std::string body;
   // Whole-request timeout; for Stream(), the longest the stream may live.
   absl::Duration timeout = absl::Seconds(30);
+  // Do() only: a response body longer than this fails the request with
+  // ResourceExhausted, before more of it is held in memory (after
+  // decompression). 0: no limit.
+  size_t max_response_bytes = 0;
 };
 
 struct HttpResponse {

@@ -10,16 +10,19 @@
 #include <exception>
 #include <fstream>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "common/status_macros.h"
 #include "common/yaml.h"
 #include "config/join_regex.h"
@@ -281,6 +284,41 @@ class Loader {
     return absl::OkStatus();
   }
 
+  // A size in bytes: a whole number, optionally with a suffix k, M, G
+  // (powers of 1000) or Ki, Mi, Gi (powers of 1024), as Kubernetes writes
+  // quantities; > 0.
+  absl::Status GetByteSize(const YNode& map, const std::string& path,
+                           const char* key, int64_t* out) const {
+    YNode v = Find(map, key);
+    if (!v.IsDefined()) return absl::OkStatus();
+    std::string s;
+    RETURN_IF_ERROR(
+        TypedScalar(v, Child(path, key), "a size such as 64Mi", &s));
+    static constexpr std::pair<const char*, int64_t> kSuffixes[] = {
+        {"Ki", int64_t{1} << 10}, {"Mi", int64_t{1} << 20},
+        {"Gi", int64_t{1} << 30}, {"k", 1000},
+        {"M", 1000 * 1000},       {"G", 1000 * 1000 * 1000}};
+    absl::string_view digits = s;
+    int64_t unit = 1;
+    for (const auto& [suffix, value] : kSuffixes) {
+      if (absl::ConsumeSuffix(&digits, suffix)) {
+        unit = value;
+        break;
+      }
+    }
+    int64_t n = 0;
+    if (digits.empty() || !absl::c_all_of(digits, absl::ascii_isdigit) ||
+        !absl::SimpleAtoi(digits, &n) || n <= 0 ||
+        n > std::numeric_limits<int64_t>::max() / unit) {
+      return Error(v, Child(path, key),
+                   absl::StrCat("must be a positive size such as 67108864 or "
+                                "64Mi, got ",
+                                Quote(s)));
+    }
+    *out = n * unit;
+    return absl::OkStatus();
+  }
+
   template <typename E>
   absl::Status GetEnum(const YNode& map, const std::string& path,
                        const char* key,
@@ -470,7 +508,8 @@ absl::Status Loader::LoadBackend(const YNode& node, const std::string& path,
                                  YNode* basic_auth_node, YNode* sysdig_node) {
   RETURN_IF_ERROR(CheckMap(node, path,
                            {"type", "url", "timeout", "tokenFile", "caFile",
-                            "insecureSkipVerify", "basicAuth", "sysdig"}));
+                            "insecureSkipVerify", "maxResponseBytes",
+                            "basicAuth", "sysdig"}));
   RETURN_IF_ERROR(GetEnum<BackendType>(
       node, path, "type",
       {{"prometheus", BackendType::kPrometheus},
@@ -503,6 +542,8 @@ absl::Status Loader::LoadBackend(const YNode& node, const std::string& path,
                             /*secret=*/false));
   RETURN_IF_ERROR(
       GetBool(node, path, "insecureSkipVerify", &out->insecure_skip_verify));
+  RETURN_IF_ERROR(GetByteSize(node, path, "maxResponseBytes",
+                              &out->max_response_bytes));
 
   basic_auth_node->reset(Find(node, "basicAuth"));
   if (basic_auth_node->IsDefined()) {

@@ -120,6 +120,9 @@ struct BackendConfig {
   std::string token_file;                     // default "": no bearer token
   std::string ca_file;                        // default "": system CAs
   bool insecure_skip_verify = false;
+  // An answer larger than this is refused and the metric falls back: bytes,
+  // or a quantity such as 64Mi. > 0.
+  int64_t max_response_bytes = int64_t{64} << 20;
   BasicAuthConfig basic_auth;  // prometheus only
   SysdigConfig sysdig;         // sysdig only
 };
@@ -148,7 +151,7 @@ struct JoinConfig {
   // Default "node" for prometheus, "host.hostName" for sysdig.
   std::string label;
   JoinMatch match = JoinMatch::kName;
-  // Default "": the whole label value. Otherwise an ECMAScript regex that
+  // Default "": the whole label value. Otherwise an RE2 regex that
   // must match the whole label value; its first capture group (or the whole
   // match when it has none) is what is matched against the node.
   std::string regex;

@@ -35,6 +35,7 @@ PrometheusSource::PrometheusSource(const BackendConfig& backend,
                                    std::unique_ptr<TokenFile> password)
     : query_url_(JoinUrl(backend.url, "/api/v1/query")),
       timeout_(backend.timeout),
+      max_response_bytes_(static_cast<size_t>(backend.max_response_bytes)),
       username_(backend.basic_auth.username),
       token_(std::move(token)),
       password_(std::move(password)),
@@ -54,6 +55,7 @@ absl::StatusOr<FetchResult> PrometheusSource::Fetch(const MetricConfig& metric,
                    "&timeout=", absl::ToDoubleSeconds(limit));
   HttpRequest request;
   request.timeout = limit;
+  request.max_response_bytes = max_response_bytes_;
   if (params.size() > kMaxGetQueryBytes) {
     request.method = "POST";
     request.url = query_url_;

@@ -54,6 +54,7 @@ class PrometheusSource final : public MetricsSource {
 
   const std::string query_url_;  // {url}/api/v1/query
   const absl::Duration timeout_;
+  const size_t max_response_bytes_;
   const std::string username_;
   const std::unique_ptr<TokenFile> token_;
   const std::unique_ptr<TokenFile> password_;

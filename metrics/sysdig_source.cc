@@ -30,6 +30,7 @@ SysdigSource::SysdigSource(const BackendConfig& backend,
                            std::unique_ptr<TokenFile> token)
     : data_url_(JoinUrl(backend.url, "/api/data/")),
       timeout_(backend.timeout),
+      max_response_bytes_(static_cast<size_t>(backend.max_response_bytes)),
       sysdig_(backend.sysdig),
       token_(std::move(token)),
       http_(TlsOptions{.ca_file = backend.ca_file,
@@ -64,6 +65,7 @@ absl::StatusOr<FetchResult> SysdigSource::Fetch(const MetricConfig& metric,
     request.method = "POST";
     request.url = data_url_;
     request.timeout = std::min(left, timeout_);
+    request.max_response_bytes = max_response_bytes_;
     request.body = absl::StrCat(head, R"(,"paging":{"from":)", from,
                                 R"(,"to":)", from + page_size - 1, "}}");
     request.headers.emplace_back("Content-Type", "application/json");

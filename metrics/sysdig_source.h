@@ -61,6 +61,7 @@ class SysdigSource final : public MetricsSource {
 
   const std::string data_url_;  // {url}/api/data/
   const absl::Duration timeout_;
+  const size_t max_response_bytes_;
   const SysdigConfig sysdig_;
   const std::unique_ptr<TokenFile> token_;
   HttpClient http_;

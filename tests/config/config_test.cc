@@ -83,6 +83,7 @@ TEST(LoadConfigTest, MinimalGivesDefaults) {
   EXPECT_EQ(c->backend.token_file, "");
   EXPECT_EQ(c->backend.ca_file, "");
   EXPECT_FALSE(c->backend.insecure_skip_verify);
+  EXPECT_EQ(c->backend.max_response_bytes, 64 * 1024 * 1024);
   EXPECT_EQ(c->backend.basic_auth.username, "");
   EXPECT_EQ(c->backend.sysdig.last, absl::Seconds(60));
   EXPECT_EQ(c->backend.sysdig.sampling, absl::Seconds(60));
@@ -115,6 +116,7 @@ backend:
   tokenFile: /var/run/secrets/metrics/token
   caFile: /etc/ca.pem
   insecureSkipVerify: true
+  maxResponseBytes: 16Mi
   basicAuth: {username: u, passwordFile: /pw}
 cache: {ttl: 10s, maxStaleness: 1m, refreshTimeout: 4s}
 metrics:
@@ -156,6 +158,7 @@ http: {listenAddress: "127.0.0.1:8080"}
   EXPECT_EQ(c->backend.token_file, "/var/run/secrets/metrics/token");
   EXPECT_EQ(c->backend.ca_file, "/etc/ca.pem");
   EXPECT_TRUE(c->backend.insecure_skip_verify);
+  EXPECT_EQ(c->backend.max_response_bytes, 16 * 1024 * 1024);
   EXPECT_EQ(c->backend.basic_auth.username, "u");
   EXPECT_EQ(c->backend.basic_auth.password_file, "/pw");
   EXPECT_EQ(c->cache.ttl, absl::Seconds(10));
@@ -285,6 +288,15 @@ TEST(LoadConfigTest, Errors) {
       {"backend: {insecureSkipVerify: yes}\n",
        "file.yaml:3:31: backend.insecureSkipVerify: must be true or false, got "
        "\"yes\""},
+      {"backend: {maxResponseBytes: 1.5Mi}\n",
+       "file.yaml:3:29: backend.maxResponseBytes: must be a positive size "
+       "such as 67108864 or 64Mi, got \"1.5Mi\""},
+      {"backend: {maxResponseBytes: 0}\n",
+       "file.yaml:3:29: backend.maxResponseBytes: must be a positive size "
+       "such as 67108864 or 64Mi, got \"0\""},
+      {"backend: {maxResponseBytes: 99999999999Gi}\n",
+       "file.yaml:3:29: backend.maxResponseBytes: must be a positive size "
+       "such as 67108864 or 64Mi, got \"99999999999Gi\""},
       {"backend:\n  basicAuth: {username: u}\n",
        "file.yaml:4:14: backend.basicAuth.passwordFile: required when username "
        "is set"},

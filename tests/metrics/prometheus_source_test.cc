@@ -3,7 +3,13 @@
 // prometheus_source_integration_test.cc.
 #include "metrics/prometheus_source.h"
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -18,6 +24,14 @@
 
 namespace ms::metrics {
 namespace {
+
+// Sanitizers reserve terabytes of address space: no address-space limit can
+// be set under them.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -194,6 +208,104 @@ TEST_F(PrometheusSourceTest, JoinsByInstanceAddressAndReportsUnmatchedSeries) {
   EXPECT_THAT(r->unmatched_examples,
               ElementsAre(R"({instance="10.9.9.9:9100", job="node"})",
                           R"({job="node"})"));
+}
+
+}  // namespace
+}  // namespace ms::metrics
+
+namespace ms::metrics {
+namespace {
+
+// An answer over backend.maxResponseBytes is refused as it arrives, whether
+// its size is announced (Content-Length) or not: the metric falls back
+// instead of the scheduler holding it.
+TEST_F(PrometheusSourceTest, AnswersOverMaxResponseBytesAreRefused) {
+  backend_.max_response_bytes = 1 << 20;
+  const std::string chunk(64 << 10, ' ');  // JSON whitespace: 4 MiB in all
+  for (bool unframed : {false, true}) {
+    SCOPED_TRACE(unframed ? "unframed" : "with Content-Length");
+    server_->SetHandler([&](const RecordedRequest&) {
+      return HttpAnswer{.body = chunk, .repeat = 64, .unframed = unframed};
+    });
+    absl::StatusOr<FetchResult> r =
+        Source()->Fetch(Metric("up"), nodes_, absl::Seconds(30));
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted)
+        << r.status();
+    EXPECT_THAT(r.status().message(), HasSubstr("larger than 1048576 bytes"));
+  }
+  // An answer within the cap is read as before.
+  server_->SetHandler([](const RecordedRequest&) {
+    return HttpAnswer{.body = kTwoNodes, .unframed = true};
+  });
+  absl::StatusOr<FetchResult> r =
+      Source()->Fetch(Metric("up"), nodes_, absl::Seconds(30));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(ValuesOf(*r).size(), 2u);
+}
+
+// The process's address space now, in bytes.
+int64_t AddressSpaceBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmSize:", 0) == 0) {
+      return std::stoll(line.substr(7)) * 1024;  // "VmSize:  1234 kB"
+    }
+  }
+  return -1;
+}
+
+// Fetches an endless answer in a child process whose address space may
+// grow by no more than the Deployment's memory limit (256Mi); returns the
+// child's wait status. The child exits 0 when the fetch failed with
+// ResourceExhausted, 1 on any other result, kOutOfMemory when it ran out.
+constexpr int kOutOfMemory = 4;
+int FetchInLimitedChild(const BackendConfig& backend, const NodeSet& nodes) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (!kSanitized) {
+      const rlim_t limit = AddressSpaceBytes() + (int64_t{256} << 20);
+      struct rlimit rl = {limit, limit};
+      if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(2);
+    }
+    try {
+      absl::StatusOr<std::unique_ptr<PrometheusSource>> source =
+          PrometheusSource::Create(backend);
+      if (!source.ok()) _exit(3);
+      MetricConfig metric = Metric("up");
+      absl::StatusOr<FetchResult> r =
+          (*source)->Fetch(metric, nodes, absl::Seconds(120));
+      _exit(absl::IsResourceExhausted(r.status()) ? 0 : 1);
+    } catch (const std::bad_alloc&) {
+      _exit(kOutOfMemory);
+    }
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+// Under a memory limit like the manifests', an answer far larger than the
+// limit costs the scheduler no more than backend.maxResponseBytes; without
+// the cap the same answer kills the process (the control, where the limit
+// can be set).
+TEST_F(PrometheusSourceTest, AHugeAnswerFitsInTheMemoryLimit) {
+  const std::string chunk(1 << 20, ' ');
+  server_->SetHandler([&](const RecordedRequest&) {
+    return HttpAnswer{.body = chunk, .repeat = 2048, .unframed = true};
+  });
+  ASSERT_EQ(backend_.max_response_bytes, int64_t{64} << 20);  // the default
+  int status = FetchInLimitedChild(backend_, nodes_);
+  ASSERT_TRUE(WIFEXITED(status)) << "child killed by signal "
+                                 << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+
+  if (kSanitized) return;  // the limit could not be set: no control
+  backend_.max_response_bytes = int64_t{1} << 40;  // in effect none
+  status = FetchInLimitedChild(backend_, nodes_);
+  EXPECT_TRUE(WIFSIGNALED(status) ||
+              (WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemory))
+      << "the control did not run out of memory: status " << status;
 }
 
 }  // namespace

@@ -170,9 +170,17 @@ void TestHttpServer::HandleConnection(int fd) {
   std::string head = absl::StrCat(
       "HTTP/1.1 ", answer.status, " ", Reason(answer.status),
       "\r\nContent-Type: ", answer.content_type,
-      "\r\nContent-Length: ", answer.body.size(),
+      answer.unframed
+          ? std::string()
+          : absl::StrCat("\r\nContent-Length: ",
+                         static_cast<int64_t>(answer.body.size()) *
+                             answer.repeat),
       "\r\nConnection: close\r\n\r\n");
-  if (WriteAll(fd, head)) WriteAll(fd, answer.body);
+  bool open = WriteAll(fd, head);
+  // Stops as soon as the client hangs up.
+  for (int64_t i = 0; open && i < answer.repeat; ++i) {
+    open = WriteAll(fd, answer.body);
+  }
   shutdown(fd, SHUT_WR);
 }
 

@@ -19,6 +19,7 @@
 #define METRICS_SCHEDULER_TESTS_TESTING_HTTP_SERVER_H_
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -49,6 +50,11 @@ struct HttpAnswer {
   int status = 200;
   std::string body;
   std::string content_type = "application/json";
+  // The body is sent this many times over, without being held whole.
+  int64_t repeat = 1;
+  // No Content-Length: the body ends when the connection closes, so the
+  // client cannot know its size before reading it.
+  bool unframed = false;
 };
 
 class TestHttpServer {
