@@ -56,6 +56,14 @@ Binder::Binder(BinderOptions options, SchedulerApi& api, ClusterState& state,
           "metrics_scheduler_pod_scheduling_duration_seconds",
           "Time from a pod's creation until it was bound.",
           ExponentialBuckets(0.01, 2, 16))) {
+  registry.AddGauge("metrics_scheduler_bindings_in_flight",
+                    "Bindings being carried out now (sent, awaiting an "
+                    "answer, or being read back).",
+                    {}, [this] {
+                      absl::MutexLock lock(&mu_);
+                      return Registry::GaugeSamples{
+                          {{}, static_cast<double>(binding_)}};
+                    });
   for (int i = 0; i < std::max(1, options_.workers); ++i) {
     workers_.emplace_back([this] { Loop(); });
   }

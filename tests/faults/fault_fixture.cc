@@ -2,11 +2,14 @@
 
 #include <unistd.h>
 
+#include <optional>
 #include <set>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "kube/client.h"
 #include "model/pod.h"
@@ -40,7 +43,10 @@ std::vector<ScheduledEvent> ScheduledEvents(Testenv& env,
     return out;
   }
   simdjson::dom::array items;
-  if (doc["items"].get(items)) return out;
+  if (doc["items"].get(items)) {
+    ADD_FAILURE() << "events: no items in " << r->body.substr(0, 500);
+    return out;
+  }
   auto str = [](simdjson::dom::element e, const char* key) {
     std::string_view v;
     if (e[key].get(v)) return std::string();
@@ -52,6 +58,66 @@ std::vector<ScheduledEvent> ScheduledEvents(Testenv& env,
     if (item["involvedObject"].get(involved)) continue;
     out.push_back({str(involved, "uid"), str(involved, "name"),
                    str(item, "message"), str(item, "reportingInstance")});
+  }
+  return out;
+}
+
+// A cpu amount as the tests write it ("2", "150m") in millicores.
+int64_t MilliCpu(const std::string& cpu) {
+  int64_t n = 0;
+  absl::string_view v = cpu;
+  bool milli = absl::ConsumeSuffix(&v, "m");
+  if (!absl::SimpleAtoi(v, &n)) {
+    ADD_FAILURE() << "cannot read cpu " << cpu;
+    return 0;
+  }
+  return milli ? n : n * 1000;
+}
+
+constexpr int64_t kPodMemory = int64_t{64} << 20;  // PodJson's request
+
+// What the apiserver says of the pods in `path` (a list), read without the
+// scheduler's decoder.
+struct ListedPod {
+  std::string namespace_, name, node;
+  bool unschedulable = false;  // PodScheduled=False, reason Unschedulable
+};
+
+std::optional<std::vector<ListedPod>> ListPods(Testenv& env,
+                                               const std::string& path) {
+  absl::StatusOr<HttpResponse> r = env.Admin("GET", path);
+  if (!r.ok() || r->status != 200) return std::nullopt;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(simdjson::padded_string(r->body)).get(doc)) {
+    return std::nullopt;
+  }
+  simdjson::dom::array items;
+  if (doc["items"].get(items)) return std::nullopt;
+  auto str = [](simdjson::dom::element e, const char* key) {
+    std::string_view v;
+    if (e[key].get(v)) return std::string();
+    return std::string(v);
+  };
+  std::vector<ListedPod> out;
+  for (simdjson::dom::element item : items) {
+    ListedPod pod;
+    simdjson::dom::element part;
+    if (!item["metadata"].get(part)) {
+      pod.namespace_ = str(part, "namespace");
+      pod.name = str(part, "name");
+    }
+    if (!item["spec"].get(part)) pod.node = str(part, "nodeName");
+    simdjson::dom::array conditions;
+    if (!item["status"]["conditions"].get(conditions)) {
+      for (simdjson::dom::element c : conditions) {
+        if (str(c, "type") == "PodScheduled" && str(c, "status") == "False" &&
+            str(c, "reason") == "Unschedulable") {
+          pod.unschedulable = true;
+        }
+      }
+    }
+    out.push_back(std::move(pod));
   }
   return out;
 }
@@ -81,6 +147,7 @@ void FaultTest::AddNodes(int count, const std::string& cpu,
     env_.CreateNode(Node(i), cpu, memory,
                     absl::StrCat(R"({"fault-suite":")", suite_, R"("})"));
     nodes_.push_back(Node(i));
+    node_milli_cpu_[Node(i)] = MilliCpu(cpu);
   }
 }
 
@@ -135,6 +202,10 @@ std::string FaultTest::PodJson(const std::string& name,
 bool FaultTest::CreatePod(const std::string& name, const std::string& cpu,
                           absl::Duration timeout) {
   const std::string body = PodJson(name, cpu);
+  {
+    absl::MutexLock lock(&created_mu_);
+    pod_milli_cpu_[name] = MilliCpu(cpu);
+  }
   std::string last;
   bool created = WaitFor(
       [&] {
@@ -187,8 +258,51 @@ bool FaultTest::WaitForAllBound(int want, absl::Duration timeout) {
       timeout);
 }
 
+int FaultTest::CountScheduledEvents(const std::string& instance) {
+  int n = 0;
+  for (const ScheduledEvent& e : ScheduledEvents(env_, suite_)) {
+    n += e.instance == instance ? 1 : 0;
+  }
+  return n;
+}
+
+void FaultTest::DeletePod(const std::string& name) {
+  deleted_.insert(name);
+  env_.AdminOk("DELETE", absl::StrCat("/api/v1/namespaces/", suite_, "/pods/",
+                                      name, "?gracePeriodSeconds=0"));
+}
+
+void FaultTest::LabelPod(const std::string& name, const std::string& key,
+                         const std::string& value) {
+  env_.AdminOk("PATCH",
+               absl::StrCat("/api/v1/namespaces/", suite_, "/pods/", name),
+               absl::StrCat(R"({"metadata":{"labels":{")", key, R"(":")", value,
+                            R"("}}})"),
+               "application/merge-patch+json");
+}
+
+bool FaultTest::WaitForUnschedulable(int bound, absl::Duration timeout) {
+  return WaitFor(
+      [&] {
+        std::optional<std::vector<ListedPod>> pods =
+            ListPods(env_, "/api/v1/namespaces/" + suite_ + "/pods");
+        if (!pods) return false;
+        int n = 0;
+        for (const ListedPod& p : *pods) {
+          if (!p.node.empty()) {
+            ++n;
+          } else if (!p.unschedulable) {
+            return false;
+          }
+        }
+        return n == bound;
+      },
+      timeout);
+}
+
 BindingReport FaultTest::ExpectEveryPodBoundOnce(int want,
-                                                 bool allow_lost_events) {
+                                                 bool allow_lost_events,
+                                                 int want_bound) {
   BindingReport report;
   kube::KubeClient admin(env_.AdminConfig());
 
@@ -208,42 +322,50 @@ BindingReport FaultTest::ExpectEveryPodBoundOnce(int want,
   EXPECT_EQ(report.pods, want);
   std::map<std::string, const Pod*> by_uid;
   for (const Pod& p : ours->items) {
-    by_uid[p.uid] = &p;
     if (p.node_name.empty()) {
-      ADD_FAILURE() << p.Key() << " is not bound";
+      if (want_bound < 0) ADD_FAILURE() << p.Key() << " is not bound";
       continue;
     }
+    by_uid[p.uid] = &p;  // the bound ones
     ++report.bound;
     EXPECT_TRUE(allocatable.contains(p.node_name))
         << p.Key() << " is bound to " << p.node_name
         << ", which is not one of the suite's nodes";
   }
 
-  // 2. Per node, the requests of its pods (any namespace) fit.
-  absl::StatusOr<kube::ObjectList<Pod>> bound = admin.ListPods(
-      {.field_selector =
-           "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed",
-       .page_size = 5000});
-  EXPECT_TRUE(bound.ok()) << bound.status();
-  if (bound.ok()) {
+  // 2. Per node, the requests of its pods fit: the test's own accounts.
+  std::optional<std::vector<ListedPod>> on_nodes =
+      ListPods(env_, "/api/v1/pods?fieldSelector=spec.nodeName!%3D");
+  EXPECT_TRUE(on_nodes.has_value()) << "cannot list the pods on nodes";
+  if (on_nodes) {
+    absl::MutexLock lock(&created_mu_);
     std::map<std::string, Resources> used;
-    for (const Pod& p : bound->items) {
-      if (!allocatable.contains(p.node_name)) continue;
-      Resources r = PodRequests(p);
-      Resources& u = used[p.node_name];
-      u.milli_cpu += r.milli_cpu;
-      u.memory += r.memory;
+    for (const ListedPod& p : *on_nodes) {
+      if (!node_milli_cpu_.contains(p.node)) continue;
+      if (p.namespace_ != suite_ || !pod_milli_cpu_.contains(p.name)) {
+        ADD_FAILURE() << p.namespace_ << "/" << p.name << " is on " << p.node
+                      << " but this test did not create it";
+        continue;
+      }
+      Resources& u = used[p.node];
+      u.milli_cpu += pod_milli_cpu_[p.name];
+      u.memory += kPodMemory;
       u.pods += 1;
     }
     for (const auto& [node, u] : used) {
-      const Resources& a = allocatable[node];
-      EXPECT_LE(u.milli_cpu, a.milli_cpu) << node << ": cpu over-committed";
-      EXPECT_LE(u.memory, a.memory) << node << ": memory over-committed";
-      EXPECT_LE(u.pods, a.pods) << node << ": too many pods";
+      EXPECT_LE(u.milli_cpu, node_milli_cpu_[node])
+          << node << ": cpu over-committed";
+      EXPECT_LE(u.memory, allocatable[node].memory)
+          << node << ": memory over-committed";
+      EXPECT_LE(u.pods, allocatable[node].pods) << node << ": too many pods";
     }
   }
 
-  // 3. One Scheduled event per pod, naming its node. Events are written
+  if (want_bound >= 0) {
+    EXPECT_EQ(report.bound, want_bound);
+  }
+
+  // 3. One Scheduled event per bound pod, naming its node. Events are written
   // after binding, asynchronously: wait for them (bounded).
   std::map<std::string, std::vector<ScheduledEvent>> events;
   auto collect = [&] {
@@ -281,8 +403,9 @@ BindingReport FaultTest::ExpectEveryPodBoundOnce(int want,
     }
   }
   for (const auto& [uid, list] : events) {
+    if (deleted_.contains(list.front().pod_name)) continue;
     EXPECT_TRUE(by_uid.contains(uid))
-        << "a Scheduled event for a pod that does not exist: "
+        << "a Scheduled event for a pod that does not exist or is not bound: "
         << list.front().pod_name;
   }
   return report;

@@ -9,8 +9,15 @@
 //   - every such pod has exactly one Scheduled Event from metrics-scheduler,
 //     whose message names the node the pod is bound to (a second one would
 //     mean it was bound twice; none, that the binding went unreported);
-//   - on every node, the sum of the requests of the pods bound to it (all
-//     namespaces) is within its allocatable cpu, memory and pod count.
+//   - on every node, the sum of the requests of the pods bound to it is
+//     within its allocatable cpu, memory and pod count, computed from what
+//     the test asked for when it created the nodes and pods, not by the
+//     scheduler's own code (a pod of another namespace on a suite node is
+//     a failure: it would escape the count).
+//
+// A test may create more pods than the nodes hold: then exactly as many
+// as fit are bound, and every other one is reported unschedulable
+// (WaitForUnschedulable).
 //
 // Each test gets a namespace and node label of its own (`fault-suite=`), so
 // nothing another test leaves behind takes part. The Lease is the default
@@ -21,11 +28,14 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "tests/testing/scheduler_process.h"
@@ -99,17 +109,38 @@ class FaultTest : public ::testing::Test {
   // Waits until `want` pods exist in the namespace and all are bound.
   bool WaitForAllBound(int want, absl::Duration timeout = absl::Seconds(90));
 
-  // The shared check (see the file comment). `want` pods must exist. With
-  // `allow_lost_events`, a pod may lack its Scheduled Event (a replica
-  // killed between binding and writing the Event), but never have two.
+  // Scheduled Events of the suite written by `instance` (a replica's
+  // identity).
+  int CountScheduledEvents(const std::string& instance);
+  // Deletes the pod at once (no kubelet here to wait for); its Scheduled
+  // Event, if any, no longer counts.
+  void DeletePod(const std::string& name);
+  // Adds a label to the pod: an update event.
+  void LabelPod(const std::string& name, const std::string& key,
+                const std::string& value);
+  // Waits until `bound` pods are bound and every other pod of the suite
+  // carries the PodScheduled=False condition with reason Unschedulable.
+  bool WaitForUnschedulable(int bound,
+                            absl::Duration timeout = absl::Seconds(90));
+
+  // The shared check (see the file comment). `want` pods must exist, and
+  // `want_bound` of them be bound (-1: all). With `allow_lost_events`, a
+  // pod may lack its Scheduled Event (a replica killed between binding and
+  // writing the Event), but never have two.
   BindingReport ExpectEveryPodBoundOnce(int want,
-                                        bool allow_lost_events = false);
+                                        bool allow_lost_events = false,
+                                        int want_bound = -1);
 
   Testenv env_;
   std::string suite_;
   SchedulerProcesses schedulers_;
   std::vector<std::string> nodes_;
   std::thread creator_;
+  // What the test asked for, in millicores: the checker's own accounts.
+  std::map<std::string, int64_t> node_milli_cpu_;
+  absl::Mutex created_mu_;  // CreatePod runs on the creator's thread too
+  std::map<std::string, int64_t> pod_milli_cpu_ ABSL_GUARDED_BY(created_mu_);
+  std::set<std::string> deleted_;  // pod names
 };
 
 }  // namespace ms::testing

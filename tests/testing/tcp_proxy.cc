@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -97,9 +98,17 @@ void TcpProxy::Pump(int client) {
   }
   pollfd fds[2] = {{client, POLLIN, 0}, {upstream, POLLIN, 0}};
   char buffer[64 * 1024];
+  std::string held[2];  // bytes read from side i, held back by a blackhole
   bool open = true;
   while (open && !stopping_.load()) {
-    if (poll(fds, 2, 100) < 0) break;
+    if (!blackhole_.load()) {
+      for (int i = 0; i < 2 && open; ++i) {
+        open = held[i].empty() ||
+               WriteAll(fds[1 - i].fd, held[i].data(), held[i].size());
+        held[i].clear();
+      }
+    }
+    if (!open || poll(fds, 2, 100) < 0) break;
     for (int i = 0; i < 2 && open; ++i) {
       if (fds[i].revents == 0) continue;
       ssize_t n = recv(fds[i].fd, buffer, sizeof buffer, 0);
@@ -110,6 +119,12 @@ void TcpProxy::Pump(int client) {
       if (i == 1) {
         int64_t delay = delay_ms_.load();
         if (delay > 0) absl::SleepFor(absl::Milliseconds(delay));
+      }
+      // Checked after the delay: a chunk held up by it is caught too.
+      if (blackhole_.load() || !held[i].empty()) {
+        held[i].append(buffer, static_cast<size_t>(n));
+        held_.fetch_add(n);
+        continue;
       }
       open = WriteAll(fds[1 - i].fd, buffer, static_cast<size_t>(n));
     }

@@ -2,9 +2,10 @@
 //
 // Listens on 127.0.0.1 on a free port and forwards each connection to a
 // target. A test points a client at the proxy, then cuts every open
-// connection (CutAll), refuses new ones for a while (SetRefuse), or delays
-// everything the target sends (SetDelay), to exercise reconnects, timeouts
-// and fallbacks against a real server. Thread-safe.
+// connection (CutAll), refuses new ones for a while (SetRefuse), delays
+// everything the target sends (SetDelay), or silently drops everything
+// (SetBlackhole), to exercise reconnects, timeouts and fallbacks against a
+// real server. Thread-safe.
 #ifndef METRICS_SCHEDULER_TESTS_TESTING_TCP_PROXY_H_
 #define METRICS_SCHEDULER_TESTS_TESTING_TCP_PROXY_H_
 
@@ -35,6 +36,15 @@ class TcpProxy {
   void SetDelay(absl::Duration delay) {
     delay_ms_.store(absl::ToInt64Milliseconds(delay));
   }
+  // While true, the proxy goes silent, as a network partition does:
+  // nothing is forwarded, reset or answered, on open and new connections.
+  // Bytes either side sends are held back and delivered in order when the
+  // partition heals, as TCP retransmits them, unless a side closes its
+  // connection first: then the other side's connection is closed and the
+  // held bytes are lost.
+  void SetBlackhole(bool on) { blackhole_.store(on); }
+  // Bytes held back so far.
+  int64_t Held() const { return held_.load(); }
   // Connections accepted so far.
   int Accepted() const { return accepted_.load(); }
 
@@ -49,6 +59,8 @@ class TcpProxy {
   std::atomic<bool> stopping_{false};
   std::atomic<bool> refuse_{false};
   std::atomic<int64_t> delay_ms_{0};
+  std::atomic<bool> blackhole_{false};
+  std::atomic<int64_t> held_{0};
   std::atomic<int> accepted_{0};
   absl::Mutex mu_;
   std::set<int> open_fds_ ABSL_GUARDED_BY(mu_);
