@@ -3,6 +3,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -473,53 +474,77 @@ TEST_F(LeaderElectionTest, WriteWindowFollowsTheLastWrite) {
   EXPECT_EQ(alone.WriteMargin(), absl::InfiniteDuration());
 }
 
+// An elector running on a SlowLeaseStore and a FakeClock, leading already,
+// with its callbacks recorded.
+class RunningOnSlowStoreTest : public ::testing::Test {
+ protected:
+  explicit RunningOnSlowStoreTest(absl::Duration delay = absl::ZeroDuration())
+      : store_(clock_, delay) {}
+  void SetUp() override {
+    running_ = std::make_unique<Running>(runner_);
+    ASSERT_TRUE(started_.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  }
+  void TearDown() override {
+    store_.LetGo();
+    running_.reset();
+  }
+
+  FakeClock clock_;
+  SlowLeaseStore store_;
+  absl::Notification started_, stopped_;
+  LeaderElector runner_{store_, clock_, RunOptions("a"),
+                        {.on_started_leading = [this] { started_.Notify(); },
+                         .on_stopped_leading = [this] { stopped_.Notify(); }}};
+  std::unique_ptr<Running> running_;
+};
+
+// Each renewal call takes 8 s of the 10 s renew deadline.
+class LeaderElectionLateTest : public RunningOnSlowStoreTest {
+ protected:
+  LeaderElectionLateTest() : RunningOnSlowStoreTest(absl::Seconds(8)) {}
+};
+using LeaderElectionHangTest = RunningOnSlowStoreTest;
+using LeaderElectionFailingTest = RunningOnSlowStoreTest;
+
 // A renewal is late: its call (8 s) still runs when the window of the
 // previous write (10 s) has closed. A pod that asks then waits, and binds
 // once the renewal is done. If instead the renewal cannot finish within its
 // cycle's renew deadline, leadership ends, and the waiting pod is turned
 // away rather than bound late.
-TEST(LeaderElectionLateTest, APodWaitsForALateRenewal) {
-  FakeClock clock;
-  SlowLeaseStore store(clock, absl::Seconds(8));
-  absl::Notification started, stopped;
-  LeaderElector runner(store, clock, RunOptions("a"),
-                       {.on_started_leading = [&] { started.Notify(); },
-                        .on_stopped_leading = [&] { stopped.Notify(); }});
-  Running running(runner);
-  ASSERT_TRUE(started.WaitForNotificationWithTimeout(absl::Seconds(30)));
+TEST_F(LeaderElectionLateTest, APodWaitsForALateRenewal) {
 
   // A renewal (cycle start C) hangs in the store at C + 8 s. The previous
   // write was sent at C - 8 s or before: the window has closed.
-  store.Hold();
-  ASSERT_TRUE(testing::WaitFor([&] { return store.held() == 1; }));
-  EXPECT_TRUE(runner.IsLeader());
-  EXPECT_FALSE(runner.AwaitWriteWindow(absl::ZeroDuration()));
+  store_.Hold();
+  ASSERT_TRUE(testing::WaitFor([&] { return store_.held() == 1; }));
+  EXPECT_TRUE(runner_.IsLeader());
+  EXPECT_FALSE(runner_.AwaitWriteWindow(absl::ZeroDuration()));
   std::atomic<bool> bound = false;
   absl::Notification answered;
   std::thread pod([&] {
-    bound = runner.AwaitWriteWindow(absl::Seconds(60));
+    bound = runner_.AwaitWriteWindow(absl::Seconds(60));
     answered.Notify();
   });
   EXPECT_FALSE(answered.HasBeenNotified());  // nothing can answer it yet
-  store.LetGo();  // the renewal completes at C + 8 s: the window reopens
+  store_.LetGo();  // the renewal completes at C + 8 s: the window reopens
   pod.join();
   EXPECT_TRUE(bound);
-  EXPECT_TRUE(runner.IsLeader());
+  EXPECT_TRUE(runner_.IsLeader());
 
   // The next renewal (cycle start C') hangs at C' + 8 s; a pod waits.
-  store.Hold();
-  ASSERT_TRUE(testing::WaitFor([&] { return store.held() == 2; }));
-  absl::Duration cycle_start = clock.Monotonic() - absl::Seconds(8);
-  EXPECT_EQ(store.last_deadline(), cycle_start + absl::Seconds(10));
+  store_.Hold();
+  ASSERT_TRUE(testing::WaitFor([&] { return store_.held() == 2; }));
+  absl::Duration cycle_start = clock_.Monotonic() - absl::Seconds(8);
+  EXPECT_EQ(store_.last_deadline(), cycle_start + absl::Seconds(10));
   std::atomic<bool> late_bound = true;
   std::thread late_pod(
-      [&] { late_bound = runner.AwaitWriteWindow(absl::Seconds(60)); });
-  clock.Advance(absl::Seconds(2));  // C' + 10 s: the cycle's deadline
-  EXPECT_TRUE(stopped.WaitForNotificationWithTimeout(absl::Seconds(30)));
+      [&] { late_bound = runner_.AwaitWriteWindow(absl::Seconds(60)); });
+  clock_.Advance(absl::Seconds(2));  // C' + 10 s: the cycle's deadline
+  EXPECT_TRUE(stopped_.WaitForNotificationWithTimeout(absl::Seconds(30)));
   late_pod.join();
   EXPECT_FALSE(late_bound);
-  EXPECT_FALSE(runner.IsLeader());
-  store.LetGo();
+  EXPECT_FALSE(runner_.IsLeader());
+  store_.LetGo();
 }
 
 // A renewal call that never answers: the call's timeout is the time left in
@@ -527,58 +552,41 @@ TEST(LeaderElectionLateTest, APodWaitsForALateRenewal) {
 // clock stands still until the call hangs, so the cycle starts when the last
 // successful write was sent, and the elector gives up renew_deadline after
 // it: the test moves the clock exactly that far and no further.
-TEST(LeaderElectionHangTest, AHangingRenewalGivesUpAtTheDeadline) {
-  FakeClock clock;
-  SlowLeaseStore store(clock, absl::ZeroDuration());
-  absl::Notification started, stopped;
-  LeaderElector runner(store, clock, RunOptions("a"),
-                       {.on_started_leading = [&] { started.Notify(); },
-                        .on_stopped_leading = [&] { stopped.Notify(); }});
-  Running running(runner);
-  ASSERT_TRUE(started.WaitForNotificationWithTimeout(absl::Seconds(30)));
-  const absl::Duration last_write = clock.Monotonic();
-  store.Hold();
-  ASSERT_TRUE(testing::WaitFor([&] { return store.held() == 1; }));
-  EXPECT_EQ(store.last_deadline(), last_write + absl::Seconds(10));
+TEST_F(LeaderElectionHangTest, AHangingRenewalGivesUpAtTheDeadline) {
+  const absl::Duration last_write = clock_.Monotonic();
+  store_.Hold();
+  ASSERT_TRUE(testing::WaitFor([&] { return store_.held() == 1; }));
+  EXPECT_EQ(store_.last_deadline(), last_write + absl::Seconds(10));
 
-  clock.Advance(absl::Seconds(9));
-  EXPECT_TRUE(runner.IsLeader());
-  EXPECT_TRUE(runner.AwaitWriteWindow(absl::ZeroDuration()));
-  clock.Advance(absl::Seconds(1));  // last write + renew_deadline
-  EXPECT_FALSE(runner.AwaitWriteWindow(absl::Seconds(60)));
-  ASSERT_TRUE(stopped.WaitForNotificationWithTimeout(absl::Seconds(30)));
-  EXPECT_FALSE(runner.IsLeader());
-  running.Join();
-  store.LetGo();
+  clock_.Advance(absl::Seconds(9));
+  EXPECT_TRUE(runner_.IsLeader());
+  EXPECT_TRUE(runner_.AwaitWriteWindow(absl::ZeroDuration()));
+  clock_.Advance(absl::Seconds(1));  // last write + renew_deadline
+  EXPECT_FALSE(runner_.AwaitWriteWindow(absl::Seconds(60)));
+  ASSERT_TRUE(stopped_.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  EXPECT_FALSE(runner_.IsLeader());
+  running_->Join();
 }
 
 // Renewals that fail (an apiserver answering 503) are retried every
 // retry_period within the cycle, each call bounded by the time left in it;
 // at the cycle's renew deadline the elector gives up.
-TEST(LeaderElectionFailingTest, FailingRenewalsGiveUpAtTheDeadline) {
-  FakeClock clock;
-  SlowLeaseStore store(clock, absl::ZeroDuration());
-  absl::Notification started, stopped;
-  LeaderElector runner(store, clock, RunOptions("a"),
-                       {.on_started_leading = [&] { started.Notify(); },
-                        .on_stopped_leading = [&] { stopped.Notify(); }});
-  Running running(runner);
-  ASSERT_TRUE(started.WaitForNotificationWithTimeout(absl::Seconds(30)));
-  const absl::Duration cycle_start = clock.Monotonic();
-  store.Fail(true);
-  ASSERT_TRUE(testing::WaitFor([&] { return store.failed() >= 3; }));
-  EXPECT_EQ(store.last_deadline(), cycle_start + absl::Seconds(10));
-  clock.Advance(absl::Seconds(4));
-  int failed = store.failed();
-  ASSERT_TRUE(testing::WaitFor([&] { return store.failed() > failed + 1; }));
+TEST_F(LeaderElectionFailingTest, FailingRenewalsGiveUpAtTheDeadline) {
+  const absl::Duration cycle_start = clock_.Monotonic();
+  store_.Fail(true);
+  ASSERT_TRUE(testing::WaitFor([&] { return store_.failed() >= 3; }));
+  EXPECT_EQ(store_.last_deadline(), cycle_start + absl::Seconds(10));
+  clock_.Advance(absl::Seconds(4));
+  int failed = store_.failed();
+  ASSERT_TRUE(testing::WaitFor([&] { return store_.failed() > failed + 1; }));
   // Calls made 4 s into the cycle get 6 s.
-  EXPECT_EQ(store.last_deadline(), cycle_start + absl::Seconds(10));
-  clock.Advance(absl::Seconds(5));
-  EXPECT_TRUE(runner.IsLeader());
-  clock.Advance(absl::Seconds(1));
-  ASSERT_TRUE(stopped.WaitForNotificationWithTimeout(absl::Seconds(30)));
-  EXPECT_FALSE(runner.IsLeader());
-  EXPECT_FALSE(runner.AwaitWriteWindow(absl::Seconds(60)));
+  EXPECT_EQ(store_.last_deadline(), cycle_start + absl::Seconds(10));
+  clock_.Advance(absl::Seconds(5));
+  EXPECT_TRUE(runner_.IsLeader());
+  clock_.Advance(absl::Seconds(1));
+  ASSERT_TRUE(stopped_.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  EXPECT_FALSE(runner_.IsLeader());
+  EXPECT_FALSE(runner_.AwaitWriteWindow(absl::Seconds(60)));
 }
 
 // The same on the real clocks, as main() runs it: leads, lets pods through,
