@@ -13,38 +13,37 @@
 //   if (d.ok()) Bind(pod, nodes[d.node_index].node.name, SummarizeTerms(...));
 //   else Report(pod, d.filter_summary);  // FailedScheduling message
 //
-// Steps (DESIGN.md, "Scoring model"):
-// 1. A pod requiring a constraint not implemented here (pod affinity or
-//    anti-affinity, topology spread, volumes that need binding) is rejected
-//    outright: filter_summary names the constraint.
+// Phases (DESIGN.md, "Scoring model"), each rule in its plugin file under
+// scoring/plugins/:
+// 1. Pre-filter. A pod requiring a constraint not implemented here (pod
+//    affinity or anti-affinity, topology spread, volumes that need binding)
+//    is rejected outright: filter_summary names the constraint. Otherwise
+//    each filter plugin's per-pod facts are computed once (filter.h).
 // 2. Filter (filter.h). The feasible nodes F are kept as a mask over all
 //    nodes, so that the per-metric passes read whole columns and vectorise.
-// 3. Metric terms. A value is usable when finite and fresh
-//    (now_ms - sample time <= the metric's max staleness; a sample time of 0
-//    means no sample). A metric with no usable value on any node of F is
+// 3. Pre-score (metric_terms.h). The usable values of each metric and their
+//    stats over F. A metric with no usable value on any node of F is
 //    unused for this decision. When no metric is usable, or none is
 //    configured, or force_fallback is set, the decision runs in fallback
 //    mode: only the built-in terms score. Otherwise nodes without a usable
-//    value of an `exclude` metric leave F, then each metric is normalised
-//    over the usable values of F (score.h, NormalizeValue) and missing
-//    values follow their policy.
-// 4. Built-in terms: leastAllocated, balancedAllocation (kube-scheduler's
-//    formulas, score.h) and recentPlacements (herd avoidance, from the
-//    caller's per-node counts). A weight of 0 turns a term off.
-// 5. Score(n) = sum(w_i * s_i(n)) / sum(w_i) over the terms counted for n,
-//    in [0, 100] (0 when no term counts). The highest score wins; ties are
-//    broken by a hash of (seed, node name), so the same seed picks the same
-//    node whatever the order of the node list.
-//
-// Cost: the per-node work reads compact arrays (NodeTable, MetricTable),
-// scores nodes in blocks that stay in the L1 cache, and allocates nothing
-// once the Workspace has grown to the node count; strings are built only
-// for a failure summary, the winner's terms, and the full explanation when
-// asked for. No I/O, no clock, no locks.
+//    value of an `exclude` metric leave F.
+// 4. Normalise (metric_terms.h). Each used metric's normalisation over F is
+//    resolved into a plan; missing values follow their policy.
+// 5. Score. Built-in terms: leastAllocated (node_resources_fit.h),
+//    balancedAllocation (balanced_allocation.h), kube-scheduler's formulas,
+//    and recentPlacements (recent_placements.h), herd avoidance from the
+//    caller's per-node counts. A weight of 0 turns a term off.
+//    Score(n) = sum(w_i * s_i(n)) / sum(w_i) over the terms counted for n,
+//    in [0, 100] (0 when no term counts).
+// 6. Pick. The highest score wins; ties are broken by a hash of (seed, node
+//    name), so the same seed picks the same node whatever the order of the
+//    node list.
+// 7. Explain. The winner's terms always; every node's row when asked for.
 #ifndef METRICS_SCHEDULER_SCORING_DECIDE_H_
 #define METRICS_SCHEDULER_SCORING_DECIDE_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,14 +53,11 @@
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "scoring/explain.h"
-#include "scoring/filter.h"
 #include "scoring/metric_table.h"
 #include "scoring/node_table.h"
-#include "scoring/score.h"
 #include "scoring/scoring_config.h"
 
 namespace ms {
-
 
 struct DecideInput {
   const Pod* pod = nullptr;                     // required
@@ -108,46 +104,19 @@ struct Decision {
 // proportional to the number of nodes. Not thread-safe: one per thread.
 class Workspace {
  public:
-  Workspace() = default;
+  Workspace();
+  ~Workspace();
+  Workspace(Workspace&&) noexcept;
+  Workspace& operator=(Workspace&&) noexcept;
 
-  // Per metric, for the current decision (an implementation detail).
-  struct MetricPlan {
-    ColumnStats stats;
-    bool on = false;  // usable data on some feasible node
-    // The usable values over all nodes (NaN: none), from the MetricTable or
-    // cleaned into `fresh` for this decision; null when the metric has none.
-    const double* values = nullptr;
-    // When `values` is a fresh prepared column: that column (its min, max
-    // and missing nodes stand for a pass); null for a cleaned copy.
-    const MetricTable::Column* prepared = nullptr;
-    // The normalisation, resolved for this decision from stats and config:
-    // kind 0 (minmax, range): clamp((v - origin) * k + base, 0, 100);
-    // kind 1 (ratio, lower): v <= 0 ? 100 : min(best / v, 100);
-    // kind 2 (ratio, higher): min(max(v, 0) * k + base, 100).
-    int kind = 0;
-    double origin = 0, k = 0, base = 0, best = 0;
-    double miss = 0;    // the score without a usable value; NaN: skipped
-    double weight = 0;
-    bool per_node = false;  // skipped on some feasible node: per-node weights
-    bool complete = false;  // every node has a usable value (no NaN)
-  };
+  struct Scratch;  // decide.cc's business
 
  private:
   friend Decision Decide(const DecideInput&, const ScoringConfig&,
                          Workspace&);
-  NodeTable own_table;
-  MetricTable own_metrics;
-  std::vector<MetricPlan> plans;
-  std::vector<MetricPlan> active;            // the plans that score
-  std::vector<std::vector<double>> fresh;    // [metric][node]: cleaned copies
-  std::vector<int64_t> feasible;  // [node]: -1 feasible, 0 not
-  std::vector<double> scores;     // [node]: final score; -1 when infeasible
-  std::vector<double> block_best;  // [block]: the highest score in it
-  std::vector<int32_t> excluded;  // [node]: `exclude` metric + 1, or 0
-  // Per block of nodes: metric sums, per-node weights, built-ins, suspects.
-  std::vector<double> totals, weight_sums, builtin, suspect;
-  FilterSummary summary;
+  std::unique_ptr<Scratch> scratch_;
 };
+
 Decision Decide(const DecideInput& input, const ScoringConfig& config,
                 Workspace& workspace);
 

@@ -1,4 +1,6 @@
 // Why a node won: the per-term results of a decision, and their printing.
+// Each plugin (scoring/plugins/) builds its own TermResult row; Decide
+// gathers them.
 //
 // Decide always fills Decision::terms for the chosen node (a handful of
 // entries, for the Scheduled event); it fills a full Explanation, one row
@@ -15,9 +17,9 @@
 
 namespace ms {
 
-inline constexpr char kTermLeastAllocated[] = "leastAllocated";
-inline constexpr char kTermBalancedAllocation[] = "balancedAllocation";
-inline constexpr char kTermRecentPlacements[] = "recentPlacements";
+// Every term scores a node in [0, kMaxNodeScore], as kube-scheduler's
+// plugins do.
+inline constexpr double kMaxNodeScore = 100;
 
 enum class ScoringMode {
   kMetrics,   // at least one metric term had usable data

@@ -1,17 +1,17 @@
-// Filters: which nodes can take a pod, and why the others cannot.
+// The filter phase: which nodes can take a pod, and why the others cannot.
 //
-// The semantics are kube-scheduler's default filter plugins, in its order,
-// stopping at the first plugin that rejects a node: node readiness (here a
-// filter of its own), NodeUnschedulable, NodeName, TaintToleration
-// (NoSchedule and NoExecute; PreferNoSchedule never filters), NodeAffinity
-// (nodeSelector and required node affinity), NodePorts, NodeResourcesFit
-// (which reports every insufficient resource at once). The reason strings are
-// kube-scheduler's, so FailedScheduling events read the same.
+// The rules are kube-scheduler's default filter plugins, each in its file
+// under scoring/plugins/, run here in kube-scheduler's order, stopping at the
+// first plugin that rejects a node: node readiness (ours), NodeUnschedulable,
+// NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit
+// (which reports every insufficient resource at once). The reason strings
+// are kube-scheduler's, so FailedScheduling events read the same.
 //
-// CheckNode is the exact, per-node reference implementation. Decide (see
-// decide.h) runs a fast pass over NodeTable and calls CheckNode only for the
-// nodes and pods the fast pass cannot settle, so both always agree. Pure
-// functions; thread-compatible.
+// MakePodFilter is the pre-filter: what each plugin needs of the pod,
+// computed once per decision. CheckNode is the exact, per-node reference.
+// Decide (decide.h) runs a vectorised pass (internal/kernels.h) and calls
+// CheckNode only for the nodes and pods that pass cannot settle, so both
+// always agree. Pure functions; thread-compatible.
 #ifndef METRICS_SCHEDULER_SCORING_FILTER_H_
 #define METRICS_SCHEDULER_SCORING_FILTER_H_
 
@@ -24,21 +24,16 @@
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "model/resources.h"
+#include "scoring/plugins/node_affinity.h"
+#include "scoring/plugins/node_name.h"
+#include "scoring/plugins/node_ports.h"
+#include "scoring/plugins/node_ready.h"
+#include "scoring/plugins/node_resources_fit.h"
+#include "scoring/plugins/node_unschedulable.h"
+#include "scoring/plugins/taint_toleration.h"
 #include "scoring/scoring_config.h"
 
 namespace ms {
-
-// kube-scheduler's reason strings.
-inline constexpr char kReasonNotReady[] = "node(s) were not ready";
-inline constexpr char kReasonUnschedulable[] = "node(s) were unschedulable";
-inline constexpr char kReasonNodeName[] =
-    "node(s) didn't match the requested node name";
-inline constexpr char kReasonAffinity[] =
-    "node(s) didn't match Pod's node affinity/selector";
-inline constexpr char kReasonPorts[] =
-    "node(s) didn't have free ports for the requested pod ports";
-inline constexpr char kReasonTooManyPods[] = "Too many pods";
-// Plus "node(s) had untolerated taint {KEY: VALUE}" and "Insufficient NAME".
 
 // Why a node was rejected: a bit set, so one node can report several
 // insufficient resources.
@@ -58,8 +53,12 @@ enum FilterFailure : uint32_t {
   // on the node (NodeCheck::metric says which). Set by Decide only.
   kFailMissingMetric = 1u << 11,
 };
+// How many FilterFailure bits there are; every table indexed by bit has
+// this many entries.
+inline constexpr int kNumFilterFailures = 12;
+static_assert(kFailMissingMetric == 1u << (kNumFilterFailures - 1));
 
-// The per-pod part of filtering, computed once per decision.
+// Pre-filter: the per-pod part of filtering, computed once per decision.
 struct PodFilter {
   const Pod* pod = nullptr;
   Resources requests;                   // PodRequests(pod)
@@ -80,16 +79,6 @@ struct NodeCheck {
 
 // The exact filter for one node.
 NodeCheck CheckNode(const PodFilter& filter, const NodeInfo& node);
-
-// The building blocks, exposed for tests.
-bool ToleratesTaint(const Toleration& toleration, const Taint& taint);
-bool ToleratesTaint(const std::vector<Toleration>& tolerations,
-                    const Taint& taint);
-// nodeSelector and required node affinity (ORed terms; an empty or invalid
-// term matches nothing).
-bool MatchesNodeAffinity(const Pod& pod, const Node& node);
-bool HostPortsConflict(const std::vector<ContainerPort>& wanted,
-                       const std::vector<ContainerPort>& used);
 
 // The reasons of one node, as kube-scheduler words them, in the order they
 // are found. `metrics` names metrics for kFailMissingMetric.
@@ -113,16 +102,16 @@ class FilterSummary {
  private:
   const PodFilter* filter_ = nullptr;
   const std::vector<MetricTerm>* metrics_config_ = nullptr;
-  int counts_[12] = {};
+  int counts_[kNumFilterFailures] = {};
   std::vector<std::pair<const Taint*, int>> taints_;  // by key and value
   std::vector<int> scalars_;                           // by request index
   std::vector<int> metrics_;                           // by metric index
 };
 
-// Constraints the pod requires that this scheduler does not implement
-// (pod affinity and anti-affinity, topology spread, volumes that need
-// binding), as a sentence; empty when there are none. Such a pod is never
-// placed.
+// Pre-filter: constraints the pod requires that this scheduler does not
+// implement (pod affinity and anti-affinity, topology spread, volumes that
+// need binding), as a sentence; empty when there are none. Such a pod is
+// never placed.
 std::string UnsupportedConstraints(const Pod& pod);
 
 // kube-scheduler caps event messages; FilterSummary keeps under this.

@@ -28,86 +28,69 @@ uint64_t NodeNameHash(const std::string& name) {
 }
 
 void NodeTable::Build(const std::vector<NodeInfo>& nodes) {
-  filter_.resize(nodes.size());
-  score_.resize(nodes.size());
-  name_hash_.resize(nodes.size());
-  for (std::vector<double>& c : cols_) c.resize(nodes.size());
-  free_cpu_.resize(nodes.size());
-  free_memory_.resize(nodes.size());
-  free_ephemeral_.resize(nodes.size());
-  gate_.resize(nodes.size());
+  const size_t n = nodes.size();
+  flags_.assign(n, 0);
+  name_hash_.resize(n);
+  for (std::vector<int64_t>* c : {&free_cpu_, &free_memory_, &free_ephemeral_,
+                                  &gate_}) {
+    c->resize(n);
+  }
+  ScoreStorage& s = score_;
+  for (std::vector<double>* c :
+       {&s.req_cpu, &s.req_memory, &s.inv_cpu, &s.inv_memory, &s.free100_cpu,
+        &s.free100_memory, &s.la_share_cpu, &s.la_share_memory, &s.both}) {
+    c->resize(n);
+  }
   tainted_.clear();
   num_huge_ = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    filter_[i].flags = 0;
-    Update(i, nodes[i]);
-  }
+  for (size_t i = 0; i < n; ++i) Update(i, nodes[i]);
 }
 
 void NodeTable::Update(size_t i, const NodeInfo& info) {
   const Node& node = info.node;
   const Resources& alloc = node.allocatable;
+  const Resources& req = info.requested;
+  const Resources& nz = info.non_zero_requested;
   uint32_t flags = 0;
   if (!node.ready) flags |= kNotReady;
   if (node.unschedulable) flags |= kUnschedulable;
   for (const Taint& t : node.taints) {
     if (t.effect != TaintEffect::kPreferNoSchedule) flags |= kHardTaints;
   }
-  if (Huge(alloc.milli_cpu) || Huge(alloc.memory) ||
-      Huge(info.requested.milli_cpu) || Huge(info.requested.memory) ||
-      Huge(info.non_zero_requested.milli_cpu) ||
-      Huge(info.non_zero_requested.memory)) {
+  if (Huge(alloc.milli_cpu) || Huge(alloc.memory) || Huge(req.milli_cpu) ||
+      Huge(req.memory) || Huge(nz.milli_cpu) || Huge(nz.memory)) {
     flags |= kHuge;
   }
-  if ((filter_[i].flags & kHuge) != 0) --num_huge_;
+  if ((flags_[i] & kHuge) != 0) --num_huge_;
   if ((flags & kHuge) != 0) ++num_huge_;
-  filter_[i] = FilterRow{
-      .free_cpu = alloc.milli_cpu - info.requested.milli_cpu,
-      .free_memory = alloc.memory - info.requested.memory,
-      .free_ephemeral = alloc.ephemeral_storage - info.requested.ephemeral_storage,
-      .free_pods = ClampToInt32(alloc.pods - info.requested.pods),
-      .flags = flags,
-  };
-  auto d = [](int64_t v) { return static_cast<double>(v); };
-  score_[i] = ScoreRow{
-      .alloc_cpu = d(alloc.milli_cpu),
-      .alloc_memory = d(alloc.memory),
-      .nz_cpu = d(info.non_zero_requested.milli_cpu),
-      .nz_memory = d(info.non_zero_requested.memory),
-      .req_cpu = d(info.requested.milli_cpu),
-      .req_memory = d(info.requested.memory),
-      .inv_cpu = alloc.milli_cpu > 0 ? 1.0 / d(alloc.milli_cpu) : 0.0,
-      .inv_memory = alloc.memory > 0 ? 1.0 / d(alloc.memory) : 0.0,
-  };
-  const ScoreRow& r = score_[i];
-  const bool has_cpu = alloc.milli_cpu > 0, has_memory = alloc.memory > 0;
-  const double share = has_cpu && has_memory ? 0.5 : 1.0;
-  const double row[13] = {
-      r.alloc_cpu,
-      r.alloc_memory,
-      r.nz_cpu,
-      r.nz_memory,
-      r.req_cpu,
-      r.req_memory,
-      r.inv_cpu,
-      r.inv_memory,
-      (r.alloc_cpu - r.nz_cpu) * 100,
-      (r.alloc_memory - r.nz_memory) * 100,
-      has_cpu ? share : 0.0,
-      has_memory ? share : 0.0,
-      has_cpu && has_memory ? 1.0 : 0.0,
-  };
+  flags_[i] = flags;
+  name_hash_[i] = NodeNameHash(node.name);
+
+  free_cpu_[i] = alloc.milli_cpu - req.milli_cpu;
+  free_memory_[i] = alloc.memory - req.memory;
+  free_ephemeral_[i] = alloc.ephemeral_storage - req.ephemeral_storage;
+  gate_[i] =
+      static_cast<int64_t>(flags & (kNotReady | kUnschedulable | kHardTaints)) |
+      (ClampToInt32(alloc.pods - req.pods) < 1 ? kNoRoom : 0);
+
   // A kHuge row is scored in integers: zeros keep the vectorised pass's
   // arithmetic in range for it.
-  for (int c = 0; c < 13; ++c) cols_[c][i] = (flags & kHuge) ? 0.0 : row[c];
-  name_hash_[i] = NodeNameHash(node.name);
-  const FilterRow& f = filter_[i];
-  free_cpu_[i] = f.free_cpu;
-  free_memory_[i] = f.free_memory;
-  free_ephemeral_[i] = f.free_ephemeral;
-  gate_[i] = static_cast<int64_t>(f.flags & (kNotReady | kUnschedulable |
-                                             kHardTaints)) |
-             (f.free_pods < 1 ? kNoRoom : 0);
+  const bool exact = (flags & kHuge) == 0;
+  auto d = [exact](int64_t v) { return exact ? static_cast<double>(v) : 0.0; };
+  const bool has_cpu = exact && alloc.milli_cpu > 0;
+  const bool has_memory = exact && alloc.memory > 0;
+  const double share = has_cpu && has_memory ? 0.5 : 1.0;
+  ScoreStorage& s = score_;
+  s.req_cpu[i] = d(req.milli_cpu);
+  s.req_memory[i] = d(req.memory);
+  s.inv_cpu[i] = has_cpu ? 1.0 / d(alloc.milli_cpu) : 0.0;
+  s.inv_memory[i] = has_memory ? 1.0 / d(alloc.memory) : 0.0;
+  s.free100_cpu[i] = (d(alloc.milli_cpu) - d(nz.milli_cpu)) * 100;
+  s.free100_memory[i] = (d(alloc.memory) - d(nz.memory)) * 100;
+  s.la_share_cpu[i] = has_cpu ? share : 0.0;
+  s.la_share_memory[i] = has_memory ? share : 0.0;
+  s.both[i] = has_cpu && has_memory ? 1.0 : 0.0;
+
   const uint32_t index = static_cast<uint32_t>(i);
   auto at = std::lower_bound(tainted_.begin(), tainted_.end(), index);
   const bool listed = at != tainted_.end() && *at == index;

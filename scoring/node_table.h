@@ -34,46 +34,36 @@ class NodeTable {
     kHuge = 1u << 3,
   };
 
-  // What the fit filter reads: free = allocatable - requested.
-  struct FilterRow {
-    int64_t free_cpu;
-    int64_t free_memory;
-    int64_t free_ephemeral;
-    int32_t free_pods;
-    uint32_t flags;
-  };
-
-  // What the built-in scores read, as doubles (exact below 2^53).
-  struct ScoreRow {
-    double alloc_cpu;
-    double alloc_memory;
-    double nz_cpu;  // non_zero_requested
-    double nz_memory;
-    double req_cpu;  // requested
-    double req_memory;
-    double inv_cpu;  // 1 / alloc_cpu, 0 when alloc_cpu is 0
-    double inv_memory;
-  };
-
   void Build(const std::vector<NodeInfo>& nodes);
   void Update(size_t i, const NodeInfo& node);
 
-  size_t size() const { return filter_.size(); }
-  const FilterRow* filter_rows() const { return filter_.data(); }
-  const ScoreRow* score_rows() const { return score_.data(); }
-  // The same as score_rows(), one array per field, for vectorised loops,
-  // plus what the built-in scores need that does not depend on the pod.
-  // All zero for a kHuge row (Decide scores those in integers).
-  struct Columns {
-    const double* alloc_cpu;
-    const double* alloc_memory;
-    const double* nz_cpu;
-    const double* nz_memory;
-    const double* req_cpu;
+  size_t size() const { return flags_.size(); }
+  // Per node: the Flag bits.
+  const uint32_t* flags() const { return flags_.data(); }
+
+  // What the fit filter reads, one array per field: free = allocatable -
+  // requested. `gate` has kNotReady, kUnschedulable and kHardTaints as in
+  // flags(), plus kNoRoom when no pod fits any more.
+  struct FitColumns {
+    const int64_t* free_cpu;
+    const int64_t* free_memory;
+    const int64_t* free_ephemeral;
+    const int64_t* gate;
+  };
+  FitColumns fit_columns() const {
+    return {free_cpu_.data(), free_memory_.data(), free_ephemeral_.data(),
+            gate_.data()};
+  }
+
+  // What leastAllocated and balancedAllocation read that does not depend
+  // on the pod, as doubles (exact below 2^53). All zero for a kHuge row
+  // (Decide scores those in integers).
+  struct ScoreColumns {
+    const double* req_cpu;  // requested
     const double* req_memory;
-    const double* inv_cpu;
+    const double* inv_cpu;  // 1 / allocatable, 0 when allocatable is 0
     const double* inv_memory;
-    const double* free100_cpu;  // (alloc - nz) * 100, exact
+    const double* free100_cpu;  // (allocatable - non-zero requested) * 100
     const double* free100_memory;
     // leastAllocated averages the resources with allocatable > 0: the
     // weight of each (0.5 and 0.5, 1 and 0, 0 and 1, or 0 and 0).
@@ -81,25 +71,14 @@ class NodeTable {
     const double* la_share_memory;
     const double* both;  // 1 when both allocatables are > 0, else 0
   };
-  Columns score_columns() const {
-    return {cols_[0].data(),  cols_[1].data(),  cols_[2].data(),
-            cols_[3].data(),  cols_[4].data(),  cols_[5].data(),
-            cols_[6].data(),  cols_[7].data(),  cols_[8].data(),
-            cols_[9].data(),  cols_[10].data(), cols_[11].data(),
-            cols_[12].data()};
-  }
-  // The fit filter's inputs again, one int64 array per field, for the
-  // vectorised filter pass. gate has kNotReady, kUnschedulable and
-  // kHardTaints as in FilterRow::flags, plus kNoRoom when free_pods < 1.
-  struct FilterColumns {
-    const int64_t* free_cpu;
-    const int64_t* free_memory;
-    const int64_t* free_ephemeral;
-    const int64_t* gate;
-  };
-  FilterColumns filter_columns() const {
-    return {free_cpu_.data(), free_memory_.data(), free_ephemeral_.data(),
-            gate_.data()};
+  // The columns from node `first` on.
+  ScoreColumns score_columns(size_t first = 0) const {
+    const ScoreStorage& c = score_;
+    return {c.req_cpu.data() + first,        c.req_memory.data() + first,
+            c.inv_cpu.data() + first,        c.inv_memory.data() + first,
+            c.free100_cpu.data() + first,    c.free100_memory.data() + first,
+            c.la_share_cpu.data() + first,   c.la_share_memory.data() + first,
+            c.both.data() + first};
   }
   static constexpr int64_t kNoRoom = int64_t{1} << 8;
   // The nodes with kHardTaints, in ascending order: the only nodes a pod
@@ -113,11 +92,14 @@ class NodeTable {
   const uint64_t* name_hashes() const { return name_hash_.data(); }
 
  private:
-  std::vector<FilterRow> filter_;
-  std::vector<ScoreRow> score_;
+  struct ScoreStorage {
+    std::vector<double> req_cpu, req_memory, inv_cpu, inv_memory,
+        free100_cpu, free100_memory, la_share_cpu, la_share_memory, both;
+  };
+  std::vector<uint32_t> flags_;
   std::vector<uint64_t> name_hash_;
-  std::vector<double> cols_[13];
   std::vector<int64_t> free_cpu_, free_memory_, free_ephemeral_, gate_;
+  ScoreStorage score_;
   std::vector<uint32_t> tainted_;
   size_t num_huge_ = 0;
 };

@@ -15,7 +15,10 @@
 #include "gtest/gtest.h"
 #include "scoring/explain.h"
 #include "scoring/metric_table.h"
-#include "scoring/score.h"
+#include "scoring/filter.h"
+#include "scoring/plugins/balanced_allocation.h"
+#include "scoring/plugins/metric_terms.h"
+#include "scoring/plugins/node_resources_fit.h"
 #include "tests/scoring/builders.h"
 
 namespace ms {
@@ -384,10 +387,13 @@ TEST(NodeTableTest, UpdateMatchesRebuild) {
   table.Update(1, nodes[1]);
   NodeTable fresh;
   fresh.Build(nodes);
-  EXPECT_EQ(table.filter_rows()[1].free_cpu, fresh.filter_rows()[1].free_cpu);
-  EXPECT_EQ(table.filter_rows()[1].free_cpu, 3500);
-  EXPECT_EQ(table.filter_rows()[1].flags, NodeTable::kHardTaints);
-  EXPECT_EQ(table.score_rows()[1].nz_cpu, 500);
+  EXPECT_EQ(table.fit_columns().free_cpu[1], fresh.fit_columns().free_cpu[1]);
+  EXPECT_EQ(table.fit_columns().free_cpu[1], 3500);
+  EXPECT_EQ(table.flags()[1], NodeTable::kHardTaints);
+  EXPECT_EQ(table.score_columns().free100_cpu[1],
+            fresh.score_columns().free100_cpu[1]);
+  EXPECT_EQ(table.score_columns().free100_cpu[1],
+            (nodes[1].node.allocatable.milli_cpu - 500) * 100.0);
 }
 
 // ---- Properties over generated clusters ---------------------------------
@@ -477,7 +483,7 @@ TEST(DecidePropertyTest, ScoresInRangeAndTotalsMatchTheTerms) {
       EXPECT_GE(ne.total, 0) << seed;
       EXPECT_LE(ne.total, 100) << seed;
       // The fast path's total equals the weighted mean of the reference
-      // terms (score.h), built-ins included.
+      // terms (the plugins' references), built-ins included.
       double sum = 0, weights = 0;
       for (const TermResult& t : ne.terms) {
         EXPECT_GE(t.score, 0);
@@ -619,7 +625,7 @@ TEST(DecidePropertyTest, FastFilterAgreesWithCheckNode) {
 }
 
 // The scores of the metric terms equal the reference NormalizeValue and
-// MissingScore (score.h) over stats computed here from the raw columns,
+// MissingScore (plugins/metric_terms.h) over stats computed here from the raw columns,
 // with or without a prepared MetricTable, and the decision is the same.
 TEST(DecidePropertyTest, MetricScoresMatchTheReference) {
   Workspace ws, ws_prepared;

@@ -1,4 +1,4 @@
-#include "scoring/score.h"
+#include "scoring/plugins/metric_terms.h"
 
 #include <cmath>
 #include <vector>
@@ -7,67 +7,6 @@
 
 namespace ms {
 namespace {
-
-TEST(LeastAllocatedScoreTest, KubeSchedulerArithmetic) {
-  struct Case {
-    int64_t alloc_cpu, req_cpu, alloc_mem, req_mem;
-    int64_t want;
-  };
-  for (const Case& c : std::vector<Case>{
-           // cpu (4000 - 3000) * 100 / 4000 = 25; mem (10000 - 5000) * 100 /
-           // 10000 = 50; (25 + 50) / 2 = 37 (integer division).
-           {4000, 3000, 10000, 5000, 37},
-           // Empty node: 100 and 100.
-           {4000, 0, 10000, 0, 100},
-           // Requested > allocatable scores 0 for that resource:
-           // (0 + (10000 - 1) * 100 / 10000 = 99) / 2 = 49.
-           {4000, 5000, 10000, 1, 49},
-           // A resource with allocatable 0 is left out: only memory counts.
-           // (8000 - 2000) * 100 / 8000 = 75.
-           {0, 100, 8000, 2000, 75},
-           // No resource at all: 0.
-           {0, 0, 0, 0, 0},
-           // Exact integer boundary: (3 - 1) * 100 / 3 = 66.67 -> 66.
-           {3, 1, 3, 1, 66},
-       }) {
-    EXPECT_EQ(LeastAllocatedScore(c.alloc_cpu, c.req_cpu, c.alloc_mem,
-                                  c.req_mem),
-              c.want)
-        << c.alloc_cpu << " " << c.req_cpu << " " << c.alloc_mem << " "
-        << c.req_mem;
-  }
-}
-
-TEST(BalancedAllocationScoreTest, KubeSchedulerArithmetic) {
-  struct Case {
-    int64_t alloc_cpu, req_cpu, alloc_mem, req_mem;
-    int64_t want;
-  };
-  for (const Case& c : std::vector<Case>{
-           // fractions 3000/4000 = 0.75 and 5000/10000 = 0.5;
-           // std = |0.75 - 0.5| / 2 = 0.125; (1 - 0.125) * 100 = 87.5 -> 87.
-           {4000, 3000, 10000, 5000, 87},
-           // Equal fractions: std 0, score 100.
-           {4000, 2000, 10000, 5000, 100},
-           // Fractions are capped at 1: 1 and 0.5 -> std 0.25 -> 75.
-           {4000, 8000, 10000, 5000, 75},
-           // One resource with allocatable 0: a single fraction, std 0.
-           {0, 100, 10000, 9000, 100},
-           // 0 and 1: std 0.5 -> 50.
-           {4000, 0, 10000, 10000, 50},
-       }) {
-    EXPECT_EQ(BalancedAllocationScore(c.alloc_cpu, c.req_cpu, c.alloc_mem,
-                                      c.req_mem),
-              c.want);
-  }
-}
-
-TEST(RecentPlacementsScoreTest, PenaltyPerPlacementFloorsAtZero) {
-  EXPECT_EQ(RecentPlacementsScore(0, 10), 100);  // 100 - 0 * 10
-  EXPECT_EQ(RecentPlacementsScore(3, 10), 70);   // 100 - 3 * 10
-  EXPECT_EQ(RecentPlacementsScore(12, 10), 0);   // 100 - 120 < 0 -> 0
-  EXPECT_EQ(RecentPlacementsScore(5, 0), 100);   // penalty off
-}
 
 TEST(NormalizeValueTest, Table) {
   NormalizationConfig minmax{.type = NormalizationType::kMinMax};

@@ -1,0 +1,44 @@
+#include "scoring/plugins/balanced_allocation.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ms {
+
+int64_t BalancedAllocationScore(int64_t alloc_cpu, int64_t requested_cpu,
+                                int64_t alloc_memory,
+                                int64_t requested_memory) {
+  double fractions[2];
+  int n = 0;
+  if (alloc_cpu != 0) {
+    fractions[n++] = std::min(static_cast<double>(requested_cpu) /
+                                  static_cast<double>(alloc_cpu),
+                              1.0);
+  }
+  if (alloc_memory != 0) {
+    fractions[n++] = std::min(static_cast<double>(requested_memory) /
+                                  static_cast<double>(alloc_memory),
+                              1.0);
+  }
+  double std_dev = n == 2 ? std::abs((fractions[0] - fractions[1]) / 2) : 0;
+  return static_cast<int64_t>((1 - std_dev) * 100);
+}
+
+TermResult BalancedAllocationTerm(const NodeInfo& info,
+                                  const Resources& requests, double weight) {
+  const Resources& alloc = info.node.allocatable;
+  const Resources& used = info.requested;
+  TermResult r{.name = kTermBalancedAllocation};
+  r.raw = static_cast<double>(BalancedAllocationScore(
+      alloc.milli_cpu, SaturatingAdd(used.milli_cpu, requests.milli_cpu),
+      alloc.memory, SaturatingAdd(used.memory, requests.memory)));
+  r.score = r.raw;
+  if (weight > 0 && BalancedAllocationApplies(requests)) {
+    r.weight = weight;
+  } else {
+    r.state = TermState::kUnused;
+  }
+  return r;
+}
+
+}  // namespace ms

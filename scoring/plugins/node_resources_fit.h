@@ -1,0 +1,60 @@
+// NodeResourcesFit (kube-scheduler: plugins/noderesources, fit.go and
+// least_allocated.go).
+//
+// Filter: the node must have room for one more pod, and for each resource
+// the pod requests (cpu, memory, ephemeral-storage, extended resources; a
+// request of 0 is not checked) allocatable - requested >= the request.
+// Every insufficient resource is reported, "Too many pods" and
+// "Insufficient NAME", as kube-scheduler does.
+//
+// Score, leastAllocated (the default strategy: cpu and memory, weight 1
+// each), in integers:
+//   per resource: (allocatable - requested) * 100 / allocatable, 0 when
+//   requested > allocatable; a resource with allocatable 0 is left out;
+//   score = sum / number of resources counted (0 when none).
+// `requested` is the node's NON-ZERO requests plus the pod's (a container
+// without a request counts 100m cpu and 200Mi memory: PodNonZeroRequests).
+#ifndef METRICS_SCHEDULER_SCORING_PLUGINS_NODE_RESOURCES_FIT_H_
+#define METRICS_SCHEDULER_SCORING_PLUGINS_NODE_RESOURCES_FIT_H_
+
+#include <cstdint>
+
+#include "model/node_info.h"
+#include "model/resources.h"
+#include "scoring/explain.h"
+
+namespace ms {
+
+inline constexpr char kReasonTooManyPods[] = "Too many pods";
+inline constexpr char kTermLeastAllocated[] = "leastAllocated";
+
+// What does not fit; all false: the pod fits.
+struct FitResult {
+  bool too_many_pods = false;
+  bool cpu = false;
+  bool memory = false;
+  bool ephemeral_storage = false;
+  uint64_t scalars = 0;  // bit i: requests.scalar[i] (of the first 64)
+  bool fits() const {
+    return !too_many_pods && !cpu && !memory && !ephemeral_storage &&
+           scalars == 0;
+  }
+};
+
+// Filter. `requests` is PodRequests(pod), computed once per pod.
+FitResult Fit(const Resources& requests, const NodeInfo& node);
+
+// Score: leastAllocated from the node's allocatable and requested amounts
+// (the pod's included).
+int64_t LeastAllocatedScore(int64_t alloc_cpu, int64_t requested_cpu,
+                            int64_t alloc_memory, int64_t requested_memory);
+
+// The explanation row of a node: raw = score = LeastAllocatedScore with the
+// pod's non-zero requests added to the node's. A weight <= 0 leaves the term
+// unused.
+TermResult LeastAllocatedTerm(const NodeInfo& node,
+                              const Resources& pod_non_zero, double weight);
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_SCORING_PLUGINS_NODE_RESOURCES_FIT_H_

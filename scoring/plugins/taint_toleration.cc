@@ -1,0 +1,47 @@
+#include "scoring/plugins/taint_toleration.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace ms {
+
+bool ToleratesTaint(const Toleration& t, const Taint& taint) {
+  if (t.effect.has_value() && *t.effect != taint.effect) return false;
+  if (!t.key.empty() && t.key != taint.key) return false;
+  switch (t.op) {
+    case TolerationOperator::kEqual:
+      return t.value == taint.value;
+    case TolerationOperator::kExists:
+      return true;
+  }
+  return false;
+}
+
+bool ToleratesTaint(const std::vector<Toleration>& tolerations,
+                    const Taint& taint) {
+  for (const Toleration& t : tolerations) {
+    if (ToleratesTaint(t, taint)) return true;
+  }
+  return false;
+}
+
+bool IsHardTaint(const Taint& t) {
+  return t.effect == TaintEffect::kNoSchedule ||
+         t.effect == TaintEffect::kNoExecute;
+}
+
+const Taint* FirstUntoleratedTaint(const std::vector<Toleration>& tolerations,
+                                   const std::vector<Taint>& taints) {
+  for (const Taint& taint : taints) {
+    if (IsHardTaint(taint) && !ToleratesTaint(tolerations, taint)) {
+      return &taint;
+    }
+  }
+  return nullptr;
+}
+
+std::string UntoleratedTaintReason(const Taint& taint) {
+  return absl::StrCat("node(s) had untolerated taint {", taint.key, ": ",
+                      taint.value, "}");
+}
+
+}  // namespace ms

@@ -1,0 +1,39 @@
+// TaintToleration (kube-scheduler: plugins/tainttoleration).
+//
+// Filter: every NoSchedule and NoExecute taint of the node must be tolerated
+// by one of the pod's tolerations; the first one that is not names the
+// reason, "node(s) had untolerated taint {KEY: VALUE}". PreferNoSchedule
+// taints never filter. (Its score, the count of intolerable
+// PreferNoSchedule taints, is not computed yet: see the README's
+// limitations.)
+#ifndef METRICS_SCHEDULER_SCORING_PLUGINS_TAINT_TOLERATION_H_
+#define METRICS_SCHEDULER_SCORING_PLUGINS_TAINT_TOLERATION_H_
+
+#include <string>
+#include <vector>
+
+#include "model/node.h"
+#include "model/pod.h"
+
+namespace ms {
+
+// v1helper's ToleratesTaint: effects match (an empty toleration effect
+// matches any), keys match (an empty key with Exists matches any), then
+// Equal compares values and Exists does not.
+bool ToleratesTaint(const Toleration& toleration, const Taint& taint);
+bool ToleratesTaint(const std::vector<Toleration>& tolerations,
+                    const Taint& taint);
+
+// Whether the taint can filter (NoSchedule or NoExecute).
+bool IsHardTaint(const Taint& taint);
+
+// Filter: the first hard taint of `taints` not tolerated, or null.
+const Taint* FirstUntoleratedTaint(const std::vector<Toleration>& tolerations,
+                                   const std::vector<Taint>& taints);
+
+// "node(s) had untolerated taint {KEY: VALUE}".
+std::string UntoleratedTaintReason(const Taint& taint);
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_SCORING_PLUGINS_TAINT_TOLERATION_H_

@@ -1,0 +1,24 @@
+#include "scoring/scoring_config.h"
+
+namespace ms {
+
+ScoringConfig MakeScoringConfig(const Config& config) {
+  ScoringConfig out;
+  for (const MetricConfig& m : config.metrics) {
+    out.metrics.push_back(MetricTerm{
+        .name = m.name,
+        .weight = m.weight,
+        .direction = m.direction,
+        .normalization = m.normalization,
+        .missing = m.missing,
+        .max_staleness_ms = absl::ToInt64Milliseconds(m.max_staleness),
+    });
+  }
+  out.least_allocated_weight = config.builtins.least_allocated;
+  out.balanced_allocation_weight = config.builtins.balanced_allocation;
+  out.recent_placements_weight = config.builtins.recent_placements;
+  out.penalty_per_placement = config.herd.penalty_per_placement;
+  return out;
+}
+
+}  // namespace ms
