@@ -91,8 +91,10 @@ TEST_F(ApiserverFaultTest, ApiserverRestartedInTheMiddleOfABurst) {
 
   CreatePodsInBackground("restart", kBurst, kPodCpu);
   ASSERT_TRUE(WaitFor([&] { return CountBound() >= 20; }, absl::Seconds(60)));
+  const int bound_at_restart = CountBound();
   RestartApiserver();
   JoinCreator();
+  EXPECT_LT(bound_at_restart, kBurst) << "the burst was over before the fault";
   ASSERT_TRUE(WaitForAllBound(kBurst)) << CountBound() << " bound";
   ExpectEveryPodBoundOnce(kBurst);
   EXPECT_TRUE(s->Ready());

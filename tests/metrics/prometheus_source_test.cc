@@ -224,7 +224,7 @@ TEST_F(PrometheusSourceTest, AnswersOverMaxResponseBytesAreRefused) {
   const std::string chunk(64 << 10, ' ');  // JSON whitespace: 4 MiB in all
   for (bool unframed : {false, true}) {
     SCOPED_TRACE(unframed ? "unframed" : "with Content-Length");
-    server_->SetHandler([&](const RecordedRequest&) {
+    server_->SetHandler([chunk, unframed](const RecordedRequest&) {
       return HttpAnswer{.body = chunk, .repeat = 64, .unframed = unframed};
     });
     absl::StatusOr<FetchResult> r =
@@ -291,7 +291,9 @@ int FetchInLimitedChild(const BackendConfig& backend, const NodeSet& nodes) {
 // can be set).
 TEST_F(PrometheusSourceTest, AHugeAnswerFitsInTheMemoryLimit) {
   const std::string chunk(1 << 20, ' ');
-  server_->SetHandler([&](const RecordedRequest&) {
+  // The handler owns its copy: the server thread may still be writing when
+  // the child has gone and this body returns.
+  server_->SetHandler([chunk](const RecordedRequest&) {
     return HttpAnswer{.body = chunk, .repeat = 2048, .unframed = true};
   });
   ASSERT_EQ(backend_.max_response_bytes, int64_t{64} << 20);  // the default
