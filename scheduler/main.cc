@@ -86,6 +86,10 @@ ABSL_FLAG(bool, check_files, true,
 ABSL_FLAG(absl::Duration, liveness_stall_timeout, absl::Seconds(60),
           "/livez fails once the scheduling loop or an informer handler has "
           "held one piece of work this long (e.g. 60s).");
+ABSL_FLAG(absl::Duration, shutdown_timeout, absl::Seconds(10),
+          "After SIGTERM or a lost lease, the longest the replica takes to "
+          "exit: in-flight bindings and queued Events get this long, then it "
+          "exits anyway (keep it under terminationGracePeriodSeconds).");
 ABSL_FLAG(uint64_t, seed, 0,
           "Seed of the tie-break between equal scores. 0: random.");
 
@@ -313,6 +317,21 @@ absl::Duration BindTimeout(const Leadership& leadership) {
   return std::min(absl::Seconds(30), leadership.WriteMargin() * 4 / 5);
 }
 
+// Bounds the shutdown that starts now: if the process has not exited after
+// `bound` (a write held up by an apiserver that no longer answers, Events
+// still queued), it exits with `code` there and then. Nothing is lost by
+// that: a binding cut short is read back by whichever replica leads next,
+// and Events are advisory. kube-scheduler exits at once on a lost lease.
+void BoundShutdown(absl::Duration bound, int code) {
+  std::thread([bound, code] {
+    absl::SleepFor(bound);
+    LOG(ERROR) << "shutdown did not finish within " << bound
+               << " (--shutdown-timeout): exiting with what is in flight";
+    google::FlushLogFiles(google::GLOG_INFO);
+    std::_Exit(code);
+  }).detach();
+}
+
 // SIGTERM and SIGINT notify `stop`; a dedicated thread waits for them.
 void HandleSignals(absl::Notification& stop) {
   sigset_t set;
@@ -329,6 +348,15 @@ void HandleSignals(absl::Notification& stop) {
 }
 
 int Run(Config config) {
+  for (absl::Duration d : {absl::GetFlag(FLAGS_shutdown_timeout),
+                           absl::GetFlag(FLAGS_liveness_stall_timeout)}) {
+    if (d <= absl::ZeroDuration()) {
+      LOG(ERROR) << "--shutdown-timeout and --liveness-stall-timeout must be "
+                    "positive, got "
+                 << d;
+      return kExitUsage;
+    }
+  }
   if (!absl::GetFlag(FLAGS_lease_name).empty()) {
     config.leader_election.lease_name = absl::GetFlag(FLAGS_lease_name);
   }
@@ -525,6 +553,7 @@ int Run(Config config) {
     }
   }
   stop.WaitForNotification();
+  BoundShutdown(absl::GetFlag(FLAGS_shutdown_timeout), exit_code.load());
 
   // Shut down: stop taking pods, let in-flight bindings finish, hand the
   // lease over, then stop watching.
