@@ -31,7 +31,8 @@
 //       ttl: <cache.ttl>
 //       join: {label: node, match: name, regex: ""}
 //       aggregations: {time: timeAvg, group: avg}  # sysdig only
-//   builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 1}
+//   builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 1,
+//              interPodAffinity: 2}
 //   fallback: {coldCacheDeadline: 500ms}
 //   herd: {penaltyPerPlacement: 10, window: 30s}
 //   leaderElection:
@@ -166,7 +167,8 @@ struct AggregationsConfig {
 
 struct MetricConfig {
   // Required, unique, [A-Za-z_][A-Za-z0-9_.:-]*, and not the name of a
-  // built-in term (leastAllocated, balancedAllocation, recentPlacements).
+  // built-in term (leastAllocated, balancedAllocation, recentPlacements,
+  // interPodAffinity).
   std::string name;
   std::string query;  // required, not empty
   double weight = 1;  // finite, > 0
@@ -186,6 +188,7 @@ struct BuiltinWeights {
   double least_allocated = 1;
   double balanced_allocation = 1;
   double recent_placements = 1;
+  double inter_pod_affinity = 2;  // kube-scheduler's default weight
 };
 
 struct FallbackConfig {

@@ -126,6 +126,11 @@ absl::StatusOr<ObjectList<Node>> KubeClient::ListNodes(
   return List<Node>("/api/v1/nodes", options, DecodeNodeList);
 }
 
+absl::StatusOr<ObjectList<Namespace>> KubeClient::ListNamespaces(
+    const ListOptions& options) {
+  return List<Namespace>("/api/v1/namespaces", options, DecodeNamespaceList);
+}
+
 template <typename T>
 absl::Status KubeClient::Watch(
     const std::string& path, const ListOptions& options,
@@ -191,6 +196,15 @@ absl::Status KubeClient::WatchNodes(
     const std::atomic<bool>* cancel, absl::Duration timeout) {
   return Watch<Node>("/api/v1/nodes", options, resource_version, on_event,
                      DecodeNodeWatchEvent, cancel, timeout);
+}
+
+absl::Status KubeClient::WatchNamespaces(
+    const ListOptions& options, const std::string& resource_version,
+    const std::function<bool(WatchEvent<Namespace>&)>& on_event,
+    const std::atomic<bool>* cancel, absl::Duration timeout) {
+  return Watch<Namespace>("/api/v1/namespaces", options, resource_version,
+                          on_event, DecodeNamespaceWatchEvent, cancel,
+                          timeout);
 }
 
 absl::Status KubeClient::Bind(const Pod& pod, const std::string& node_name,

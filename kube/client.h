@@ -77,6 +77,8 @@ class KubeClient {
 
   absl::StatusOr<ObjectList<Pod>> ListPods(const ListOptions& options);
   absl::StatusOr<ObjectList<Node>> ListNodes(const ListOptions& options);
+  absl::StatusOr<ObjectList<Namespace>> ListNamespaces(
+      const ListOptions& options);
 
   // Watches from `resource_version`, calling `on_event` for each event
   // (bookmarks included) until the server ends the watch (returns OK), the
@@ -91,6 +93,11 @@ class KubeClient {
   absl::Status WatchNodes(
       const ListOptions& options, const std::string& resource_version,
       const std::function<bool(WatchEvent<Node>&)>& on_event,
+      const std::atomic<bool>* cancel,
+      absl::Duration timeout = absl::Minutes(5));
+  absl::Status WatchNamespaces(
+      const ListOptions& options, const std::string& resource_version,
+      const std::function<bool(WatchEvent<Namespace>&)>& on_event,
       const std::atomic<bool>* cancel,
       absl::Duration timeout = absl::Minutes(5));
 

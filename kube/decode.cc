@@ -164,18 +164,114 @@ std::vector<NodeSelectorTerm> NodeSelectorTerms(od::value v) {
   return terms;
 }
 
-// True when a podAffinity / podAntiAffinity has required terms.
-bool HasRequiredTerms(od::value v) {
-  if (IsNull(v)) return false;
+LabelOperator LabelOp(std::string_view s) {
+  if (s == "In") return LabelOperator::kIn;
+  if (s == "NotIn") return LabelOperator::kNotIn;
+  if (s == "Exists") return LabelOperator::kExists;
+  if (s == "DoesNotExist") return LabelOperator::kDoesNotExist;
+  throw DecodeError{
+      absl::StrCat("unknown label selector operator \"", AbslView(s), "\"")};
+}
+
+// A metav1.LabelSelector; null stays absent (it selects nothing). Values
+// are checked as metav1.LabelSelectorAsSelector checks them, so a selector
+// kube-scheduler cannot use is refused here too.
+std::optional<LabelSelector> Selector(od::value v) {
+  if (IsNull(v)) return std::nullopt;
+  LabelSelector out;
   for (od::field f : v.get_object()) {
-    if (std::string_view(f.unescaped_key()) ==
-        "requiredDuringSchedulingIgnoredDuringExecution") {
-      od::value terms = f.value();
-      if (IsNull(terms)) return false;
-      return terms.count_elements() > 0;
+    std::string_view key = f.unescaped_key();
+    if (key == "matchLabels") {
+      out.match_labels = StringMap(f.value());
+    } else if (key == "matchExpressions") {
+      od::value list = f.value();
+      if (IsNull(list)) continue;
+      for (od::value item : list.get_array()) {
+        LabelRequirement r;
+        for (od::field rf : item.get_object()) {
+          std::string_view rkey = rf.unescaped_key();
+          if (rkey == "key") {
+            r.key = String(rf.value());
+          } else if (rkey == "operator") {
+            r.op = LabelOp(rf.value());
+          } else if (rkey == "values") {
+            r.values = StringList(rf.value());
+          }
+        }
+        const bool needs_values =
+            r.op == LabelOperator::kIn || r.op == LabelOperator::kNotIn;
+        if (needs_values == r.values.empty()) {
+          throw DecodeError{absl::StrCat(
+              "label selector requirement on \"", r.key, "\": ",
+              needs_values ? "In and NotIn need values"
+                           : "Exists and DoesNotExist take no values")};
+        }
+        out.match_expressions.push_back(std::move(r));
+      }
     }
   }
-  return false;
+  return out;
+}
+
+PodAffinityTerm AffinityTerm(od::value v) {
+  PodAffinityTerm term;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    if (key == "labelSelector") {
+      term.label_selector = Selector(f.value());
+    } else if (key == "namespaces") {
+      term.namespaces = StringList(f.value());
+    } else if (key == "namespaceSelector") {
+      term.namespace_selector = Selector(f.value());
+    } else if (key == "topologyKey") {
+      term.topology_key = String(f.value());
+    }
+  }
+  return term;
+}
+
+// A podAffinity or podAntiAffinity.
+PodAffinityRules AffinityRules(od::value v) {
+  PodAffinityRules rules;
+  if (IsNull(v)) return rules;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value list = f.value();
+    if (IsNull(list)) continue;
+    if (key == "requiredDuringSchedulingIgnoredDuringExecution") {
+      for (od::value item : list.get_array()) {
+        rules.required.push_back(AffinityTerm(item));
+      }
+    } else if (key == "preferredDuringSchedulingIgnoredDuringExecution") {
+      for (od::value item : list.get_array()) {
+        WeightedPodAffinityTerm weighted;
+        for (od::field wf : item.get_object()) {
+          std::string_view wkey = wf.unescaped_key();
+          if (wkey == "weight") {
+            weighted.weight = static_cast<int32_t>(int64_t(wf.value()));
+          } else if (wkey == "podAffinityTerm") {
+            weighted.term = AffinityTerm(wf.value());
+          }
+        }
+        rules.preferred.push_back(std::move(weighted));
+      }
+    }
+  }
+  return rules;
+}
+
+// A term that names no namespace and has no namespaceSelector applies to
+// its own pod's namespace (known once the whole pod is read).
+void ResolveTermNamespaces(Pod& pod) {
+  auto resolve = [&](PodAffinityTerm& t) {
+    if (t.namespaces.empty() && !t.namespace_selector) {
+      t.namespaces.push_back(pod.namespace_);
+    }
+  };
+  for (PodAffinityRules* rules : {&pod.pod_affinity, &pod.pod_anti_affinity}) {
+    for (PodAffinityTerm& t : rules->required) resolve(t);
+    for (WeightedPodAffinityTerm& t : rules->preferred) resolve(t.term);
+  }
 }
 
 void Affinity(od::value v, Pod& pod) {
@@ -196,9 +292,9 @@ void Affinity(od::value v, Pod& pod) {
         }
       }
     } else if (key == "podAffinity") {
-      pod.has_pod_affinity = HasRequiredTerms(value);
+      pod.pod_affinity = AffinityRules(value);
     } else if (key == "podAntiAffinity") {
-      pod.has_pod_anti_affinity = HasRequiredTerms(value);
+      pod.pod_anti_affinity = AffinityRules(value);
     }
   }
 }
@@ -435,6 +531,7 @@ Pod PodFrom(od::value v) {
       PodStatus(f.value(), pod);
     }
   }
+  ResolveTermNamespaces(pod);
   return pod;
 }
 
@@ -468,6 +565,26 @@ void NodeStatus(od::value v, Node& node) {
       }
     }
   }
+}
+
+Namespace NamespaceFrom(od::value v) {
+  Namespace ns;
+  for (od::field f : v.get_object()) {
+    if (std::string_view(f.unescaped_key()) != "metadata") continue;
+    for (od::field mf : f.value().get_object()) {
+      std::string_view key = mf.unescaped_key();
+      if (key == "name") {
+        ns.name = String(mf.value());
+      } else if (key == "uid") {
+        ns.uid = String(mf.value());
+      } else if (key == "resourceVersion") {
+        ns.resource_version = String(mf.value());
+      } else if (key == "labels") {
+        ns.labels = StringMap(mf.value());
+      }
+    }
+  }
+  return ns;
 }
 
 Node NodeFrom(od::value v) {
@@ -587,6 +704,12 @@ void IdentityInto(const RejectedObject& r, Pod& pod) {
   pod.name = r.name;
   pod.uid = r.uid;
   pod.resource_version = r.resource_version;
+}
+
+void IdentityInto(const RejectedObject& r, Namespace& ns) {
+  ns.name = r.name;
+  ns.uid = r.uid;
+  ns.resource_version = r.resource_version;
 }
 
 void IdentityInto(const RejectedObject& r, Node& node) {
@@ -897,6 +1020,17 @@ absl::StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(absl::string_view line) {
 
 absl::StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(absl::string_view line) {
   return WatchEventFrom<Node>(line, "nodes", NodeFrom);
+}
+
+absl::StatusOr<ObjectList<Namespace>> DecodeNamespaceList(
+    absl::string_view json) {
+  return DecodeList<Namespace>(json, "NamespaceList", "namespaces",
+                               NamespaceFrom);
+}
+
+absl::StatusOr<WatchEvent<Namespace>> DecodeNamespaceWatchEvent(
+    absl::string_view line) {
+  return WatchEventFrom<Namespace>(line, "namespaces", NamespaceFrom);
 }
 
 absl::StatusCode CodeForHttpStatus(long http_status,  // NOLINT(runtime/int)

@@ -26,6 +26,7 @@
 #include "absl/time/time.h"
 #include "model/node.h"
 #include "model/pod.h"
+#include "model/pod_affinity.h"
 
 namespace ms::kube {
 
@@ -58,9 +59,10 @@ struct RejectedObject {
   std::string resource_version;
   std::string error;  // names the field, e.g. `unknown toleration operator "Gt"`
 
-  // The informer's key: "namespace/name" for pods, the name for nodes.
+  // The informer's key: "namespace/name" for pods, the name for nodes and
+  // namespaces.
   std::string Key() const {
-    return resource == "nodes" ? name : namespace_ + "/" + name;
+    return resource == "pods" ? namespace_ + "/" + name : name;
   }
 
   friend bool operator==(const RejectedObject&,
@@ -105,6 +107,11 @@ struct WatchEvent {
 
 absl::StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(absl::string_view line);
 absl::StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(absl::string_view line);
+
+absl::StatusOr<ObjectList<Namespace>> DecodeNamespaceList(
+    absl::string_view json);
+absl::StatusOr<WatchEvent<Namespace>> DecodeNamespaceWatchEvent(
+    absl::string_view line);
 
 // An RFC 3339 timestamp (metadata.creationTimestamp, a Lease's renewTime),
 // in milliseconds since the epoch, rounded down.

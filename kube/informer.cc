@@ -18,6 +18,13 @@ void MakeTombstone(const std::string& key, const std::string& uid,
   node->resource_version = resource_version;
 }
 
+void MakeTombstone(const std::string& key, const std::string& uid,
+                   const std::string& resource_version, Namespace* ns) {
+  ns->name = key;
+  ns->uid = uid;
+  ns->resource_version = resource_version;
+}
+
 InformerSource<Pod> PodSource(KubeClient& client, ListOptions options) {
   return {
       .list = [&client, options] { return client.ListPods(options); },
@@ -39,6 +46,19 @@ InformerSource<Node> NodeSource(KubeClient& client, ListOptions options) {
                              const std::atomic<bool>* cancel) {
             return client.WatchNodes(options, rv, fn, cancel);
           },
+  };
+}
+
+InformerSource<Namespace> NamespaceSource(KubeClient& client,
+                                          ListOptions options) {
+  return {
+      .list = [&client, options] { return client.ListNamespaces(options); },
+      .watch = [&client, options](
+                   const std::string& rv,
+                   const std::function<bool(WatchEvent<Namespace>&)>& fn,
+                   const std::atomic<bool>* cancel) {
+        return client.WatchNamespaces(options, rv, fn, cancel);
+      },
   };
 }
 

@@ -100,10 +100,13 @@ struct InformerOptions {
 // How an informer names an object, and the tombstone it makes for one.
 inline std::string KeyOf(const Pod& pod) { return pod.Key(); }
 inline std::string KeyOf(const Node& node) { return node.name; }
+inline std::string KeyOf(const Namespace& ns) { return ns.name; }
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version, Pod* pod);
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version, Node* node);
+void MakeTombstone(const std::string& key, const std::string& uid,
+                   const std::string& resource_version, Namespace* ns);
 
 template <typename T>
 class Informer {
@@ -356,6 +359,8 @@ class Informer {
 // Sources over a KubeClient, which must outlive the informer.
 InformerSource<Pod> PodSource(KubeClient& client, ListOptions options);
 InformerSource<Node> NodeSource(KubeClient& client, ListOptions options);
+InformerSource<Namespace> NamespaceSource(KubeClient& client,
+                                          ListOptions options);
 
 }  // namespace ms::kube
 

@@ -163,6 +163,13 @@ absl::StatusOr<Pod> DecodePodManifest(absl::string_view text) {
     } else {
       continue;
     }
+    // The namespace is needed before decoding: pod affinity terms that name
+    // none apply to it.
+    if (!At(pod, "metadata")) pod["metadata"] = YAML::Node(YAML::NodeType::Map);
+    if (YAML::Node meta = pod["metadata"];
+        meta.IsMap() && Str(At(meta, "namespace")).empty()) {
+      meta["namespace"] = "default";
+    }
     std::string json;
     try {
       AppendJson(pod, false, &json);

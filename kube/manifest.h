@@ -11,7 +11,7 @@
 // first workload (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job:
 // spec.template; CronJob: spec.jobTemplate.spec.template). A template's pod
 // is named after its workload and takes the workload's namespace. A missing
-// namespace stays empty (the caller picks the default).
+// namespace is "default", as kubectl would create it.
 //
 // YAML scalars become JSON as the apiserver reads them: quoted scalars are
 // strings; plain ones are null, booleans or numbers when they read as such,

@@ -5,7 +5,18 @@
 namespace ms {
 
 PodCharge PodCharge::Of(const Pod& pod) {
-  return {PodRequests(pod), PodNonZeroRequests(pod), PodHostPorts(pod)};
+  return {PodRequests(pod), PodNonZeroRequests(pod), PodHostPorts(pod),
+          std::make_shared<const PodInfo>(
+              PodInfo{pod.namespace_, pod.labels, pod.pod_affinity,
+                        pod.pod_anti_affinity})};
+}
+
+bool operator==(const PodCharge& a, const PodCharge& b) {
+  const bool same_pod =
+      a.pod == b.pod || (a.pod != nullptr && b.pod != nullptr && *a.pod == *b.pod);
+  return same_pod && a.requests == b.requests &&
+         a.non_zero_requests == b.non_zero_requests &&
+         a.host_ports == b.host_ports;
 }
 
 void NodeInfo::AddPod(const PodCharge& charge) {
@@ -13,6 +24,11 @@ void NodeInfo::AddPod(const PodCharge& charge) {
   non_zero_requested.Add(charge.non_zero_requests);
   used_host_ports.insert(used_host_ports.end(), charge.host_ports.begin(),
                          charge.host_ports.end());
+  if (charge.pod == nullptr) return;
+  pods.push_back(charge.pod);
+  pods_with_affinity += charge.pod->has_affinity();
+  pods_with_required_anti_affinity +=
+      charge.pod->has_required_anti_affinity();
 }
 
 void NodeInfo::RemovePod(const PodCharge& charge) {
@@ -22,6 +38,14 @@ void NodeInfo::RemovePod(const PodCharge& charge) {
     auto it = std::find(used_host_ports.begin(), used_host_ports.end(), p);
     if (it != used_host_ports.end()) used_host_ports.erase(it);
   }
+  if (charge.pod == nullptr) return;
+  auto it = std::find(pods.begin(), pods.end(), charge.pod);
+  if (it == pods.end()) return;
+  *it = std::move(pods.back());
+  pods.pop_back();
+  pods_with_affinity -= charge.pod->has_affinity();
+  pods_with_required_anti_affinity -=
+      charge.pod->has_required_anti_affinity();
 }
 
 }  // namespace ms

@@ -8,6 +8,8 @@
 #ifndef METRICS_SCHEDULER_MODEL_NODE_INFO_H_
 #define METRICS_SCHEDULER_MODEL_NODE_INFO_H_
 
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "model/node.h"
@@ -16,14 +18,34 @@
 
 namespace ms {
 
+// What pod-to-pod constraints (pod affinity, anti-affinity) read of a pod
+// placed on a node.
+struct PodInfo {
+  std::string namespace_;
+  Labels labels;
+  PodAffinityRules affinity;
+  PodAffinityRules anti_affinity;
+
+  // kube-scheduler's NodeInfo.PodsWithAffinity: any pod (anti-)affinity.
+  bool has_affinity() const {
+    return !affinity.empty() || !anti_affinity.empty();
+  }
+  bool has_required_anti_affinity() const {
+    return !anti_affinity.required.empty();
+  }
+  friend bool operator==(const PodInfo&, const PodInfo&) = default;
+};
+
 // What a pod costs the node it runs on, computed once per pod.
 struct PodCharge {
   Resources requests;            // PodRequests
   Resources non_zero_requests;   // PodNonZeroRequests
   std::vector<ContainerPort> host_ports;
+  std::shared_ptr<const PodInfo> pod;  // never null from Of()
 
   static PodCharge Of(const Pod& pod);
-  friend bool operator==(const PodCharge&, const PodCharge&) = default;
+  // Equal when they charge the same amounts for pods that look the same.
+  friend bool operator==(const PodCharge& a, const PodCharge& b);
 };
 
 struct NodeInfo {
@@ -31,6 +53,11 @@ struct NodeInfo {
   Resources requested;           // sum of PodRequests; `pods` is the pod count
   Resources non_zero_requested;  // sum of PodNonZeroRequests
   std::vector<ContainerPort> used_host_ports;
+  // The pods charged here (PodCharge::pod), in no particular order, and
+  // how many of them have pod (anti-)affinity, and required anti-affinity.
+  std::vector<std::shared_ptr<const PodInfo>> pods;
+  int32_t pods_with_affinity = 0;
+  int32_t pods_with_required_anti_affinity = 0;
 
   // Charges a pod to this node (its requests and host ports).
   void AddPod(const PodCharge& charge);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/node.h"
+#include "model/pod_affinity.h"
 #include "model/resources.h"
 
 namespace ms {
@@ -89,7 +90,7 @@ struct Pod {
   std::string namespace_;
   std::string uid;
   std::string resource_version;
-  std::map<std::string, std::string> labels;
+  Labels labels;
   std::string scheduler_name;
   std::string node_name;           // spec.nodeName; empty while unbound
   bool deleting = false;           // metadata.deletionTimestamp is set
@@ -100,6 +101,8 @@ struct Pod {
   // spec.affinity.nodeAffinity.requiredDuringScheduling...: ORed terms.
   // Absent when the pod has no required node affinity.
   std::optional<std::vector<NodeSelectorTerm>> required_node_affinity;
+  PodAffinityRules pod_affinity;       // spec.affinity.podAffinity
+  PodAffinityRules pod_anti_affinity;  // spec.affinity.podAntiAffinity
   std::vector<Toleration> tolerations;
   std::vector<Container> containers;
   std::vector<Container> init_containers;
@@ -111,8 +114,6 @@ struct Pod {
 
   // Constraints not implemented yet; a pod with any of them is reported
   // unschedulable, naming the constraint.
-  bool has_pod_affinity = false;       // podAffinity (required terms)
-  bool has_pod_anti_affinity = false;  // podAntiAffinity (required terms)
   bool has_topology_spread = false;    // topologySpreadConstraints
   bool has_claim_volumes = false;      // persistentVolumeClaim / ephemeral
 

@@ -97,7 +97,7 @@ void ClusterState::RemovePlaced(const std::string& key) {
   pods_.erase(it);
 }
 
-void ClusterState::UpsertAssignedPod(const Pod& pod) {
+bool ClusterState::UpsertAssignedPod(const Pod& pod) {
   std::string key = pod.Key();
   absl::MutexLock lock(&mu_);
   auto it = pods_.find(key);
@@ -108,14 +108,15 @@ void ClusterState::UpsertAssignedPod(const Pod& pod) {
         placed.assumed = false;
         --num_assumed_;
       }
-      // Requests change in place (a resize): charge what the pod costs now.
+      // Requests change in place (a resize), labels are edited: charge the
+      // pod as it is now.
       PodCharge charge = PodCharge::Of(pod);
-      if (!(charge == placed.charge)) {
-        Uncharge(placed.node, placed.charge);
-        placed.charge = std::move(charge);
-        Charge(placed.node, placed.charge);
-      }
-      return;
+      if (charge == placed.charge) return false;
+      const bool relabelled = placed.charge.pod->labels != pod.labels;
+      Uncharge(placed.node, placed.charge);
+      placed.charge = std::move(charge);
+      Charge(placed.node, placed.charge);
+      return relabelled;
     }
     // Another pod under the same name, or bound elsewhere than assumed.
     RemovePlaced(key);
@@ -123,6 +124,21 @@ void ClusterState::UpsertAssignedPod(const Pod& pod) {
   PlacedPod placed{pod.uid, pod.node_name, PodCharge::Of(pod), false};
   Charge(placed.node, placed.charge);
   pods_.emplace(key, std::move(placed));
+  return true;
+}
+
+bool ClusterState::UpsertNamespace(const Namespace& ns) {
+  absl::MutexLock lock(&mu_);
+  auto [it, added] = namespaces_.try_emplace(ns.name, ns.labels);
+  if (added) return true;
+  if (it->second == ns.labels) return false;
+  it->second = ns.labels;
+  return true;
+}
+
+void ClusterState::RemoveNamespace(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  namespaces_.erase(name);
 }
 
 void ClusterState::RemoveAssignedPod(const Pod& pod) {
@@ -192,6 +208,7 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
                     .metrics = &columns_,
                     .metric_table = &metric_table_,
                     .recent_placements = &recent_,
+                    .namespaces = &namespaces_,
                     .now_ms = absl::ToUnixMillis(now),
                     .seed = request.seed,
                     .force_fallback = request.force_fallback,

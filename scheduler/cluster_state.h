@@ -61,8 +61,15 @@ class ClusterState {
   void RemoveNode(const std::string& name);
 
   // Informer of pods assigned to nodes (running or pending on a node).
-  void UpsertAssignedPod(const Pod& pod);
+  // Returns true when the pod is new here or its labels changed, other than
+  // by our own binding (a pod with pod affinity may fit now).
+  bool UpsertAssignedPod(const Pod& pod);
   void RemoveAssignedPod(const Pod& pod);
+
+  // Namespace informer: their labels, for pod affinity's namespaceSelector.
+  // Returns true when the labels changed.
+  bool UpsertNamespace(const Namespace& ns);
+  void RemoveNamespace(const std::string& name);
 
   // Decides where `request.pod` goes and, when a node fits, charges it
   // there at once (assume). The Decision's node_index is only meaningful
@@ -123,6 +130,7 @@ class ClusterState {
   // Charges for nodes not known yet, applied when they arrive.
   std::unordered_map<std::string, NodeInfo> orphans_ ABSL_GUARDED_BY(mu_);
   std::unordered_map<std::string, PlacedPod> pods_ ABSL_GUARDED_BY(mu_);
+  NamespaceLabels namespaces_ ABSL_GUARDED_BY(mu_);
   size_t num_assumed_ ABSL_GUARDED_BY(mu_) = 0;
 
   // Metrics aligned to nodes_, and what they were aligned from.

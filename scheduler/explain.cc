@@ -75,7 +75,6 @@ absl::StatusOr<ExplainTarget> ParseExplainTarget(const std::string& arg) {
       return absl::InvalidArgumentError(
           absl::StrCat(arg == "-" ? "stdin" : arg, ": ", pod.status().message()));
     }
-    if (pod->namespace_.empty()) pod->namespace_ = "default";
     target.manifest = *std::move(pod);
     return target;
   }
@@ -102,6 +101,9 @@ absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client) {
       client.ListPods({.field_selector = "spec.nodeName!=,status.phase!="
                                          "Succeeded,status.phase!=Failed"}));
   view.assigned = std::move(pods.items);
+  ASSIGN_OR_RETURN(kube::ObjectList<Namespace> namespaces,
+                   client.ListNamespaces({}));
+  view.namespaces = std::move(namespaces.items);
   return view;
 }
 
@@ -112,6 +114,7 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
                                              uint64_t seed) {
   ClusterState state(RealClock::Get(), config.herd.window);
   for (const Node& node : cluster.nodes) state.UpsertNode(node);
+  for (const Namespace& ns : cluster.namespaces) state.UpsertNamespace(ns);
   for (const Pod& p : cluster.assigned) {
     if (p.Key() != pod.Key()) state.UpsertAssignedPod(p);
   }

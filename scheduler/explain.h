@@ -52,9 +52,10 @@ absl::StatusOr<ExplainTarget> ParseExplainTarget(const std::string& arg);
 struct ClusterView {
   std::vector<Node> nodes;
   std::vector<Pod> assigned;  // pods on nodes, neither Succeeded nor Failed
+  std::vector<Namespace> namespaces;
 };
 
-// Lists the nodes and the pods assigned to them. Errors as KubeClient
+// Lists the nodes, the pods assigned to them and the namespaces. Errors as KubeClient
 // returns them (Unavailable when the apiserver cannot be reached).
 absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client);
 

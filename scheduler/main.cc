@@ -462,6 +462,8 @@ int Run(Config config) {
   LivenessMonitor::Part& assigned_part =
       liveness.Register("assigned pods informer");
   LivenessMonitor::Part& nodes_part = liveness.Register("nodes informer");
+  LivenessMonitor::Part& namespaces_part =
+      liveness.Register("namespaces informer");
   std::string name = config.scheduler_name;
   kube::Informer<Pod> pending(
       "pending pods",
@@ -506,12 +508,25 @@ int Run(Config config) {
            liveness, nodes_part,
            [&](const Node& n) { scheduler.OnNodeDeleted(n); }),
        .on_reject = count_rejected});
+  // Namespaces' labels, for pod affinity terms' namespaceSelector.
+  kube::Informer<Namespace> namespaces(
+      "namespaces", kube::NamespaceSource(client, {}),
+      {.on_add = Watched<Namespace>(
+           liveness, namespaces_part,
+           [&](const Namespace& n) { scheduler.OnNamespace(n); }),
+       .on_update = Watched<Namespace>(
+           liveness, namespaces_part,
+           [&](const Namespace& n) { scheduler.OnNamespace(n); }),
+       .on_delete = Watched<Namespace>(
+           liveness, namespaces_part,
+           [&](const Namespace& n) { scheduler.OnNamespaceDeleted(n); }),
+       .on_reject = count_rejected});
 
   StatusServer status(
       registry,
       [&] {
         return pending.HasSynced() && assigned.HasSynced() &&
-               nodes.HasSynced();
+               nodes.HasSynced() && namespaces.HasSynced();
       },
       [&] { return liveness.Stalled(); });
   absl::StatusOr<int> port = status.Start(config.http.listen_address);
@@ -523,11 +538,13 @@ int Run(Config config) {
             << "/healthz, /readyz and /metrics on port " << *port;
 
   // Standbys keep their informers warm, so a takeover schedules at once.
+  namespaces.Start();
   nodes.Start();
   assigned.Start();
   pending.Start();
   if (cache) cache->Start();
-  while (!(nodes.WaitForSync(absl::Seconds(1)) &&
+  while (!(namespaces.WaitForSync(absl::Seconds(1)) &&
+           nodes.WaitForSync(absl::Seconds(1)) &&
            assigned.WaitForSync(absl::Seconds(1)) &&
            pending.WaitForSync(absl::Seconds(1)))) {
     if (stop.HasBeenNotified()) break;
@@ -565,6 +582,7 @@ int Run(Config config) {
   pending.Stop();
   assigned.Stop();
   nodes.Stop();
+  namespaces.Stop();
   status.Stop();
   LOG(INFO) << "stopped";
   return exit_code.load();

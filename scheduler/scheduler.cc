@@ -169,7 +169,9 @@ void Scheduler::OnPendingPodRejected(const kube::RejectedObject& rejected) {
 }
 
 void Scheduler::OnAssignedPod(const Pod& pod) {
-  state_.UpsertAssignedPod(pod);
+  // A pod that arrives, or is relabelled, may satisfy a pending pod's
+  // pod affinity.
+  if (state_.UpsertAssignedPod(pod)) queue_.MoveAllToActive();
 }
 
 void Scheduler::OnAssignedPodDeleted(const Pod& pod) {
@@ -181,6 +183,14 @@ void Scheduler::OnNode(const Node& node) {
   if (state_.UpsertNode(node)) queue_.MoveAllToActive();
   absl::MutexLock lock(&nodes_mu_);
   nodes_dirty_ = true;
+}
+
+void Scheduler::OnNamespace(const Namespace& ns) {
+  if (state_.UpsertNamespace(ns)) queue_.MoveAllToActive();
+}
+
+void Scheduler::OnNamespaceDeleted(const Namespace& ns) {
+  state_.RemoveNamespace(ns.name);
 }
 
 void Scheduler::OnNodeDeleted(const Node& node) {

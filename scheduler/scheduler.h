@@ -86,6 +86,9 @@ class Scheduler {
   void OnAssignedPodDeleted(const Pod& pod);
   void OnNode(const Node& node);
   void OnNodeDeleted(const Node& node);
+  // Namespaces' labels, for pod affinity's namespaceSelector.
+  void OnNamespace(const Namespace& ns);
+  void OnNamespaceDeleted(const Namespace& ns);
 
   // Schedules until Stop(). (A housekeeping thread, started with the
   // Scheduler, flushes the queue and hands the node list to the metrics

@@ -30,6 +30,12 @@ struct Workspace::Scratch {
   // Per node of a block: metric sums, per-node weights, built-ins, suspects.
   std::vector<double> totals, weight_sums, builtin, suspect;
   FilterSummary summary;
+  // InterPodAffinity: the pre-filter and pre-score states; per node the raw
+  // and the normalised score (feasible nodes only).
+  InterPodAffinityFilter affinity_filter;
+  InterPodAffinityScore affinity_score;
+  std::vector<int64_t> affinity_raw;
+  std::vector<double> affinity;
 };
 
 Workspace::Workspace() : scratch_(std::make_unique<Scratch>()) {}
@@ -80,7 +86,8 @@ size_t Filter(const PodFilter& pf, const std::vector<NodeInfo>& nodes,
   const Pod& pod = *pf.pod;
   const size_t n = nodes.size();
   const bool slow_pod = !pod.node_name.empty() || pf.has_node_affinity ||
-                        !pf.host_ports.empty() || !pf.requests.scalar.empty();
+                        !pf.host_ports.empty() || !pf.requests.scalar.empty() ||
+                        pf.pod_affinity != nullptr;
   const int64_t block =
       NodeTable::kNotReady | NodeTable::kHardTaints | NodeTable::kNoRoom |
       (pf.tolerates_unschedulable ? int64_t{0}
@@ -165,6 +172,26 @@ void PreScore(const DecideInput& in, const ScoringConfig& cfg, size_t& count,
   for (MetricPlan& p : s.plans) FeasibleStats(feasible, n, count, p);
 }
 
+// 3-4. InterPodAffinity's pre-score and normalisation, over the feasible
+// nodes; s.affinity_score stays inactive when the plugin is skipped.
+void PodAffinityScores(const DecideInput& in, const NodeTable& table,
+                       const NamespaceLabels& namespaces, Scratch& s) {
+  const std::vector<NodeInfo>& nodes = *in.nodes;
+  s.affinity_score.Build(*in.pod, {&nodes, nullptr},
+                         {&nodes, &table.with_pod_affinity()}, namespaces);
+  if (!s.affinity_score.active()) return;
+  const size_t n = nodes.size();
+  Grow(s.affinity_raw, n);
+  Grow(s.affinity, n);
+  for (size_t i = 0; i < n; ++i) {
+    if (s.feasible[i] != 0) {
+      s.affinity_raw[i] = s.affinity_score.Raw(nodes[i].node);
+    }
+  }
+  NormalizeInterPodAffinity(s.affinity_raw.data(), s.feasible.data(), n,
+                            s.affinity.data());
+}
+
 // 4. Normalise: resolves the plan of each metric that scores into
 // s.active; returns the sum of their weights where uniform, and sets
 // `per_node_weights` when a skipped metric makes weights vary by node.
@@ -197,8 +224,12 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
                           ? std::max(cfg.balanced_allocation_weight, 0.0)
                           : 0.0;
   const double w_rp = std::max(cfg.recent_placements_weight, 0.0);
-  const double builtin_weight = w_la + w_ba + w_rp;
-  const bool builtins = w_la > 0 || w_ba > 0;
+  const double w_ipa = s.affinity_score.active()
+                           ? std::max(cfg.inter_pod_affinity_weight, 0.0)
+                           : 0.0;
+  const double builtin_weight = w_la + w_ba + w_rp + w_ipa;
+  const bool resources = w_la > 0 || w_ba > 0;
+  const bool builtins = resources || w_ipa > 0;
   const double uniform_weight = metric_weight + builtin_weight;
 
   Grow(s.scores, n);
@@ -231,10 +262,11 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
   const uint32_t* flags = table.flags();
   for (size_t b = 0; b < n; b += kBlock) {
     const size_t len = std::min(kBlock, n - b);
-    if (builtins) {
+    double* builtin = s.builtin.data();
+    if (builtins && !resources) std::fill_n(builtin, len, 0.0);
+    if (resources) {
       // The built-ins of the whole block in one vectorised pass, then the
       // rare nodes it cannot settle exactly, from the plugins' references.
-      double* builtin = s.builtin.data();
       const double* suspect = s.suspect.data();
       size_t suspects = 0;
       if (!huge_pod) {  // else every node below
@@ -256,6 +288,10 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
               w_ba * BalancedAllocationTerm(nodes[i], req, w_ba).raw;
         }
       }
+    }
+    if (w_ipa > 0) {
+      const double* affinity = s.affinity.data() + b;
+      for (size_t j = 0; j < len; ++j) builtin[j] += w_ipa * affinity[j];
     }
     s.block_best[b / kBlock] = internal::ScoreBlock(
         combine, b, len, s.totals.data(), s.weight_sums.data(),
@@ -318,6 +354,11 @@ void NodeTerms(const DecideInput& in, const ScoringConfig& cfg,
                                  : 0;
   out->push_back(RecentPlacementsTerm(placements, cfg.penalty_per_placement,
                                       cfg.recent_placements_weight));
+  // Only for a pod the plugin scores: most pods have no row for it.
+  if (s.affinity_score.active()) {
+    out->push_back(InterPodAffinityTerm(s.affinity_raw[i], s.affinity[i],
+                                        cfg.inter_pod_affinity_weight));
+  }
 }
 
 // 7. Explain: one row per node. `refused` (the pre-filter's sentence), when
@@ -385,7 +426,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
   d.num_nodes = static_cast<int>(n);
 
   // 1. Pre-filter.
-  const PodFilter pf = MakePodFilter(*in.pod);
+  PodFilter pf = MakePodFilter(*in.pod);
   const PodScoring pod{.requests = pf.requests,
                        .non_zero = PodNonZeroRequests(*in.pod)};
   if (std::string why = UnsupportedConstraints(*in.pod); !why.empty()) {
@@ -398,6 +439,13 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
     s.own_table.Build(nodes);
     table = &s.own_table;
   }
+  static const NamespaceLabels* const kNoNamespaces = new NamespaceLabels();
+  const NamespaceLabels& namespaces =
+      in.namespaces != nullptr ? *in.namespaces : *kNoNamespaces;
+  s.affinity_filter.Build(*in.pod, {&nodes, nullptr},
+                          {&nodes, &table->with_required_anti_affinity()},
+                          namespaces);
+  if (s.affinity_filter.active()) pf.pod_affinity = &s.affinity_filter;
 
   // 2. Filter.
   Grow(s.feasible, n);
@@ -411,6 +459,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
     d.filter_summary = NoFitSummary(nodes, cfg, pf, s);
   } else {
     // 4. Normalise. 5. Score. 6. Pick.
+    PodAffinityScores(in, *table, namespaces, s);
     bool per_node_weights = false;
     const double metric_weight =
         Normalise(cfg, d.mode, count, s, per_node_weights);

@@ -74,6 +74,9 @@ struct DecideInput {
   // Optional: per node, the pods this scheduler placed there since that
   // node's metrics were sampled. Null: none anywhere.
   const std::vector<int32_t>* recent_placements = nullptr;
+  // Optional: the namespaces' labels, for pod affinity terms'
+  // namespaceSelector. Null: none known.
+  const NamespaceLabels* namespaces = nullptr;
   int64_t now_ms = 0;  // for staleness; scoring has no clock
   uint64_t seed = 0;   // tie-break
   bool force_fallback = false;  // e.g. cold cache past its deadline

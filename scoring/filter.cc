@@ -17,7 +17,9 @@ constexpr const char* kFixedReasons[] = {
     kReasonAffinity,      kReasonPorts,
     kReasonTooManyPods,   "Insufficient cpu",
     "Insufficient memory", "Insufficient ephemeral-storage",
-    nullptr /* scalar */, nullptr /* metric */};
+    nullptr /* scalar */, kReasonPodAffinity,
+    kReasonPodAntiAffinity, kReasonExistingAntiAffinity,
+    nullptr /* metric */};
 static_assert(std::size(kFixedReasons) == kNumFilterFailures);
 
 std::string MetricReason(const std::vector<MetricTerm>* metrics, int metric) {
@@ -64,6 +66,20 @@ NodeCheck CheckNode(const PodFilter& f, const NodeInfo& info) {
                  bit(fit.ephemeral_storage, kFailEphemeralStorage) |
                  bit(fit.scalars != 0, kFailScalar);
     c.scalars = fit.scalars;
+  } else if (f.pod_affinity != nullptr) {
+    switch (f.pod_affinity->Check(node)) {
+      case InterPodAffinityFilter::Verdict::kFits:
+        break;
+      case InterPodAffinityFilter::Verdict::kAffinity:
+        c.failures = kFailPodAffinity;
+        break;
+      case InterPodAffinityFilter::Verdict::kAntiAffinity:
+        c.failures = kFailPodAntiAffinity;
+        break;
+      case InterPodAffinityFilter::Verdict::kExistingAntiAffinity:
+        c.failures = kFailExistingAntiAffinity;
+        break;
+    }
   }
   return c;
 }
@@ -177,8 +193,6 @@ std::string FilterSummary::Message(int num_nodes) const {
 
 std::string UnsupportedConstraints(const Pod& pod) {
   std::vector<const char*> what;
-  if (pod.has_pod_affinity) what.push_back("pod affinity");
-  if (pod.has_pod_anti_affinity) what.push_back("pod anti-affinity");
   if (pod.has_topology_spread) what.push_back("topology spread constraints");
   if (pod.has_claim_volumes) {
     what.push_back("volumes that need binding (PersistentVolumeClaim)");

@@ -4,11 +4,13 @@
 // under scoring/plugins/, run here in kube-scheduler's order, stopping at the
 // first plugin that rejects a node: node readiness (ours), NodeUnschedulable,
 // NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit
-// (which reports every insufficient resource at once). The reason strings
-// are kube-scheduler's, so FailedScheduling events read the same.
+// (which reports every insufficient resource at once), InterPodAffinity.
+// The reason strings are kube-scheduler's, so FailedScheduling events read
+// the same.
 //
 // MakePodFilter is the pre-filter: what each plugin needs of the pod,
-// computed once per decision. CheckNode is the exact, per-node reference.
+// computed once per decision (InterPodAffinity's, which reads the other
+// pods, is built by the caller and attached). CheckNode is the exact, per-node reference.
 // Decide (decide.h) runs a vectorised pass (internal/kernels.h) and calls
 // CheckNode only for the nodes and pods that pass cannot settle, so both
 // always agree. Pure functions; thread-compatible.
@@ -24,6 +26,7 @@
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "model/resources.h"
+#include "scoring/plugins/inter_pod_affinity.h"
 #include "scoring/plugins/node_affinity.h"
 #include "scoring/plugins/node_name.h"
 #include "scoring/plugins/node_ports.h"
@@ -49,13 +52,16 @@ enum FilterFailure : uint32_t {
   kFailMemory = 1u << 8,
   kFailEphemeralStorage = 1u << 9,
   kFailScalar = 1u << 10,  // NodeCheck::scalars says which
+  kFailPodAffinity = 1u << 11,
+  kFailPodAntiAffinity = 1u << 12,
+  kFailExistingAntiAffinity = 1u << 13,
   // Not a filter plugin: a metric with `missing: exclude` had no usable value
   // on the node (NodeCheck::metric says which). Set by Decide only.
-  kFailMissingMetric = 1u << 11,
+  kFailMissingMetric = 1u << 14,
 };
 // How many FilterFailure bits there are; every table indexed by bit has
 // this many entries.
-inline constexpr int kNumFilterFailures = 12;
+inline constexpr int kNumFilterFailures = 15;
 static_assert(kFailMissingMetric == 1u << (kNumFilterFailures - 1));
 
 // Pre-filter: the per-pod part of filtering, computed once per decision.
@@ -65,6 +71,8 @@ struct PodFilter {
   std::vector<ContainerPort> host_ports;  // PodHostPorts(pod)
   bool tolerates_unschedulable = false;
   bool has_node_affinity = false;  // node selector or required affinity
+  // InterPodAffinity's pre-filter; null when the plugin is skipped.
+  const InterPodAffinityFilter* pod_affinity = nullptr;
 };
 
 PodFilter MakePodFilter(const Pod& pod);
@@ -109,9 +117,8 @@ class FilterSummary {
 };
 
 // Pre-filter: constraints the pod requires that this scheduler does not
-// implement (pod affinity and anti-affinity, topology spread, volumes that
-// need binding), as a sentence; empty when there are none. Such a pod is
-// never placed.
+// implement (topology spread, volumes that need binding), as a sentence;
+// empty when there are none. Such a pod is never placed.
 std::string UnsupportedConstraints(const Pod& pod);
 
 // kube-scheduler caps event messages; FilterSummary keeps under this.

@@ -16,6 +16,15 @@ int32_t ClampToInt32(int64_t v) {
 
 bool Huge(int64_t v) { return v > kExactLimit || v < 0; }
 
+// Keeps `i` in the ascending list `set` exactly when `member`.
+void SetMember(std::vector<uint32_t>& set, size_t i, bool member) {
+  const uint32_t index = static_cast<uint32_t>(i);
+  auto at = std::lower_bound(set.begin(), set.end(), index);
+  const bool listed = at != set.end() && *at == index;
+  if (member && !listed) set.insert(at, index);
+  if (!member && listed) set.erase(at);
+}
+
 }  // namespace
 
 uint64_t NodeNameHash(const std::string& name) {
@@ -42,6 +51,8 @@ void NodeTable::Build(const std::vector<NodeInfo>& nodes) {
     c->resize(n);
   }
   tainted_.clear();
+  with_pod_affinity_.clear();
+  with_required_anti_affinity_.clear();
   num_huge_ = 0;
   for (size_t i = 0; i < n; ++i) Update(i, nodes[i]);
 }
@@ -91,11 +102,10 @@ void NodeTable::Update(size_t i, const NodeInfo& info) {
   s.la_share_memory[i] = has_memory ? share : 0.0;
   s.both[i] = has_cpu && has_memory ? 1.0 : 0.0;
 
-  const uint32_t index = static_cast<uint32_t>(i);
-  auto at = std::lower_bound(tainted_.begin(), tainted_.end(), index);
-  const bool listed = at != tainted_.end() && *at == index;
-  if ((flags & kHardTaints) != 0 && !listed) tainted_.insert(at, index);
-  if ((flags & kHardTaints) == 0 && listed) tainted_.erase(at);
+  SetMember(tainted_, i, (flags & kHardTaints) != 0);
+  SetMember(with_pod_affinity_, i, info.pods_with_affinity > 0);
+  SetMember(with_required_anti_affinity_, i,
+            info.pods_with_required_anti_affinity > 0);
 }
 
 }  // namespace ms

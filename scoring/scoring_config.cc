@@ -17,6 +17,7 @@ ScoringConfig MakeScoringConfig(const Config& config) {
   out.least_allocated_weight = config.builtins.least_allocated;
   out.balanced_allocation_weight = config.builtins.balanced_allocation;
   out.recent_placements_weight = config.builtins.recent_placements;
+  out.inter_pod_affinity_weight = config.builtins.inter_pod_affinity;
   out.penalty_per_placement = config.herd.penalty_per_placement;
   return out;
 }

@@ -114,8 +114,21 @@ TEST(DecodePodTest, RecordedPodWithEveryField) {
   EXPECT_FALSE(pod->init_containers[0].restart_always);
   EXPECT_TRUE(pod->init_containers[1].restart_always);
 
-  EXPECT_TRUE(pod->has_pod_anti_affinity);
-  EXPECT_FALSE(pod->has_pod_affinity);  // only preferred terms
+  // Pod (anti-)affinity; a term that names no namespace applies to the
+  // pod's own.
+  ASSERT_EQ(pod->pod_affinity.preferred.size(), 1u);
+  EXPECT_TRUE(pod->pod_affinity.required.empty());
+  const WeightedPodAffinityTerm& preferred = pod->pod_affinity.preferred[0];
+  EXPECT_EQ(preferred.weight, 10);
+  EXPECT_EQ(preferred.term.topology_key, "kubernetes.io/hostname");
+  EXPECT_EQ(preferred.term.namespaces, (std::vector<std::string>{"decode"}));
+  ASSERT_TRUE(preferred.term.label_selector.has_value());
+  EXPECT_EQ(preferred.term.label_selector->match_labels,
+            (Labels{{"app", "cache"}}));
+  EXPECT_FALSE(preferred.term.namespace_selector.has_value());
+  ASSERT_EQ(pod->pod_anti_affinity.required.size(), 1u);
+  EXPECT_EQ(pod->pod_anti_affinity.required[0].label_selector->match_labels,
+            (Labels{{"app", "web"}}));
   EXPECT_TRUE(pod->has_topology_spread);
   EXPECT_TRUE(pod->has_claim_volumes);
   EXPECT_TRUE(pod->container_statuses.empty());  // pending: nothing reported

@@ -60,8 +60,9 @@ TEST(DecodePodManifestTest, FirstPodOfAMultiDocumentFile) {
   ASSERT_TRUE(pod->required_node_affinity.has_value());
   EXPECT_EQ(pod->required_node_affinity->size(), 2u);
   EXPECT_EQ(pod->tolerations.size(), 2u);
-  EXPECT_TRUE(pod->has_pod_anti_affinity);
-  EXPECT_FALSE(pod->has_pod_affinity);  // preferred terms only
+  EXPECT_EQ(pod->pod_anti_affinity.required.size(), 1u);
+  EXPECT_EQ(pod->pod_affinity.preferred.size(), 1u);
+  EXPECT_TRUE(pod->pod_affinity.required.empty());
   EXPECT_TRUE(pod->has_topology_spread);
   EXPECT_TRUE(pod->has_claim_volumes);
 }
@@ -98,7 +99,7 @@ spec:
     {"spec":{"containers":[{"name":"c"}]}}}}}})");
   ASSERT_TRUE(cron.ok()) << cron.status();
   EXPECT_EQ(cron->name, "nightly");
-  EXPECT_EQ(cron->namespace_, "");
+  EXPECT_EQ(cron->namespace_, "default");
 }
 
 TEST(DecodePodManifestTest, Errors) {

@@ -194,7 +194,8 @@ TEST(ManifestsTest, ClusterRoleGrantsExactlyTheCallsMade) {
   EXPECT_EQ(grants, (std::set<std::string>{
                         "/pods:get", "/pods:list", "/pods:watch",
                         "/pods/binding:create", "/pods/status:patch",
-                        "/nodes:list", "/nodes:watch", "/events:create"}));
+                        "/nodes:list", "/nodes:watch", "/namespaces:list",
+                        "/namespaces:watch", "/events:create"}));
 }
 
 TEST(ManifestsTest, ExampleWorkloadAsksForMetricsScheduler) {

@@ -35,6 +35,9 @@ constexpr char kNodeList[] =
 constexpr char kPodList[] =
     R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},)"
     R"("items":[]})";
+constexpr char kNamespaceList[] =
+    R"({"kind":"NamespaceList","apiVersion":"v1","metadata":)"
+    R"({"resourceVersion":"5"},"items":[{"metadata":{"name":"default"}}]})";
 constexpr char kVector[] =
     R"({"status":"success","data":{"resultType":"vector","result":[)"
     R"({"metric":{"node":"n1"},"value":[1700000000,"0.1"]}]}})";
@@ -60,6 +63,9 @@ class SecretsTest : public ::testing::Test {
       }
       if (r.Path() == "/api/v1/nodes") return HttpAnswer{200, kNodeList};
       if (r.Path() == "/api/v1/pods") return HttpAnswer{200, kPodList};
+      if (r.Path() == "/api/v1/namespaces") {
+        return HttpAnswer{200, kNamespaceList};
+      }
       return HttpAnswer{404, R"({"kind":"Status","code":404})"};
     });
     absl::StatusOr<std::unique_ptr<TestHttpServer>> prom =

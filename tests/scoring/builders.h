@@ -82,6 +82,11 @@ class NodeBuilder {
     info_.used_host_ports.push_back({port, protocol, ip});
     return *this;
   }
+  // A pod placed on the node (its requests, ports and labels).
+  NodeBuilder& Placed(const Pod& pod) {
+    info_.AddPod(pod);
+    return *this;
+  }
   NodeInfo Build() const { return info_; }
   operator NodeInfo() const { return info_; }  // NOLINT
 
@@ -137,6 +142,32 @@ class PodBuilder {
     pod_.node_name = name;
     return *this;
   }
+  PodBuilder& Namespace(const std::string& ns) {
+    pod_.namespace_ = ns;
+    return *this;
+  }
+  PodBuilder& Label(const std::string& k, const std::string& v) {
+    pod_.labels[k] = v;
+    return *this;
+  }
+  // Required pod affinity and anti-affinity terms; preferred ones with
+  // their weight.
+  PodBuilder& PodAffinity(PodAffinityTerm term) {
+    pod_.pod_affinity.required.push_back(std::move(term));
+    return *this;
+  }
+  PodBuilder& PodAntiAffinity(PodAffinityTerm term) {
+    pod_.pod_anti_affinity.required.push_back(std::move(term));
+    return *this;
+  }
+  PodBuilder& PreferPodAffinity(int32_t weight, PodAffinityTerm term) {
+    pod_.pod_affinity.preferred.push_back({weight, std::move(term)});
+    return *this;
+  }
+  PodBuilder& PreferPodAntiAffinity(int32_t weight, PodAffinityTerm term) {
+    pod_.pod_anti_affinity.preferred.push_back({weight, std::move(term)});
+    return *this;
+  }
   Pod& mutable_pod() { return pod_; }
   Pod Build() const { return pod_; }
   operator Pod() const { return pod_; }  // NOLINT
@@ -147,6 +178,19 @@ class PodBuilder {
 
 inline PodBuilder MakePod(const std::string& name = "p") {
   return PodBuilder(name);
+}
+
+// A pod affinity term selecting pods labelled `key=value` in `namespaces`
+// (as the decoder leaves them: the pod's own when the term names none),
+// over `topology_key`.
+inline PodAffinityTerm Term(const std::string& key, const std::string& value,
+                            const std::string& topology_key,
+                            std::vector<std::string> namespaces = {"default"}) {
+  PodAffinityTerm t;
+  t.label_selector = LabelSelector{.match_labels = {{key, value}}};
+  t.namespaces = std::move(namespaces);
+  t.topology_key = topology_key;
+  return t;
 }
 
 // A metric column with every sample taken at `time_ms`.

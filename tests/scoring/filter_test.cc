@@ -131,17 +131,15 @@ TEST(FilterSummaryTest, LongMessagesStayUnder1024Bytes) {
 TEST(UnsupportedConstraintsTest, NamesEachConstraint) {
   Pod pod = MakePod();
   EXPECT_EQ(UnsupportedConstraints(pod), "");
-  pod.has_pod_affinity = true;
-  EXPECT_EQ(UnsupportedConstraints(pod),
-            "pod requires pod affinity, which this scheduler does not support "
-            "yet");
-  pod.has_pod_anti_affinity = true;
   pod.has_topology_spread = true;
+  EXPECT_EQ(UnsupportedConstraints(pod),
+            "pod requires topology spread constraints, which this scheduler "
+            "does not support yet");
   pod.has_claim_volumes = true;
   EXPECT_EQ(UnsupportedConstraints(pod),
-            "pod requires pod affinity, pod anti-affinity, topology spread "
-            "constraints, volumes that need binding (PersistentVolumeClaim), "
-            "which this scheduler does not support yet");
+            "pod requires topology spread constraints, volumes that need "
+            "binding (PersistentVolumeClaim), which this scheduler does not "
+            "support yet");
 }
 
 }  // namespace

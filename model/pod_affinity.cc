@@ -1,0 +1,59 @@
+#include "model/pod_affinity.h"
+
+#include <algorithm>
+
+namespace ms {
+namespace {
+
+bool Holds(const LabelRequirement& r, const Labels& labels) {
+  auto it = labels.find(r.key);
+  const bool has = it != labels.end();
+  auto listed = [&] {
+    return std::find(r.values.begin(), r.values.end(), it->second) !=
+           r.values.end();
+  };
+  switch (r.op) {
+    case LabelOperator::kIn:
+      return has && listed();
+    case LabelOperator::kNotIn:
+      return !has || !listed();
+    case LabelOperator::kExists:
+      return has;
+    case LabelOperator::kDoesNotExist:
+      return !has;
+  }
+  return false;
+}
+
+}  // namespace
+
+const Labels& LabelsOf(const NamespaceLabels& namespaces,
+                       const std::string& name) {
+  static const Labels* const kNone = new Labels();
+  auto it = namespaces.find(name);
+  return it == namespaces.end() ? *kNone : it->second;
+}
+
+bool Selects(const std::optional<LabelSelector>& selector,
+             const Labels& labels) {
+  if (!selector) return false;
+  for (const auto& [key, value] : selector->match_labels) {
+    auto it = labels.find(key);
+    if (it == labels.end() || it->second != value) return false;
+  }
+  for (const LabelRequirement& r : selector->match_expressions) {
+    if (!Holds(r, labels)) return false;
+  }
+  return true;
+}
+
+bool TermMatches(const PodAffinityTerm& term, const std::string& pod_namespace,
+                 const Labels& pod_labels, const Labels& namespace_labels) {
+  const bool in_namespace =
+      std::find(term.namespaces.begin(), term.namespaces.end(),
+                pod_namespace) != term.namespaces.end() ||
+      Selects(term.namespace_selector, namespace_labels);
+  return in_namespace && Selects(term.label_selector, pod_labels);
+}
+
+}  // namespace ms

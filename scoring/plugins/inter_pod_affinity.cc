@@ -1,0 +1,218 @@
+#include "scoring/plugins/inter_pod_affinity.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace ms {
+namespace {
+
+// Adds `value` to the node's pair for `key`, if the node has that label.
+void AddOnNode(TopologyCounts& counts, const Node& node,
+               const std::string& key, int64_t value) {
+  auto it = node.labels.find(key);
+  if (it == node.labels.end()) return;
+  counts[{key, it->second}] += value;
+}
+
+int64_t CountOf(const TopologyCounts& counts, absl::string_view key,
+                absl::string_view value) {
+  auto it = counts.find(std::make_pair(key, value));
+  return it == counts.end() ? 0 : it->second;
+}
+
+// Whether `term` of the incoming pod selects the placed pod `other`.
+bool Selects(const PodAffinityTerm& term, const PodInfo& other,
+             const NamespaceLabels& namespaces) {
+  return TermMatches(term, other.namespace_, other.labels,
+                     LabelsOf(namespaces, other.namespace_));
+}
+
+// Whether `term` of a placed pod selects the incoming `pod`, whose
+// namespace has `pod_namespace_labels`.
+bool Selects(const PodAffinityTerm& term, const Pod& pod,
+             const Labels& pod_namespace_labels) {
+  return TermMatches(term, pod.namespace_, pod.labels, pod_namespace_labels);
+}
+
+}  // namespace
+
+void InterPodAffinityFilter::Build(const Pod& pod, NodeSubset all,
+                                   NodeSubset with_required_anti,
+                                   const NamespaceLabels& namespaces) {
+  pod_ = &pod;
+  existing_anti_.clear();
+  affinity_.clear();
+  anti_.clear();
+  const Labels& own_namespace = LabelsOf(namespaces, pod.namespace_);
+
+  with_required_anti.ForEach([&](const NodeInfo& info) {
+    for (const auto& other : info.pods) {
+      for (const PodAffinityTerm& t : other->anti_affinity.required) {
+        if (Selects(t, pod, own_namespace)) {
+          AddOnNode(existing_anti_, info.node, t.topology_key, 1);
+        }
+      }
+    }
+  });
+
+  const std::vector<PodAffinityTerm>& affinity = pod.pod_affinity.required;
+  const std::vector<PodAffinityTerm>& anti = pod.pod_anti_affinity.required;
+  if (!affinity.empty() || !anti.empty()) {
+    all.ForEach([&](const NodeInfo& info) {
+      for (const auto& other : info.pods) {
+        const bool all_match =
+            !affinity.empty() &&
+            std::all_of(affinity.begin(), affinity.end(),
+                        [&](const PodAffinityTerm& t) {
+                          return Selects(t, *other, namespaces);
+                        });
+        if (all_match) {
+          for (const PodAffinityTerm& t : affinity) {
+            AddOnNode(affinity_, info.node, t.topology_key, 1);
+          }
+        }
+        for (const PodAffinityTerm& t : anti) {
+          if (Selects(t, *other, namespaces)) {
+            AddOnNode(anti_, info.node, t.topology_key, 1);
+          }
+        }
+      }
+    });
+  }
+  matches_own_terms_ =
+      !affinity.empty() &&
+      std::all_of(affinity.begin(), affinity.end(),
+                  [&](const PodAffinityTerm& t) {
+                    return TermMatches(t, pod.namespace_, pod.labels,
+                                       own_namespace);
+                  });
+  active_ = !existing_anti_.empty() || !affinity.empty() || !anti.empty();
+}
+
+InterPodAffinityFilter::Verdict InterPodAffinityFilter::Check(
+    const Node& node) const {
+  if (!active_) return Verdict::kFits;
+  bool pods_exist = true;
+  for (const PodAffinityTerm& t : pod_->pod_affinity.required) {
+    auto it = node.labels.find(t.topology_key);
+    if (it == node.labels.end()) return Verdict::kAffinity;
+    if (CountOf(affinity_, t.topology_key, it->second) <= 0) {
+      pods_exist = false;
+    }
+  }
+  // The first pod of a group that selects itself may go anywhere its other
+  // constraints allow, but only while no pod matches at all.
+  if (!pods_exist && !(affinity_.empty() && matches_own_terms_)) {
+    return Verdict::kAffinity;
+  }
+  if (!anti_.empty()) {
+    for (const PodAffinityTerm& t : pod_->pod_anti_affinity.required) {
+      auto it = node.labels.find(t.topology_key);
+      if (it != node.labels.end() &&
+          CountOf(anti_, t.topology_key, it->second) > 0) {
+        return Verdict::kAntiAffinity;
+      }
+    }
+  }
+  if (!existing_anti_.empty()) {
+    for (const auto& [key, value] : node.labels) {
+      if (CountOf(existing_anti_, key, value) > 0) {
+        return Verdict::kExistingAntiAffinity;
+      }
+    }
+  }
+  return Verdict::kFits;
+}
+
+void InterPodAffinityScore::Build(const Pod& pod, NodeSubset all,
+                                  NodeSubset with_affinity,
+                                  const NamespaceLabels& namespaces) {
+  scores_.clear();
+  const std::vector<WeightedPodAffinityTerm>& preferred =
+      pod.pod_affinity.preferred;
+  const std::vector<WeightedPodAffinityTerm>& preferred_anti =
+      pod.pod_anti_affinity.preferred;
+  const bool own_terms = !preferred.empty() || !preferred_anti.empty();
+  const Labels& own_namespace = LabelsOf(namespaces, pod.namespace_);
+  bool touched = false;
+  // Adds `weight` on the node's pair for the term's key when `matches`.
+  auto add = [&](const Node& node, const PodAffinityTerm& t, bool matches,
+                 int64_t weight) {
+    if (!matches) return;
+    auto it = node.labels.find(t.topology_key);
+    if (it == node.labels.end()) return;
+    scores_[{t.topology_key, it->second}] += weight;
+    touched = true;
+  };
+  auto visit = [&](const NodeInfo& info) {
+    if (info.node.labels.empty()) return;
+    const Node& node = info.node;
+    for (const auto& other : info.pods) {
+      if (!own_terms && !other->has_affinity()) continue;
+      for (const WeightedPodAffinityTerm& w : preferred) {
+        add(node, w.term, Selects(w.term, *other, namespaces), w.weight);
+      }
+      for (const WeightedPodAffinityTerm& w : preferred_anti) {
+        add(node, w.term, Selects(w.term, *other, namespaces), -w.weight);
+      }
+      for (const PodAffinityTerm& t : other->affinity.required) {
+        add(node, t, Selects(t, pod, own_namespace), 1);
+      }
+      for (const WeightedPodAffinityTerm& w : other->affinity.preferred) {
+        add(node, w.term, Selects(w.term, pod, own_namespace), w.weight);
+      }
+      for (const WeightedPodAffinityTerm& w : other->anti_affinity.preferred) {
+        add(node, w.term, Selects(w.term, pod, own_namespace), -w.weight);
+      }
+    }
+  };
+  if (own_terms) {
+    all.ForEach(visit);
+  } else {
+    with_affinity.ForEach(visit);
+  }
+  active_ = touched;
+}
+
+int64_t InterPodAffinityScore::Raw(const Node& node) const {
+  if (!active_) return 0;
+  int64_t sum = 0;
+  for (const auto& [key, value] : node.labels) {
+    sum += CountOf(scores_, key, value);
+  }
+  return sum;
+}
+
+void NormalizeInterPodAffinity(const int64_t* raw, const int64_t* feasible,
+                               size_t n, double* out) {
+  int64_t lo = std::numeric_limits<int64_t>::max();
+  int64_t hi = std::numeric_limits<int64_t>::min();
+  for (size_t i = 0; i < n; ++i) {
+    if (feasible[i] == 0) continue;
+    lo = std::min(lo, raw[i]);
+    hi = std::max(hi, raw[i]);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (feasible[i] == 0) continue;
+    double score = 0;
+    if (hi > lo) {
+      score = kMaxNodeScore * (static_cast<double>(raw[i] - lo) /
+                               static_cast<double>(hi - lo));
+    }
+    out[i] = static_cast<double>(static_cast<int64_t>(score));
+  }
+}
+
+TermResult InterPodAffinityTerm(int64_t raw, double score, double weight) {
+  if (weight <= 0) {
+    return {.name = kTermInterPodAffinity,
+            .raw = static_cast<double>(raw),
+            .state = TermState::kUnused};
+  }
+  return {.name = kTermInterPodAffinity,
+          .raw = static_cast<double>(raw),
+          .score = score,
+          .weight = weight};
+}
+
+}  // namespace ms

@@ -1,0 +1,137 @@
+// InterPodAffinity (kube-scheduler 1.34: plugins/interpodaffinity), filter
+// and score, with kube-scheduler's default arguments (hardPodAffinityWeight
+// 1, the preferred terms of existing pods counted).
+//
+// Counts are kept per topology pair (a node label key and value). Pre-filter:
+//   existing_anti: for each pod already placed whose required anti-affinity
+//     term matches the incoming pod, +1 on the pair of its node for the
+//     term's topologyKey;
+//   affinity: for each placed pod that matches ALL the incoming pod's
+//     required affinity terms, +1 on its node's pair for each term's key;
+//   anti: for each incoming required anti-affinity term matching a placed
+//     pod, +1 on its node's pair for the term's key.
+// Filter, in this order (kube-scheduler's reasons):
+//   - every required affinity term's topologyKey is a label of the node and
+//     its pair counts > 0, or else no placed pod matches at all and the pod
+//     matches its own terms (the first of a group): "node(s) didn't match
+//     pod affinity rules";
+//   - no required anti-affinity pair of the node counts > 0: "node(s) didn't
+//     match pod anti-affinity rules";
+//   - no label pair of the node counts in existing_anti: "node(s) didn't
+//     satisfy existing pods anti-affinity rules".
+// The plugin is skipped (every node passes) when the pod has no required
+// term and no placed pod's required anti-affinity matches it.
+//
+// Score: over the placed pods (all of them if the incoming pod has
+// preferred terms, else those with any pod (anti-)affinity), on nodes with
+// labels: each incoming preferred affinity term matching the pod adds its
+// weight to the node's pair for the term's key, each preferred anti-affinity
+// term subtracts it; each required affinity term of the placed pod matching
+// the incoming pod adds 1, its preferred affinity terms add their weight,
+// its preferred anti-affinity terms subtract it. A node's raw score is the
+// sum over its label pairs; normalised over the feasible nodes as
+// 100 * (raw - min) / (max - min), truncated (0 for all when max == min).
+// When no pair was touched the score is skipped (the term is left out).
+//
+// Terms of the incoming pod match a placed pod in the namespaces they list
+// or their namespaceSelector selects; terms of a placed pod match the
+// incoming pod likewise (model/pod_affinity.h). Pure functions over the
+// nodes passed in; thread-compatible.
+#ifndef METRICS_SCHEDULER_SCORING_PLUGINS_INTER_POD_AFFINITY_H_
+#define METRICS_SCHEDULER_SCORING_PLUGINS_INTER_POD_AFFINITY_H_
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "model/node_info.h"
+#include "model/pod.h"
+#include "model/pod_affinity.h"
+#include "scoring/explain.h"
+
+namespace ms {
+
+inline constexpr char kReasonPodAffinity[] =
+    "node(s) didn't match pod affinity rules";
+inline constexpr char kReasonPodAntiAffinity[] =
+    "node(s) didn't match pod anti-affinity rules";
+inline constexpr char kReasonExistingAntiAffinity[] =
+    "node(s) didn't satisfy existing pods anti-affinity rules";
+inline constexpr char kTermInterPodAffinity[] = "interPodAffinity";
+
+// Per topology pair (key, value), views of strings that outlive the
+// decision (node labels, term keys).
+using TopologyCounts =
+    absl::flat_hash_map<std::pair<absl::string_view, absl::string_view>,
+                        int64_t>;
+
+// The nodes a pass needs to visit: all of them (`indices` null) or those
+// listed (ascending indices into `nodes`).
+struct NodeSubset {
+  const std::vector<NodeInfo>* nodes = nullptr;
+  const std::vector<uint32_t>* indices = nullptr;
+
+  template <typename F>
+  void ForEach(F&& f) const {
+    if (indices == nullptr) {
+      for (const NodeInfo& n : *nodes) f(n);
+    } else {
+      for (uint32_t i : *indices) f((*nodes)[i]);
+    }
+  }
+};
+
+class InterPodAffinityFilter {
+ public:
+  enum class Verdict { kFits, kAffinity, kAntiAffinity, kExistingAntiAffinity };
+
+  // Pre-filter. `all` lists every node; `with_required_anti` the nodes with
+  // a placed pod that has required anti-affinity. `namespaces` are the
+  // namespaces' labels. Everything passed must outlive this object.
+  void Build(const Pod& pod, NodeSubset all, NodeSubset with_required_anti,
+             const NamespaceLabels& namespaces);
+  // False when the plugin is skipped: every node fits.
+  bool active() const { return active_; }
+
+  Verdict Check(const Node& node) const;
+
+ private:
+  const Pod* pod_ = nullptr;
+  bool active_ = false;
+  bool matches_own_terms_ = false;
+  TopologyCounts existing_anti_;
+  TopologyCounts affinity_;
+  TopologyCounts anti_;
+};
+
+class InterPodAffinityScore {
+ public:
+  // Pre-score. `all` lists every node; `with_affinity` the nodes with a
+  // placed pod that has any pod (anti-)affinity.
+  void Build(const Pod& pod, NodeSubset all, NodeSubset with_affinity,
+             const NamespaceLabels& namespaces);
+  // False when the score is skipped for this pod.
+  bool active() const { return active_; }
+
+  // Score: the node's raw score.
+  int64_t Raw(const Node& node) const;
+
+ private:
+  bool active_ = false;
+  TopologyCounts scores_;
+};
+
+// Normalise: raw[i] of the nodes with feasible[i] != 0 into out[i] in
+// [0, 100]; out of the others is left alone.
+void NormalizeInterPodAffinity(const int64_t* raw, const int64_t* feasible,
+                               size_t n, double* out);
+
+// The explanation row of a pod the plugin scores: raw and normalised
+// score; unused with a weight <= 0.
+TermResult InterPodAffinityTerm(int64_t raw, double score, double weight);
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_SCORING_PLUGINS_INTER_POD_AFFINITY_H_
