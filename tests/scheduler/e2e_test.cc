@@ -83,9 +83,13 @@ class EndToEndTest : public ::testing::Test {
 
   std::string Node(int i) { return absl::StrCat(suite_, "-n", i); }
 
+  // A node labelled with the suite and, as the kubelet labels it, its
+  // hostname.
   void AddNode(const std::string& name, const std::string& cpu = "4") {
     env_.CreateNode(name, cpu, "16Gi",
-                    absl::StrCat(R"({"e2e-suite":")", suite_, R"("})"));
+                    absl::StrCat(R"({"e2e-suite":")", suite_,
+                                 R"(","kubernetes.io/hostname":")", name,
+                                 R"("})"));
     nodes_.push_back(name);
   }
 
@@ -154,6 +158,28 @@ class EndToEndTest : public ::testing::Test {
                  const std::string& scheduler = "metrics-scheduler") {
     env_.AdminOk("POST", "/api/v1/namespaces/" + suite_ + "/pods",
                  PodJson(name, cpu, scheduler));
+  }
+
+  // The spec of a pod of the suite with `affinity` (a JSON object for
+  // spec.affinity; "{}" for none).
+  std::string PodSpecJson(const std::string& affinity,
+                          const std::string& cpu = "100m") {
+    return absl::StrCat(
+        R"({"schedulerName":"metrics-scheduler","nodeSelector":{"e2e-suite":")",
+        suite_, R"("},"affinity":)", affinity,
+        R"(,"containers":[{"name":"c","image":"registry.k8s.io/pause:3.10",)",
+        R"("resources":{"requests":{"cpu":")", cpu,
+        R"(","memory":"64Mi"}}}]})");
+  }
+
+  // A pod labelled `labels` (a JSON object) with `affinity`.
+  void CreatePodWith(const std::string& name, const std::string& labels,
+                     const std::string& affinity,
+                     const std::string& cpu = "100m") {
+    env_.AdminOk("POST", "/api/v1/namespaces/" + suite_ + "/pods",
+                 absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":)",
+                              R"({"name":")", name, R"(","labels":)", labels,
+                              R"(},"spec":)", PodSpecJson(affinity, cpu), "}"));
   }
 
   // Pod name -> node name ("" while pending), for the suite's namespace.
@@ -514,6 +540,108 @@ TEST_F(EndToEndTest, SigtermReleasesTheLeaseAndExitsZero) {
       admin.GetLease("metrics-scheduler", "metrics-scheduler");
   ASSERT_TRUE(lease.ok()) << lease.status();
   EXPECT_EQ(lease->holder_identity, "");
+}
+
+// Pod (anti-)affinity, as kube-scheduler places such pods.
+constexpr char kHostAntiAffinityWeb[] =
+    R"({"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":)"
+    R"([{"labelSelector":{"matchLabels":{"app":"web"}},)"
+    R"("topologyKey":"kubernetes.io/hostname"}]}})";
+
+TEST_F(EndToEndTest, RequiredAntiAffinityPutsOneReplicaPerNode) {
+  for (int i = 0; i < 3; ++i) AddNode(Node(i));
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  // A Deployment of four, one per node required: the fourth cannot go.
+  env_.AdminOk(
+      "POST", "/apis/apps/v1/namespaces/" + suite_ + "/deployments",
+      absl::StrCat(
+          R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":)",
+          R"({"name":"web"},"spec":{"replicas":4,"selector":{"matchLabels":)",
+          R"({"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},)",
+          R"("spec":)", PodSpecJson(kHostAntiAffinityWeb), "}}}"));
+  std::string pending;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::map<std::string, std::string> p = Placements();
+        int bound = 0;
+        for (const auto& [pod, node] : p) {
+          if (node.empty()) {
+            pending = pod;
+          } else {
+            ++bound;
+          }
+        }
+        return p.size() == 4 && bound == 3;
+      },
+      absl::Seconds(60)))
+      << s->Log();
+  std::map<std::string, int> per_node = PodsPerNode();
+  EXPECT_EQ(per_node.size(), 3u);
+  for (const auto& [node, count] : per_node) EXPECT_EQ(count, 1) << node;
+  EventsWith(pending, "3 node(s) didn't match pod anti-affinity rules");
+}
+
+TEST_F(EndToEndTest, APlacedPodsAntiAffinityKeepsTheIncomingPodAway) {
+  for (int i = 0; i < 2; ++i) AddNode(Node(i));
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  // db forbids app=web beside it; placed by the default scheduler on n0.
+  env_.AdminOk(
+      "POST", "/api/v1/namespaces/" + suite_ + "/pods",
+      absl::StrCat(
+          R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"db",)",
+          R"("labels":{"app":"db"}},"spec":{"nodeName":")", Node(0),
+          R"(","affinity":)", kHostAntiAffinityWeb,
+          R"(,"containers":[{"name":"c","image":"registry.k8s.io/pause:3.10"}]}})"));
+  // Everything else makes n0 the better node: it is emptier.
+  for (int i = 0; i < 3; ++i) {
+    CreatePodWith(absl::StrCat("filler-", i), R"({"app":"filler"})",
+                  absl::StrCat(R"({"nodeAffinity":{"requiredDuringScheduling)",
+                               R"(IgnoredDuringExecution":{"nodeSelectorTerms":)",
+                               R"([{"matchFields":[{"key":"metadata.name",)",
+                               R"("operator":"In","values":[")", Node(1),
+                               R"("]}]}]}}})"),
+                  "500m");
+  }
+  ASSERT_TRUE(WaitFor([&] { return AllBound(4); }, absl::Seconds(60)))
+      << s->Log();
+  for (int i = 0; i < 3; ++i) {
+    CreatePodWith(absl::StrCat("web-", i), R"({"app":"web"})", "{}");
+  }
+  ASSERT_TRUE(WaitFor([&] { return AllBound(7); }, absl::Seconds(60)))
+      << s->Log();
+  std::map<std::string, std::string> p = Placements();
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(p[absl::StrCat("web-", i)], Node(1));
+  }
+}
+
+TEST_F(EndToEndTest, PreferredAntiAffinitySpreadsWhatLeastAllocatedPacks) {
+  // One big node and three small: by requests alone every replica would
+  // go to the big one (the least allocated after each placement).
+  AddNode(Node(0), "64");
+  for (int i = 1; i < 4; ++i) AddNode(Node(i), "4");
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  const std::string soft =
+      R"({"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":)"
+      R"([{"weight":100,"podAffinityTerm":{"labelSelector":{"matchLabels":)"
+      R"({"app":"web"}},"topologyKey":"kubernetes.io/hostname"}}]}})";
+  // One at a time, so each decision sees the ones before it.
+  for (int i = 0; i < 4; ++i) {
+    CreatePodWith(absl::StrCat("web-", i), R"({"app":"web"})", soft);
+    ASSERT_TRUE(WaitFor([&] { return AllBound(i + 1); }, absl::Seconds(60)))
+        << s->Log();
+  }
+  EXPECT_EQ(PodsPerNode().size(), 4u);
+  // Without the term, the same pods pack onto the big node.
+  for (int i = 0; i < 3; ++i) {
+    CreatePodWith(absl::StrCat("plain-", i), R"({"app":"plain"})", "{}");
+    ASSERT_TRUE(WaitFor([&] { return AllBound(5 + i); }, absl::Seconds(60)))
+        << s->Log();
+    EXPECT_EQ(Placements()[absl::StrCat("plain-", i)], Node(0));
+  }
 }
 
 }  // namespace
