@@ -5,6 +5,12 @@
 // run (thread CPU time, so other processes on a shared machine do not skew
 // it). Use --benchmark_min_time=... for steadier figures.
 //
+// BM_Decide/N/M/1 runs the same decision with pod-to-pod constraints in
+// play: four labelled pods placed per node (20,000 at 5,000 nodes), one in
+// ten with a preferred anti-affinity term and one in a hundred with a
+// required one, and an incoming pod with required hostname anti-affinity
+// and a preferred zone affinity, so InterPodAffinity filters and scores.
+//
 //   build/bench/scoring_bench --benchmark_filter='BM_Decide/5000/4'
 #include <algorithm>
 #include <ctime>
@@ -23,6 +29,7 @@
 #include "scoring/decide.h"
 #include "scoring/metric_table.h"
 #include "scoring/node_table.h"
+#include "scoring/plugins/inter_pod_affinity.h"
 
 namespace ms {
 namespace {
@@ -98,6 +105,40 @@ Cluster MakeCluster(int num_nodes, int num_metrics) {
   return c;
 }
 
+PodAffinityTerm Term(const std::string& app, const std::string& key) {
+  return {.label_selector = LabelSelector{.match_labels = {{"app", app}}},
+          .namespaces = {"default"},
+          .topology_key = key};
+}
+
+// Places four labelled pods on every node (some with anti-affinity terms)
+// and gives the incoming pod terms of its own; the table follows.
+void AddPodConstraints(Cluster& c) {
+  constexpr char kHost[] = "kubernetes.io/hostname";
+  constexpr char kZone[] = "topology.kubernetes.io/zone";
+  int k = 0;
+  for (NodeInfo& info : c.nodes) {
+    for (int j = 0; j < 4; ++j, ++k) {
+      PodInfo pod{.namespace_ = "default",
+                  .labels = {{"app", absl::StrCat("app-", k % 50)},
+                             {"pod-template-hash", absl::StrCat(k % 500)}}};
+      if (k % 10 == 0) {
+        pod.anti_affinity.preferred.push_back(
+            {.weight = 10, .term = Term(absl::StrCat("app-", k % 50), kHost)});
+      }
+      if (k % 100 == 1) {
+        pod.anti_affinity.required.push_back(Term("batch", kHost));
+      }
+      info.AddPod(PodCharge{.pod = std::make_shared<const PodInfo>(pod)});
+    }
+  }
+  c.table.Build(c.nodes);
+  c.pod.labels = {{"app", "app-7"}};
+  c.pod.pod_anti_affinity.required.push_back(Term("app-7", kHost));
+  c.pod.pod_affinity.preferred.push_back(
+      {.weight = 50, .term = Term("app-3", kZone)});
+}
+
 
 // CPU time of this thread: the ratio stays meaningful on a shared machine,
 // where wall time includes other processes' slices.
@@ -168,6 +209,8 @@ void BM_Decide(benchmark::State& state) {
   const int num_nodes = static_cast<int>(state.range(0));
   const int num_metrics = static_cast<int>(state.range(1));
   Cluster c = MakeCluster(num_nodes, num_metrics);
+  const bool constraints = state.range(2) != 0;
+  if (constraints) AddPodConstraints(c);
   Workspace ws;
   DecideInput in{.pod = &c.pod,
                  .nodes = &c.nodes,
@@ -201,6 +244,9 @@ void BM_Decide(benchmark::State& state) {
     state.counters["vs_baseline"] = ns / it->second;
   }
   state.counters["nodes_feasible"] = first.num_feasible;
+  if (constraints && first.terms.back().name != kTermInterPodAffinity) {
+    state.SkipWithError("InterPodAffinity did not score");
+  }
 }
 
 // Registered pairwise so that each size's baseline runs just before it.
@@ -210,7 +256,11 @@ void RegisterAll() {
       benchmark::RegisterBenchmark("BM_Baseline", BM_Baseline)
           ->Args({nodes, metrics});
       benchmark::RegisterBenchmark("BM_Decide", BM_Decide)
-          ->Args({nodes, metrics});
+          ->Args({nodes, metrics, 0});
+      if (nodes >= 1000 && metrics == 4) {
+        benchmark::RegisterBenchmark("BM_Decide", BM_Decide)
+            ->Args({nodes, metrics, 1});
+      }
     }
   }
 }

@@ -48,12 +48,12 @@ bool Selects(const std::optional<LabelSelector>& selector,
 }
 
 bool TermMatches(const PodAffinityTerm& term, const std::string& pod_namespace,
-                 const Labels& pod_labels, const Labels& namespace_labels) {
-  const bool in_namespace =
-      std::find(term.namespaces.begin(), term.namespaces.end(),
-                pod_namespace) != term.namespaces.end() ||
-      Selects(term.namespace_selector, namespace_labels);
-  return in_namespace && Selects(term.label_selector, pod_labels);
+                 const Labels& pod_labels, const NamespaceLabels& namespaces) {
+  if (!Selects(term.label_selector, pod_labels)) return false;
+  return std::find(term.namespaces.begin(), term.namespaces.end(),
+                   pod_namespace) != term.namespaces.end() ||
+         (term.namespace_selector &&
+          Selects(term.namespace_selector, LabelsOf(namespaces, pod_namespace)));
 }
 
 }  // namespace ms

@@ -99,11 +99,11 @@ struct PodAffinityRules {
                          const PodAffinityRules&) = default;
 };
 
-// Whether `term` applies to a pod in `pod_namespace` labelled `pod_labels`.
-// `namespace_labels` are the labels of that namespace (empty when it is not
-// known).
+// Whether `term` applies to a pod in `pod_namespace` labelled `pod_labels`;
+// `namespaces` gives the labels of that namespace (none when it is not
+// known), read only for a term with a namespaceSelector.
 bool TermMatches(const PodAffinityTerm& term, const std::string& pod_namespace,
-                 const Labels& pod_labels, const Labels& namespace_labels);
+                 const Labels& pod_labels, const NamespaceLabels& namespaces);
 
 }  // namespace ms
 

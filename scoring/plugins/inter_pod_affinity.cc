@@ -23,15 +23,13 @@ int64_t CountOf(const TopologyCounts& counts, absl::string_view key,
 // Whether `term` of the incoming pod selects the placed pod `other`.
 bool Selects(const PodAffinityTerm& term, const PodInfo& other,
              const NamespaceLabels& namespaces) {
-  return TermMatches(term, other.namespace_, other.labels,
-                     LabelsOf(namespaces, other.namespace_));
+  return TermMatches(term, other.namespace_, other.labels, namespaces);
 }
 
-// Whether `term` of a placed pod selects the incoming `pod`, whose
-// namespace has `pod_namespace_labels`.
+// Whether `term` of a placed pod selects the incoming `pod`.
 bool Selects(const PodAffinityTerm& term, const Pod& pod,
-             const Labels& pod_namespace_labels) {
-  return TermMatches(term, pod.namespace_, pod.labels, pod_namespace_labels);
+             const NamespaceLabels& namespaces) {
+  return TermMatches(term, pod.namespace_, pod.labels, namespaces);
 }
 
 }  // namespace
@@ -43,12 +41,10 @@ void InterPodAffinityFilter::Build(const Pod& pod, NodeSubset all,
   existing_anti_.clear();
   affinity_.clear();
   anti_.clear();
-  const Labels& own_namespace = LabelsOf(namespaces, pod.namespace_);
-
   with_required_anti.ForEach([&](const NodeInfo& info) {
     for (const auto& other : info.pods) {
       for (const PodAffinityTerm& t : other->anti_affinity.required) {
-        if (Selects(t, pod, own_namespace)) {
+        if (Selects(t, pod, namespaces)) {
           AddOnNode(existing_anti_, info.node, t.topology_key, 1);
         }
       }
@@ -84,7 +80,7 @@ void InterPodAffinityFilter::Build(const Pod& pod, NodeSubset all,
       std::all_of(affinity.begin(), affinity.end(),
                   [&](const PodAffinityTerm& t) {
                     return TermMatches(t, pod.namespace_, pod.labels,
-                                       own_namespace);
+                                       namespaces);
                   });
   active_ = !existing_anti_.empty() || !affinity.empty() || !anti.empty();
 }
@@ -133,7 +129,6 @@ void InterPodAffinityScore::Build(const Pod& pod, NodeSubset all,
   const std::vector<WeightedPodAffinityTerm>& preferred_anti =
       pod.pod_anti_affinity.preferred;
   const bool own_terms = !preferred.empty() || !preferred_anti.empty();
-  const Labels& own_namespace = LabelsOf(namespaces, pod.namespace_);
   bool touched = false;
   // Adds `weight` on the node's pair for the term's key when `matches`.
   auto add = [&](const Node& node, const PodAffinityTerm& t, bool matches,
@@ -156,13 +151,13 @@ void InterPodAffinityScore::Build(const Pod& pod, NodeSubset all,
         add(node, w.term, Selects(w.term, *other, namespaces), -w.weight);
       }
       for (const PodAffinityTerm& t : other->affinity.required) {
-        add(node, t, Selects(t, pod, own_namespace), 1);
+        add(node, t, Selects(t, pod, namespaces), 1);
       }
       for (const WeightedPodAffinityTerm& w : other->affinity.preferred) {
-        add(node, w.term, Selects(w.term, pod, own_namespace), w.weight);
+        add(node, w.term, Selects(w.term, pod, namespaces), w.weight);
       }
       for (const WeightedPodAffinityTerm& w : other->anti_affinity.preferred) {
-        add(node, w.term, Selects(w.term, pod, own_namespace), -w.weight);
+        add(node, w.term, Selects(w.term, pod, namespaces), -w.weight);
       }
     }
   };
