@@ -586,7 +586,7 @@ TEST_F(EndToEndTest, APlacedPodsAntiAffinityKeepsTheIncomingPodAway) {
   for (int i = 0; i < 2; ++i) AddNode(Node(i));
   SchedulerProcess* s = StartScheduler(Params());
   ASSERT_NE(s, nullptr);
-  // db forbids app=web beside it; placed by the default scheduler on n0.
+  // db forbids app=web beside it; created on n0 directly (spec.nodeName).
   env_.AdminOk(
       "POST", "/api/v1/namespaces/" + suite_ + "/pods",
       absl::StrCat(
