@@ -15,10 +15,11 @@
 //
 // Phases (DESIGN.md, "Scoring model"), each rule in its plugin file under
 // scoring/plugins/:
-// 1. Pre-filter. A pod requiring a constraint not implemented here (pod
-//    affinity or anti-affinity, topology spread, volumes that need binding)
-//    is rejected outright: filter_summary names the constraint. Otherwise
-//    each filter plugin's per-pod facts are computed once (filter.h).
+// 1. Pre-filter. A pod requiring a constraint not implemented here (hard
+//    topology spread, volumes that need binding) is rejected outright:
+//    filter_summary names the constraint. Otherwise each filter plugin's
+//    per-pod facts are computed once (filter.h), InterPodAffinity's counts
+//    over the placed pods included (inter_pod_affinity.h).
 // 2. Filter (filter.h). The feasible nodes F are kept as a mask over all
 //    nodes, so that the per-metric passes read whole columns and vectorise.
 // 3. Pre-score (metric_terms.h). The usable values of each metric and their
@@ -31,8 +32,9 @@
 //    resolved into a plan; missing values follow their policy.
 // 5. Score. Built-in terms: leastAllocated (node_resources_fit.h),
 //    balancedAllocation (balanced_allocation.h), kube-scheduler's formulas,
-//    and recentPlacements (recent_placements.h), herd avoidance from the
-//    caller's per-node counts. A weight of 0 turns a term off.
+//    recentPlacements (recent_placements.h), herd avoidance from the
+//    caller's per-node counts, and interPodAffinity (inter_pod_affinity.h)
+//    for a pod some pod term concerns. A weight of 0 turns a term off.
 //    Score(n) = sum(w_i * s_i(n)) / sum(w_i) over the terms counted for n,
 //    in [0, 100] (0 when no term counts).
 // 6. Pick. The highest score wins; ties are broken by a hash of (seed, node
