@@ -177,7 +177,7 @@ void PreScore(const DecideInput& in, const ScoringConfig& cfg, size_t& count,
 void PodAffinityScores(const DecideInput& in, const NodeTable& table,
                        const NamespaceLabels& namespaces, Scratch& s) {
   const std::vector<NodeInfo>& nodes = *in.nodes;
-  s.affinity_score.Build(*in.pod, {&nodes, nullptr},
+  s.affinity_score.Build(*in.pod, {&nodes, nullptr, &table.pod_index()},
                          {&nodes, &table.with_pod_affinity()}, namespaces);
   if (!s.affinity_score.active()) return;
   const size_t n = nodes.size();
@@ -442,7 +442,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
   static const NamespaceLabels* const kNoNamespaces = new NamespaceLabels();
   const NamespaceLabels& namespaces =
       in.namespaces != nullptr ? *in.namespaces : *kNoNamespaces;
-  s.affinity_filter.Build(*in.pod, {&nodes, nullptr},
+  s.affinity_filter.Build(*in.pod, {&nodes, nullptr, &table->pod_index()},
                           {&nodes, &table->with_required_anti_affinity()},
                           namespaces);
   if (s.affinity_filter.active()) pf.pod_affinity = &s.affinity_filter;

@@ -54,6 +54,7 @@ void NodeTable::Build(const std::vector<NodeInfo>& nodes) {
   with_pod_affinity_.clear();
   with_required_anti_affinity_.clear();
   num_huge_ = 0;
+  pod_index_.Build({});
   for (size_t i = 0; i < n; ++i) Update(i, nodes[i]);
 }
 
@@ -106,6 +107,7 @@ void NodeTable::Update(size_t i, const NodeInfo& info) {
   SetMember(with_pod_affinity_, i, info.pods_with_affinity > 0);
   SetMember(with_required_anti_affinity_, i,
             info.pods_with_required_anti_affinity > 0);
+  pod_index_.Update(i, info);
 }
 
 }  // namespace ms

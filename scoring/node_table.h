@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "model/node_info.h"
+#include "scoring/pod_label_index.h"
 
 namespace ms {
 
@@ -94,6 +95,8 @@ class NodeTable {
   const std::vector<uint32_t>& with_required_anti_affinity() const {
     return with_required_anti_affinity_;
   }
+  // The placed pods by label.
+  const PodLabelIndex& pod_index() const { return pod_index_; }
   // How many nodes carry kHuge.
   size_t num_huge() const { return num_huge_; }
   // FNV-1a of the node name: the seeded tie-break key is derived from it, so
@@ -112,6 +115,7 @@ class NodeTable {
   std::vector<uint32_t> tainted_;
   std::vector<uint32_t> with_pod_affinity_;
   std::vector<uint32_t> with_required_anti_affinity_;
+  PodLabelIndex pod_index_;
   size_t num_huge_ = 0;
 };
 

@@ -32,6 +32,26 @@ bool Selects(const PodAffinityTerm& term, const Pod& pod,
   return TermMatches(term, pod.namespace_, pod.labels, namespaces);
 }
 
+// Calls f(node, pod) for every placed pod `term` may select: those with one
+// of its matchLabels pairs when the index can tell, else every pod of
+// `all`. The caller checks the whole term.
+template <typename F>
+void ForEachCandidate(const PodAffinityTerm& term, NodeSubset all, F&& f) {
+  if (!term.label_selector) return;  // selects nothing
+  const PodLabelIndex::Entries* candidates =
+      all.index != nullptr ? all.index->Candidates(*term.label_selector)
+                           : nullptr;
+  if (candidates == nullptr) {
+    all.ForEach([&](const NodeInfo& info) {
+      for (const auto& pod : info.pods) f(info, *pod);
+    });
+    return;
+  }
+  for (const PodLabelIndex::Entry& e : *candidates) {
+    f((*all.nodes)[e.node], *e.pod);
+  }
+}
+
 }  // namespace
 
 void InterPodAffinityFilter::Build(const Pod& pod, NodeSubset all,
@@ -53,25 +73,23 @@ void InterPodAffinityFilter::Build(const Pod& pod, NodeSubset all,
 
   const std::vector<PodAffinityTerm>& affinity = pod.pod_affinity.required;
   const std::vector<PodAffinityTerm>& anti = pod.pod_anti_affinity.required;
-  if (!affinity.empty() || !anti.empty()) {
-    all.ForEach([&](const NodeInfo& info) {
-      for (const auto& other : info.pods) {
-        const bool all_match =
-            !affinity.empty() &&
-            std::all_of(affinity.begin(), affinity.end(),
-                        [&](const PodAffinityTerm& t) {
-                          return Selects(t, *other, namespaces);
-                        });
-        if (all_match) {
-          for (const PodAffinityTerm& t : affinity) {
-            AddOnNode(affinity_, info.node, t.topology_key, 1);
-          }
-        }
-        for (const PodAffinityTerm& t : anti) {
-          if (Selects(t, *other, namespaces)) {
-            AddOnNode(anti_, info.node, t.topology_key, 1);
-          }
-        }
+  // A pod counts for affinity when it matches every term: the candidates
+  // of the first term are enough to look at.
+  if (!affinity.empty()) {
+    ForEachCandidate(affinity[0], all,
+                     [&](const NodeInfo& info, const PodInfo& other) {
+                       for (const PodAffinityTerm& t : affinity) {
+                         if (!Selects(t, other, namespaces)) return;
+                       }
+                       for (const PodAffinityTerm& t : affinity) {
+                         AddOnNode(affinity_, info.node, t.topology_key, 1);
+                       }
+                     });
+  }
+  for (const PodAffinityTerm& t : anti) {
+    ForEachCandidate(t, all, [&](const NodeInfo& info, const PodInfo& other) {
+      if (Selects(t, other, namespaces)) {
+        AddOnNode(anti_, info.node, t.topology_key, 1);
       }
     });
   }
@@ -128,7 +146,6 @@ void InterPodAffinityScore::Build(const Pod& pod, NodeSubset all,
       pod.pod_affinity.preferred;
   const std::vector<WeightedPodAffinityTerm>& preferred_anti =
       pod.pod_anti_affinity.preferred;
-  const bool own_terms = !preferred.empty() || !preferred_anti.empty();
   bool touched = false;
   // Adds `weight` on the node's pair for the term's key when `matches`.
   auto add = [&](const Node& node, const PodAffinityTerm& t, bool matches,
@@ -139,17 +156,23 @@ void InterPodAffinityScore::Build(const Pod& pod, NodeSubset all,
     scores_[{t.topology_key, it->second}] += weight;
     touched = true;
   };
-  auto visit = [&](const NodeInfo& info) {
-    if (info.node.labels.empty()) return;
+  // The incoming pod's terms, over the pods they may select.
+  for (const auto* terms : {&preferred, &preferred_anti}) {
+    const int64_t sign = terms == &preferred ? 1 : -1;
+    for (const WeightedPodAffinityTerm& w : *terms) {
+      ForEachCandidate(w.term, all,
+                       [&](const NodeInfo& info, const PodInfo& other) {
+                         add(info.node, w.term,
+                             Selects(w.term, other, namespaces),
+                             sign * w.weight);
+                       });
+    }
+  }
+  // The placed pods' terms, over the pods that have any.
+  with_affinity.ForEach([&](const NodeInfo& info) {
     const Node& node = info.node;
     for (const auto& other : info.pods) {
-      if (!own_terms && !other->has_affinity()) continue;
-      for (const WeightedPodAffinityTerm& w : preferred) {
-        add(node, w.term, Selects(w.term, *other, namespaces), w.weight);
-      }
-      for (const WeightedPodAffinityTerm& w : preferred_anti) {
-        add(node, w.term, Selects(w.term, *other, namespaces), -w.weight);
-      }
+      if (!other->has_affinity()) continue;
       for (const PodAffinityTerm& t : other->affinity.required) {
         add(node, t, Selects(t, pod, namespaces), 1);
       }
@@ -160,12 +183,7 @@ void InterPodAffinityScore::Build(const Pod& pod, NodeSubset all,
         add(node, w.term, Selects(w.term, pod, namespaces), -w.weight);
       }
     }
-  };
-  if (own_terms) {
-    all.ForEach(visit);
-  } else {
-    with_affinity.ForEach(visit);
-  }
+  });
   active_ = touched;
 }
 

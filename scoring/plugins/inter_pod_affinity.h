@@ -50,6 +50,7 @@
 #include "model/pod.h"
 #include "model/pod_affinity.h"
 #include "scoring/explain.h"
+#include "scoring/pod_label_index.h"
 
 namespace ms {
 
@@ -68,10 +69,12 @@ using TopologyCounts =
                         int64_t>;
 
 // The nodes a pass needs to visit: all of them (`indices` null) or those
-// listed (ascending indices into `nodes`).
+// listed (ascending indices into `nodes`). `index` finds the pods a term
+// may select without visiting the others (null: visit them all).
 struct NodeSubset {
   const std::vector<NodeInfo>* nodes = nullptr;
   const std::vector<uint32_t>* indices = nullptr;
+  const PodLabelIndex* index = nullptr;
 
   template <typename F>
   void ForEach(F&& f) const {

@@ -1,7 +1,11 @@
 #include "scoring/plugins/inter_pod_affinity.h"
 
+#include <random>
 #include <string>
 #include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "scoring/pod_label_index.h"
 
 #include "gtest/gtest.h"
 #include "scoring/decide.h"
@@ -243,6 +247,91 @@ TEST(InterPodAffinityScoreTest, SkippedWhenNoTermTouchesAnyNode) {
                       nodes);
   EXPECT_TRUE(zero.active);
   EXPECT_EQ(zero.normalized, (std::vector<double>{0, 0}));
+}
+
+// The label index only narrows which pods are looked at: verdicts and raw
+// scores are those of a scan over every pod, on random clusters.
+TEST(InterPodAffinityIndexTest, AgreesWithAScanOfEveryPod) {
+  std::mt19937 rng(7);
+  auto pick = [&](int n) { return static_cast<int>(rng() % n); };
+  auto term = [&] {
+    PodAffinityTerm t = Term("app", absl::StrCat("a", pick(4)),
+                             pick(2) ? kHost : kZone);
+    if (pick(3) == 0) t.label_selector->match_labels["tier"] = "x";
+    if (pick(4) == 0) t.label_selector->match_labels.clear();  // {}: all
+    if (pick(5) == 0) {
+      t.label_selector->match_expressions.push_back(
+          {"tier", LabelOperator::kExists, {}});
+    }
+    return t;
+  };
+  for (int round = 0; round < 200; ++round) {
+    std::vector<NodeInfo> nodes;
+    for (int i = 0; i < 6; ++i) {
+      NodeInfo node = Host(absl::StrCat("n", i), absl::StrCat("z", pick(2)));
+      for (int j = pick(4); j > 0; --j) {
+        testing::PodBuilder p = MakePod().Label("app", absl::StrCat("a", pick(4)));
+        if (pick(2)) p.Label("tier", "x");
+        if (pick(4) == 0) p.PodAntiAffinity(term());
+        if (pick(4) == 0) p.PreferPodAffinity(1 + pick(9), term());
+        node.AddPod(p.Build());
+      }
+      nodes.push_back(std::move(node));
+    }
+    testing::PodBuilder incoming = MakePod("in").Label("app", "a1");
+    if (pick(2)) incoming.PodAffinity(term());
+    if (pick(2)) incoming.PodAntiAffinity(term());
+    if (pick(2)) incoming.PreferPodAffinity(1 + pick(99), term());
+    if (pick(2)) incoming.PreferPodAntiAffinity(1 + pick(99), term());
+    const Pod pod = incoming.Build();
+    PodLabelIndex index;
+    index.Build(nodes);
+    const NodeSubset scan{&nodes, nullptr, nullptr};
+    const NodeSubset indexed{&nodes, nullptr, &index};
+    InterPodAffinityFilter f1, f2;
+    f1.Build(pod, scan, scan, {});
+    f2.Build(pod, indexed, scan, {});
+    InterPodAffinityScore s1, s2;
+    s1.Build(pod, scan, scan, {});
+    s2.Build(pod, indexed, scan, {});
+    ASSERT_EQ(f1.active(), f2.active()) << round;
+    ASSERT_EQ(s1.active(), s2.active()) << round;
+    for (const NodeInfo& n : nodes) {
+      EXPECT_EQ(f1.Check(n.node), f2.Check(n.node)) << round << n.node.name;
+      EXPECT_EQ(s1.Raw(n.node), s2.Raw(n.node)) << round << n.node.name;
+    }
+  }
+}
+
+TEST(PodLabelIndexTest, FollowsPodsAddedAndRemoved) {
+  std::vector<NodeInfo> nodes = {Host("n0"), Host("n1")};
+  const PodCharge web = PodCharge::Of(MakePod("web").Label("app", "web"));
+  const PodCharge db = PodCharge::Of(MakePod("db").Label("app", "db"));
+  nodes[0].AddPod(web);
+  PodLabelIndex index;
+  index.Build(nodes);
+  ASSERT_NE(index.With("app", "web"), nullptr);
+  EXPECT_EQ(index.With("app", "web")->size(), 1u);
+  EXPECT_EQ(index.With("app", "db"), nullptr);
+
+  nodes[1].AddPod(db);
+  nodes[1].AddPod(web);  // the same PodInfo on two nodes counts twice
+  index.Update(1, nodes[1]);
+  EXPECT_EQ(index.With("app", "web")->size(), 2u);
+  nodes[0].RemovePod(web);
+  index.Update(0, nodes[0]);
+  ASSERT_NE(index.With("app", "web"), nullptr);
+  EXPECT_EQ(index.With("app", "web")->size(), 1u);
+  EXPECT_EQ(index.With("app", "web")->begin()->node, 1u);
+  nodes[1].RemovePod(db);
+  index.Update(1, nodes[1]);
+  EXPECT_EQ(index.With("app", "db"), nullptr);
+  // A selector with a pair no pod carries has no candidates at all.
+  const PodLabelIndex::Entries* none =
+      index.Candidates(LabelSelector{.match_labels = {{"app", "gone"}}});
+  ASSERT_NE(none, nullptr);
+  EXPECT_TRUE(none->empty());
+  EXPECT_EQ(index.Candidates(LabelSelector{}), nullptr);  // {}: scan
 }
 
 // Through Decide: the FailedScheduling message, and the score's weight.

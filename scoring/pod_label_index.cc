@@ -1,0 +1,74 @@
+#include "scoring/pod_label_index.h"
+
+#include <algorithm>
+
+namespace ms {
+namespace {
+
+const PodLabelIndex::Entries& NoEntries() {
+  static const auto* const kNone = new PodLabelIndex::Entries();
+  return *kNone;
+}
+
+bool Holds(const std::vector<std::shared_ptr<const PodInfo>>& pods,
+           const PodInfo* pod) {
+  return std::any_of(pods.begin(), pods.end(),
+                     [&](const auto& p) { return p.get() == pod; });
+}
+
+}  // namespace
+
+void PodLabelIndex::Build(const std::vector<NodeInfo>& nodes) {
+  by_label_.clear();
+  indexed_.assign(nodes.size(), {});
+  for (size_t i = 0; i < nodes.size(); ++i) Update(i, nodes[i]);
+}
+
+void PodLabelIndex::Update(size_t i, const NodeInfo& node) {
+  if (indexed_.size() <= i) indexed_.resize(i + 1);
+  std::vector<std::shared_ptr<const PodInfo>>& was = indexed_[i];
+  const uint32_t at = static_cast<uint32_t>(i);
+  for (const auto& pod : was) {
+    if (!Holds(node.pods, pod.get())) Remove(at, pod);
+  }
+  for (const auto& pod : node.pods) {
+    if (!Holds(was, pod.get())) Add(at, pod);
+  }
+  was = node.pods;
+}
+
+void PodLabelIndex::Add(uint32_t node,
+                        const std::shared_ptr<const PodInfo>& pod) {
+  for (const auto& [key, value] : pod->labels) {
+    by_label_[{key, value}].insert({node, pod.get()});
+  }
+}
+
+void PodLabelIndex::Remove(uint32_t node,
+                           const std::shared_ptr<const PodInfo>& pod) {
+  for (const auto& [key, value] : pod->labels) {
+    auto it = by_label_.find(std::make_pair(key, value));
+    if (it == by_label_.end()) continue;
+    it->second.erase({node, pod.get()});
+    if (it->second.empty()) by_label_.erase(it);
+  }
+}
+
+const PodLabelIndex::Entries* PodLabelIndex::With(
+    const std::string& key, const std::string& value) const {
+  auto it = by_label_.find(std::make_pair(key, value));
+  return it == by_label_.end() ? nullptr : &it->second;
+}
+
+const PodLabelIndex::Entries* PodLabelIndex::Candidates(
+    const LabelSelector& selector) const {
+  const Entries* best = nullptr;
+  for (const auto& [key, value] : selector.match_labels) {
+    const Entries* e = With(key, value);
+    if (e == nullptr) return &NoEntries();
+    if (best == nullptr || e->size() < best->size()) best = e;
+  }
+  return best;
+}
+
+}  // namespace ms
