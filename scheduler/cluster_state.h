@@ -3,7 +3,8 @@
 //
 // The informers feed it (nodes, pods assigned to nodes); the scheduling
 // cycle asks it for a decision. It keeps, under one lock, everything a
-// decision reads: the NodeInfo list, the NodeTable beside it, the metrics
+// decision reads: the NodeInfo list (with the pods placed on each), the
+// namespaces' labels, the NodeTable beside it, the metrics
 // aligned to that list, and the herd counts (pods this scheduler placed on
 // each node since that node's metrics were sampled, within the herd window).
 //

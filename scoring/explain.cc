@@ -43,6 +43,17 @@ std::string FormatWeight(double w) { return absl::StrFormat("%g", w); }
 
 }  // namespace
 
+TermResult BuiltinTermRow(absl::string_view name, double raw, double score,
+                          double weight) {
+  TermResult r{.name = name, .raw = raw, .score = score};
+  if (weight > 0) {
+    r.weight = weight;
+  } else {
+    r.state = TermState::kUnused;
+  }
+  return r;
+}
+
 const char* ModeName(ScoringMode mode) {
   return mode == ScoringMode::kMetrics ? "metrics" : "fallback";
 }

@@ -55,6 +55,11 @@ struct TermResult {
   TermState state = TermState::kScored;
 };
 
+// A built-in term's row: raw and score as given, counted with `weight`
+// when it is > 0, else unused.
+TermResult BuiltinTermRow(absl::string_view name, double raw, double score,
+                          double weight);
+
 struct NodeExplanation {
   std::string node;
   bool feasible = false;

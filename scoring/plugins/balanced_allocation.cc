@@ -28,17 +28,11 @@ TermResult BalancedAllocationTerm(const NodeInfo& info,
                                   const Resources& requests, double weight) {
   const Resources& alloc = info.node.allocatable;
   const Resources& used = info.requested;
-  TermResult r{.name = kTermBalancedAllocation};
-  r.raw = static_cast<double>(BalancedAllocationScore(
+  const double score = static_cast<double>(BalancedAllocationScore(
       alloc.milli_cpu, SaturatingAdd(used.milli_cpu, requests.milli_cpu),
       alloc.memory, SaturatingAdd(used.memory, requests.memory)));
-  r.score = r.raw;
-  if (weight > 0 && BalancedAllocationApplies(requests)) {
-    r.weight = weight;
-  } else {
-    r.state = TermState::kUnused;
-  }
-  return r;
+  return BuiltinTermRow(kTermBalancedAllocation, score, score,
+                        BalancedAllocationApplies(requests) ? weight : 0);
 }
 
 }  // namespace ms

@@ -217,15 +217,8 @@ void NormalizeInterPodAffinity(const int64_t* raw, const int64_t* feasible,
 }
 
 TermResult InterPodAffinityTerm(int64_t raw, double score, double weight) {
-  if (weight <= 0) {
-    return {.name = kTermInterPodAffinity,
-            .raw = static_cast<double>(raw),
-            .state = TermState::kUnused};
-  }
-  return {.name = kTermInterPodAffinity,
-          .raw = static_cast<double>(raw),
-          .score = score,
-          .weight = weight};
+  return BuiltinTermRow(kTermInterPodAffinity, static_cast<double>(raw), score,
+                        weight);
 }
 
 }  // namespace ms

@@ -47,17 +47,10 @@ TermResult LeastAllocatedTerm(const NodeInfo& info,
                               const Resources& pod_non_zero, double weight) {
   const Resources& alloc = info.node.allocatable;
   const Resources& nz = info.non_zero_requested;
-  TermResult r{.name = kTermLeastAllocated};
-  r.raw = static_cast<double>(LeastAllocatedScore(
+  const double score = static_cast<double>(LeastAllocatedScore(
       alloc.milli_cpu, SaturatingAdd(nz.milli_cpu, pod_non_zero.milli_cpu),
       alloc.memory, SaturatingAdd(nz.memory, pod_non_zero.memory)));
-  r.score = r.raw;
-  if (weight > 0) {
-    r.weight = weight;
-  } else {
-    r.state = TermState::kUnused;
-  }
-  return r;
+  return BuiltinTermRow(kTermLeastAllocated, score, score, weight);
 }
 
 }  // namespace ms

@@ -4,15 +4,8 @@ namespace ms {
 
 TermResult RecentPlacementsTerm(int32_t placements, double penalty,
                                 double weight) {
-  TermResult r{.name = kTermRecentPlacements};
-  r.raw = placements;
-  r.score = RecentPlacementsScore(placements, penalty);
-  if (weight > 0) {
-    r.weight = weight;
-  } else {
-    r.state = TermState::kUnused;
-  }
-  return r;
+  return BuiltinTermRow(kTermRecentPlacements, placements,
+                        RecentPlacementsScore(placements, penalty), weight);
 }
 
 }  // namespace ms
