@@ -59,7 +59,8 @@ using YNode = YAML::Node;
 // The built-in term names a metric may not take.
 constexpr const char* kBuiltinNames[] = {"leastAllocated", "balancedAllocation",
                                          "recentPlacements",
-                                         "interPodAffinity"};
+                                         "interPodAffinity",
+                                         "podTopologySpread"};
 
 std::string Child(const std::string& path, absl::string_view key) {
   return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);
@@ -786,13 +787,15 @@ absl::Status Loader::LoadBuiltins(const YNode& node, const std::string& path,
                                   BuiltinWeights* out) {
   RETURN_IF_ERROR(CheckMap(node, path,
                            {"leastAllocated", "balancedAllocation",
-                            "recentPlacements", "interPodAffinity"}));
+                            "recentPlacements", "interPodAffinity",
+                            "podTopologySpread"}));
   for (const auto& [key, field] :
        {std::pair<const char*, double*>{"leastAllocated",
                                         &out->least_allocated},
         {"balancedAllocation", &out->balanced_allocation},
         {"recentPlacements", &out->recent_placements},
-        {"interPodAffinity", &out->inter_pod_affinity}}) {
+        {"interPodAffinity", &out->inter_pod_affinity},
+        {"podTopologySpread", &out->pod_topology_spread}}) {
     YNode v;
     RETURN_IF_ERROR(GetDouble(node, path, key, field, &v));
     if (*field < 0) return Error(v, Child(path, key), "must be >= 0");

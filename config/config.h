@@ -32,7 +32,7 @@
 //       join: {label: node, match: name, regex: ""}
 //       aggregations: {time: timeAvg, group: avg}  # sysdig only
 //   builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 1,
-//              interPodAffinity: 2}
+//              interPodAffinity: 2, podTopologySpread: 2}
 //   fallback: {coldCacheDeadline: 500ms}
 //   herd: {penaltyPerPlacement: 10, window: 30s}
 //   leaderElection:
@@ -168,7 +168,7 @@ struct AggregationsConfig {
 struct MetricConfig {
   // Required, unique, [A-Za-z_][A-Za-z0-9_.:-]*, and not the name of a
   // built-in term (leastAllocated, balancedAllocation, recentPlacements,
-  // interPodAffinity).
+  // interPodAffinity, podTopologySpread).
   std::string name;
   std::string query;  // required, not empty
   double weight = 1;  // finite, > 0
@@ -188,7 +188,8 @@ struct BuiltinWeights {
   double least_allocated = 1;
   double balanced_allocation = 1;
   double recent_placements = 1;
-  double inter_pod_affinity = 2;  // kube-scheduler's default weight
+  double inter_pod_affinity = 2;   // kube-scheduler's default weight
+  double pod_topology_spread = 2;  // kube-scheduler's default weight
 };
 
 struct FallbackConfig {

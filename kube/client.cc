@@ -93,7 +93,7 @@ absl::StatusOr<HttpResponse> KubeClient::Call(const std::string& method,
 template <typename T>
 absl::StatusOr<ObjectList<T>> KubeClient::List(
     const std::string& path, const ListOptions& options,
-    absl::StatusOr<ObjectList<T>> (*decode)(absl::string_view)) {
+    absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)> decode) {
   ObjectList<T> all;
   std::string continue_token;
   do {
@@ -136,7 +136,7 @@ absl::Status KubeClient::Watch(
     const std::string& path, const ListOptions& options,
     const std::string& resource_version,
     const std::function<bool(WatchEvent<T>&)>& on_event,
-    absl::StatusOr<WatchEvent<T>> (*decode)(absl::string_view),
+    absl::FunctionRef<absl::StatusOr<WatchEvent<T>>(absl::string_view)> decode,
     const std::atomic<bool>* cancel, absl::Duration timeout) {
   HttpRequest request = Request(
       "GET", absl::StrCat(path, "?watch=1&allowWatchBookmarks=true",
@@ -205,6 +205,27 @@ absl::Status KubeClient::WatchNamespaces(
   return Watch<Namespace>("/api/v1/namespaces", options, resource_version,
                           on_event, DecodeNamespaceWatchEvent, cancel,
                           timeout);
+}
+
+absl::StatusOr<ObjectList<Workload>> KubeClient::ListWorkloads(
+    WorkloadKind kind, const ListOptions& options) {
+  return List<Workload>(WorkloadPath(kind), options,
+                        [kind](absl::string_view json) {
+                          return DecodeWorkloadList(json, kind);
+                        });
+}
+
+absl::Status KubeClient::WatchWorkloads(
+    WorkloadKind kind, const ListOptions& options,
+    const std::string& resource_version,
+    const std::function<bool(WatchEvent<Workload>&)>& on_event,
+    const std::atomic<bool>* cancel, absl::Duration timeout) {
+  return Watch<Workload>(WorkloadPath(kind), options, resource_version,
+                         on_event,
+                         [kind](absl::string_view line) {
+                           return DecodeWorkloadWatchEvent(line, kind);
+                         },
+                         cancel, timeout);
 }
 
 absl::Status KubeClient::Bind(const Pod& pod, const std::string& node_name,

@@ -24,6 +24,7 @@
 #include <functional>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -95,6 +96,16 @@ class KubeClient {
       const std::function<bool(WatchEvent<Node>&)>& on_event,
       const std::atomic<bool>* cancel,
       absl::Duration timeout = absl::Minutes(5));
+  // Services, ReplicaSets, StatefulSets or ReplicationControllers, in
+  // every namespace.
+  absl::StatusOr<ObjectList<Workload>> ListWorkloads(
+      WorkloadKind kind, const ListOptions& options);
+  absl::Status WatchWorkloads(
+      WorkloadKind kind, const ListOptions& options,
+      const std::string& resource_version,
+      const std::function<bool(WatchEvent<Workload>&)>& on_event,
+      const std::atomic<bool>* cancel,
+      absl::Duration timeout = absl::Minutes(5));
   absl::Status WatchNamespaces(
       const ListOptions& options, const std::string& resource_version,
       const std::function<bool(WatchEvent<Namespace>&)>& on_event,
@@ -143,12 +154,12 @@ class KubeClient {
   template <typename T>
   absl::StatusOr<ObjectList<T>> List(
       const std::string& path, const ListOptions& options,
-      absl::StatusOr<ObjectList<T>> (*decode)(absl::string_view));
+      absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)> decode);
   template <typename T>
   absl::Status Watch(const std::string& path, const ListOptions& options,
                      const std::string& resource_version,
                      const std::function<bool(WatchEvent<T>&)>& on_event,
-                     absl::StatusOr<WatchEvent<T>> (*decode)(absl::string_view),
+                     absl::FunctionRef<absl::StatusOr<WatchEvent<T>>(absl::string_view)> decode,
                      const std::atomic<bool>* cancel, absl::Duration timeout);
 
   const ClusterConfig config_;

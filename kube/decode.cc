@@ -371,17 +371,76 @@ std::vector<Container> Containers(od::value v) {
   return out;
 }
 
-bool HasHardTopologySpread(od::value v) {
-  if (IsNull(v)) return false;
+NodeInclusionPolicy InclusionPolicy(std::string_view s) {
+  if (s == "Honor") return NodeInclusionPolicy::kHonor;
+  if (s == "Ignore") return NodeInclusionPolicy::kIgnore;
+  throw DecodeError{
+      absl::StrCat("unknown node inclusion policy \"", AbslView(s), "\"")};
+}
+
+// spec.topologySpreadConstraints.
+std::vector<TopologySpreadConstraint> TopologySpread(od::value v) {
+  std::vector<TopologySpreadConstraint> out;
+  if (IsNull(v)) return out;
   for (od::value item : v.get_array()) {
+    TopologySpreadConstraint c;
     for (od::field f : item.get_object()) {
-      if (std::string_view(f.unescaped_key()) == "whenUnsatisfiable" &&
-          std::string_view(f.value()) == "DoNotSchedule") {
-        return true;
+      std::string_view key = f.unescaped_key();
+      od::value value = f.value();
+      if (IsNull(value)) continue;
+      if (key == "maxSkew") {
+        c.max_skew = static_cast<int32_t>(int64_t(value));
+      } else if (key == "topologyKey") {
+        c.topology_key = String(value);
+      } else if (key == "whenUnsatisfiable") {
+        std::string_view action = value;
+        if (action == "DoNotSchedule") {
+          c.when_unsatisfiable = UnsatisfiableAction::kDoNotSchedule;
+        } else if (action == "ScheduleAnyway") {
+          c.when_unsatisfiable = UnsatisfiableAction::kScheduleAnyway;
+        } else {
+          throw DecodeError{absl::StrCat("unknown whenUnsatisfiable \"",
+                                         AbslView(action), "\"")};
+        }
+      } else if (key == "labelSelector") {
+        c.label_selector = Selector(value);
+      } else if (key == "minDomains") {
+        c.min_domains = static_cast<int32_t>(int64_t(value));
+      } else if (key == "nodeAffinityPolicy") {
+        c.node_affinity_policy = InclusionPolicy(value);
+      } else if (key == "nodeTaintsPolicy") {
+        c.node_taints_policy = InclusionPolicy(value);
+      } else if (key == "matchLabelKeys") {
+        c.match_label_keys = StringList(value);
       }
     }
+    out.push_back(std::move(c));
   }
-  return false;
+  return out;
+}
+
+// metadata.ownerReferences: the one with controller: true, if any.
+std::optional<ControllerRef> Controller(od::value v) {
+  if (IsNull(v)) return std::nullopt;
+  for (od::value item : v.get_array()) {
+    ControllerRef ref;
+    bool controller = false;
+    for (od::field f : item.get_object()) {
+      std::string_view key = f.unescaped_key();
+      od::value value = f.value();
+      if (key == "apiVersion") {
+        ref.api_version = String(value);
+      } else if (key == "kind") {
+        ref.kind = String(value);
+      } else if (key == "name") {
+        ref.name = String(value);
+      } else if (key == "controller") {
+        controller = !IsNull(value) && bool(value);
+      }
+    }
+    if (controller) return ref;
+  }
+  return std::nullopt;
 }
 
 bool HasClaimVolumes(od::value v) {
@@ -412,6 +471,8 @@ void PodMetadata(od::value v, Pod& pod) {
       pod.labels = StringMap(value);
     } else if (key == "deletionTimestamp") {
       pod.deleting = !IsNull(value);
+    } else if (key == "ownerReferences") {
+      pod.controller = Controller(value);
     } else if (key == "creationTimestamp") {
       pod.creation_time_ms = TimeMs(value);
     }
@@ -441,7 +502,7 @@ void PodSpec(od::value v, Pod& pod) {
     } else if (key == "overhead") {
       pod.overhead = ResourceList(value);
     } else if (key == "topologySpreadConstraints") {
-      pod.has_topology_spread = HasHardTopologySpread(value);
+      pod.topology_spread = TopologySpread(value);
     } else if (key == "volumes") {
       pod.has_claim_volumes = HasClaimVolumes(value);
     }
@@ -587,6 +648,44 @@ Namespace NamespaceFrom(od::value v) {
   return ns;
 }
 
+// A Service, ReplicaSet, StatefulSet or ReplicationController: its
+// identity and spec.selector.
+Workload WorkloadFrom(od::value v, WorkloadKind kind) {
+  Workload w;
+  w.kind = kind;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "metadata") {
+      for (od::field mf : value.get_object()) {
+        std::string_view mkey = mf.unescaped_key();
+        if (mkey == "name") {
+          w.name = String(mf.value());
+        } else if (mkey == "namespace") {
+          w.namespace_ = String(mf.value());
+        } else if (mkey == "uid") {
+          w.uid = String(mf.value());
+        } else if (mkey == "resourceVersion") {
+          w.resource_version = String(mf.value());
+        }
+      }
+    } else if (key == "spec" && !IsNull(value)) {
+      for (od::field sf : value.get_object()) {
+        if (std::string_view(sf.unescaped_key()) != "selector") continue;
+        od::value selector = sf.value();
+        if (IsNull(selector)) continue;
+        if (kind == WorkloadKind::kService ||
+            kind == WorkloadKind::kReplicationController) {
+          w.selector = LabelSelector{.match_labels = StringMap(selector)};
+        } else {
+          w.selector = Selector(selector);
+        }
+      }
+    }
+  }
+  return w;
+}
+
 Node NodeFrom(od::value v) {
   Node node;
   for (od::field f : v.get_object()) {
@@ -710,6 +809,13 @@ void IdentityInto(const RejectedObject& r, Namespace& ns) {
   ns.name = r.name;
   ns.uid = r.uid;
   ns.resource_version = r.resource_version;
+}
+
+void IdentityInto(const RejectedObject& r, Workload& w) {
+  w.namespace_ = r.namespace_;
+  w.name = r.name;
+  w.uid = r.uid;
+  w.resource_version = r.resource_version;
 }
 
 void IdentityInto(const RejectedObject& r, Node& node) {
@@ -1031,6 +1137,48 @@ absl::StatusOr<ObjectList<Namespace>> DecodeNamespaceList(
 absl::StatusOr<WatchEvent<Namespace>> DecodeNamespaceWatchEvent(
     absl::string_view line) {
   return WatchEventFrom<Namespace>(line, "namespaces", NamespaceFrom);
+}
+
+const char* WorkloadResource(WorkloadKind kind) {
+  switch (kind) {
+    case WorkloadKind::kService:
+      return "services";
+    case WorkloadKind::kReplicaSet:
+      return "replicasets";
+    case WorkloadKind::kStatefulSet:
+      return "statefulsets";
+    case WorkloadKind::kReplicationController:
+      return "replicationcontrollers";
+  }
+  return "";
+}
+
+const char* WorkloadPath(WorkloadKind kind) {
+  switch (kind) {
+    case WorkloadKind::kService:
+      return "/api/v1/services";
+    case WorkloadKind::kReplicaSet:
+      return "/apis/apps/v1/replicasets";
+    case WorkloadKind::kStatefulSet:
+      return "/apis/apps/v1/statefulsets";
+    case WorkloadKind::kReplicationController:
+      return "/api/v1/replicationcontrollers";
+  }
+  return "";
+}
+
+absl::StatusOr<ObjectList<Workload>> DecodeWorkloadList(
+    absl::string_view json, WorkloadKind kind) {
+  return DecodeList<Workload>(
+      json, absl::StrCat(WorkloadResource(kind), " list"),
+      WorkloadResource(kind), [kind](od::value v) { return WorkloadFrom(v, kind); });
+}
+
+absl::StatusOr<WatchEvent<Workload>> DecodeWorkloadWatchEvent(
+    absl::string_view line, WorkloadKind kind) {
+  return WatchEventFrom<Workload>(
+      line, WorkloadResource(kind),
+      [kind](od::value v) { return WorkloadFrom(v, kind); });
 }
 
 absl::StatusCode CodeForHttpStatus(long http_status,  // NOLINT(runtime/int)

@@ -27,6 +27,7 @@
 #include "model/node.h"
 #include "model/pod.h"
 #include "model/pod_affinity.h"
+#include "model/topology_spread.h"
 
 namespace ms::kube {
 
@@ -52,17 +53,19 @@ inline constexpr int64_t kMaxQuantity = int64_t{1} << 56;
 // An object of a list or a watch event that the decoder refused, with what
 // could still be read of its identity (empty when unreadable) and why.
 struct RejectedObject {
-  std::string resource;  // "pods" or "nodes"
+  std::string resource;  // "pods", "nodes", "services", ...
   std::string namespace_;
   std::string name;
   std::string uid;
   std::string resource_version;
   std::string error;  // names the field, e.g. `unknown toleration operator "Gt"`
 
-  // The informer's key: "namespace/name" for pods, the name for nodes and
-  // namespaces.
+  // The informer's key: the name for nodes and namespaces,
+  // "namespace/name" for the namespaced resources.
   std::string Key() const {
-    return resource == "pods" ? namespace_ + "/" + name : name;
+    return resource == "nodes" || resource == "namespaces"
+               ? name
+               : namespace_ + "/" + name;
   }
 
   friend bool operator==(const RejectedObject&,
@@ -112,6 +115,15 @@ absl::StatusOr<ObjectList<Namespace>> DecodeNamespaceList(
     absl::string_view json);
 absl::StatusOr<WatchEvent<Namespace>> DecodeNamespaceWatchEvent(
     absl::string_view line);
+
+// Services, ReplicaSets, StatefulSets, ReplicationControllers: the
+// resource's name ("services", ...) and its cluster-wide path.
+const char* WorkloadResource(WorkloadKind kind);
+const char* WorkloadPath(WorkloadKind kind);
+absl::StatusOr<ObjectList<Workload>> DecodeWorkloadList(
+    absl::string_view json, WorkloadKind kind);
+absl::StatusOr<WatchEvent<Workload>> DecodeWorkloadWatchEvent(
+    absl::string_view line, WorkloadKind kind);
 
 // An RFC 3339 timestamp (metadata.creationTimestamp, a Lease's renewTime),
 // in milliseconds since the epoch, rounded down.

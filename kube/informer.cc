@@ -25,6 +25,15 @@ void MakeTombstone(const std::string& key, const std::string& uid,
   ns->resource_version = resource_version;
 }
 
+void MakeTombstone(const std::string& key, const std::string& uid,
+                   const std::string& resource_version, Workload* w) {
+  const size_t slash = key.find('/');
+  w->namespace_ = key.substr(0, slash);
+  w->name = slash == std::string::npos ? key : key.substr(slash + 1);
+  w->uid = uid;
+  w->resource_version = resource_version;
+}
+
 InformerSource<Pod> PodSource(KubeClient& client, ListOptions options) {
   return {
       .list = [&client, options] { return client.ListPods(options); },
@@ -58,6 +67,20 @@ InformerSource<Namespace> NamespaceSource(KubeClient& client,
                    const std::function<bool(WatchEvent<Namespace>&)>& fn,
                    const std::atomic<bool>* cancel) {
         return client.WatchNamespaces(options, rv, fn, cancel);
+      },
+  };
+}
+
+InformerSource<Workload> WorkloadSource(KubeClient& client, WorkloadKind kind,
+                                        ListOptions options) {
+  return {
+      .list = [&client, kind,
+               options] { return client.ListWorkloads(kind, options); },
+      .watch = [&client, kind, options](
+                   const std::string& rv,
+                   const std::function<bool(WatchEvent<Workload>&)>& fn,
+                   const std::atomic<bool>* cancel) {
+        return client.WatchWorkloads(kind, options, rv, fn, cancel);
       },
   };
 }

@@ -101,12 +101,18 @@ struct InformerOptions {
 inline std::string KeyOf(const Pod& pod) { return pod.Key(); }
 inline std::string KeyOf(const Node& node) { return node.name; }
 inline std::string KeyOf(const Namespace& ns) { return ns.name; }
+inline std::string KeyOf(const Workload& w) {
+  return w.namespace_ + "/" + w.name;
+}
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version, Pod* pod);
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version, Node* node);
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version, Namespace* ns);
+// A workload's tombstone has no kind: its informer knows it.
+void MakeTombstone(const std::string& key, const std::string& uid,
+                   const std::string& resource_version, Workload* w);
 
 template <typename T>
 class Informer {
@@ -361,6 +367,8 @@ InformerSource<Pod> PodSource(KubeClient& client, ListOptions options);
 InformerSource<Node> NodeSource(KubeClient& client, ListOptions options);
 InformerSource<Namespace> NamespaceSource(KubeClient& client,
                                           ListOptions options);
+InformerSource<Workload> WorkloadSource(KubeClient& client, WorkloadKind kind,
+                                        ListOptions options);
 
 }  // namespace ms::kube
 

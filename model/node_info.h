@@ -18,13 +18,14 @@
 
 namespace ms {
 
-// What pod-to-pod constraints (pod affinity, anti-affinity) read of a pod
-// placed on a node.
+// What pod-to-pod constraints (pod affinity, anti-affinity, topology
+// spread) read of a pod placed on a node.
 struct PodInfo {
   std::string namespace_;
   Labels labels;
   PodAffinityRules affinity;
   PodAffinityRules anti_affinity;
+  bool terminating = false;  // deletionTimestamp set: spreading ignores it
 
   // kube-scheduler's NodeInfo.PodsWithAffinity: any pod (anti-)affinity.
   bool has_affinity() const {

@@ -15,6 +15,7 @@
 
 #include "model/node.h"
 #include "model/pod_affinity.h"
+#include "model/topology_spread.h"
 #include "model/resources.h"
 
 namespace ms {
@@ -103,6 +104,8 @@ struct Pod {
   std::optional<std::vector<NodeSelectorTerm>> required_node_affinity;
   PodAffinityRules pod_affinity;       // spec.affinity.podAffinity
   PodAffinityRules pod_anti_affinity;  // spec.affinity.podAntiAffinity
+  std::vector<TopologySpreadConstraint> topology_spread;
+  std::optional<ControllerRef> controller;  // the controlling ownerReference
   std::vector<Toleration> tolerations;
   std::vector<Container> containers;
   std::vector<Container> init_containers;
@@ -114,7 +117,6 @@ struct Pod {
 
   // Constraints not implemented yet; a pod with any of them is reported
   // unschedulable, naming the constraint.
-  bool has_topology_spread = false;    // topologySpreadConstraints
   bool has_claim_volumes = false;      // persistentVolumeClaim / ephemeral
 
   // "namespace/name", the key queues and logs use.

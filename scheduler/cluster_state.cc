@@ -141,6 +141,16 @@ void ClusterState::RemoveNamespace(const std::string& name) {
   namespaces_.erase(name);
 }
 
+void ClusterState::UpsertWorkload(const Workload& workload) {
+  absl::MutexLock lock(&mu_);
+  workloads_.Upsert(workload);
+}
+
+void ClusterState::RemoveWorkload(const Workload& workload) {
+  absl::MutexLock lock(&mu_);
+  workloads_.Remove(workload.kind, workload.namespace_, workload.name);
+}
+
 void ClusterState::RemoveAssignedPod(const Pod& pod) {
   absl::MutexLock lock(&mu_);
   auto it = pods_.find(pod.Key());
@@ -209,6 +219,7 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
                     .metric_table = &metric_table_,
                     .recent_placements = &recent_,
                     .namespaces = &namespaces_,
+                    .workloads = &workloads_,
                     .now_ms = absl::ToUnixMillis(now),
                     .seed = request.seed,
                     .force_fallback = request.force_fallback,

@@ -4,7 +4,8 @@
 // The informers feed it (nodes, pods assigned to nodes); the scheduling
 // cycle asks it for a decision. It keeps, under one lock, everything a
 // decision reads: the NodeInfo list (with the pods placed on each), the
-// namespaces' labels, the NodeTable beside it, the metrics
+// namespaces' labels, the workloads' selectors, the NodeTable beside it,
+// the metrics
 // aligned to that list, and the herd counts (pods this scheduler placed on
 // each node since that node's metrics were sampled, within the herd window).
 //
@@ -72,6 +73,12 @@ class ClusterState {
   bool UpsertNamespace(const Namespace& ns);
   void RemoveNamespace(const std::string& name);
 
+  // Service, ReplicaSet, StatefulSet and ReplicationController informers:
+  // their selectors, for PodTopologySpread's system default constraints.
+  // (They change scores only, so never make a pending pod fit.)
+  void UpsertWorkload(const Workload& workload);
+  void RemoveWorkload(const Workload& workload);
+
   // Decides where `request.pod` goes and, when a node fits, charges it
   // there at once (assume). The Decision's node_index is only meaningful
   // with `node_name`, which names the chosen node ("" when none fits).
@@ -132,6 +139,7 @@ class ClusterState {
   std::unordered_map<std::string, NodeInfo> orphans_ ABSL_GUARDED_BY(mu_);
   std::unordered_map<std::string, PlacedPod> pods_ ABSL_GUARDED_BY(mu_);
   NamespaceLabels namespaces_ ABSL_GUARDED_BY(mu_);
+  WorkloadSelectors workloads_ ABSL_GUARDED_BY(mu_);
   size_t num_assumed_ ABSL_GUARDED_BY(mu_) = 0;
 
   // Metrics aligned to nodes_, and what they were aligned from.

@@ -104,6 +104,11 @@ absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client) {
   ASSIGN_OR_RETURN(kube::ObjectList<Namespace> namespaces,
                    client.ListNamespaces({}));
   view.namespaces = std::move(namespaces.items);
+  for (WorkloadKind kind : kWorkloadKinds) {
+    ASSIGN_OR_RETURN(kube::ObjectList<Workload> list,
+                     client.ListWorkloads(kind, {}));
+    for (Workload& w : list.items) view.workloads.push_back(std::move(w));
+  }
   return view;
 }
 
@@ -115,6 +120,7 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
   ClusterState state(RealClock::Get(), config.herd.window);
   for (const Node& node : cluster.nodes) state.UpsertNode(node);
   for (const Namespace& ns : cluster.namespaces) state.UpsertNamespace(ns);
+  for (const Workload& w : cluster.workloads) state.UpsertWorkload(w);
   for (const Pod& p : cluster.assigned) {
     if (p.Key() != pod.Key()) state.UpsertAssignedPod(p);
   }

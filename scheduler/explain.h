@@ -53,9 +53,11 @@ struct ClusterView {
   std::vector<Node> nodes;
   std::vector<Pod> assigned;  // pods on nodes, neither Succeeded nor Failed
   std::vector<Namespace> namespaces;
+  std::vector<Workload> workloads;  // Services, ReplicaSets, ...
 };
 
-// Lists the nodes, the pods assigned to them and the namespaces. Errors as KubeClient
+// Lists the nodes, the pods assigned to them, the namespaces and the
+// workloads whose selectors the default topology spread reads. Errors as KubeClient
 // returns them (Unavailable when the apiserver cannot be reached).
 absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client);
 

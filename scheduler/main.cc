@@ -521,12 +521,41 @@ int Run(Config config) {
            liveness, namespaces_part,
            [&](const Namespace& n) { scheduler.OnNamespaceDeleted(n); }),
        .on_reject = count_rejected});
+  // Services, ReplicaSets, StatefulSets, ReplicationControllers: their
+  // selectors, for the pods that get the default topology spread.
+  std::vector<std::unique_ptr<kube::Informer<Workload>>> workloads;
+  for (WorkloadKind kind : kWorkloadKinds) {
+    const char* resource = kube::WorkloadResource(kind);
+    LivenessMonitor::Part& part =
+        liveness.Register(absl::StrCat(resource, " informer"));
+    auto on_change = Watched<Workload>(
+        liveness, part, [&](const Workload& w) { scheduler.OnWorkload(w); });
+    workloads.push_back(std::make_unique<kube::Informer<Workload>>(
+        resource, kube::WorkloadSource(client, kind, {}),
+        kube::InformerHandlers<Workload>{
+            .on_add = on_change,
+            .on_update = on_change,
+            .on_delete = Watched<Workload>(liveness, part,
+                                           [&, kind](const Workload& w) {
+                                             Workload gone = w;
+                                             gone.kind = kind;  // tombstones
+                                             scheduler.OnWorkloadDeleted(gone);
+                                           }),
+            .on_reject = count_rejected}));
+  }
+  auto workloads_synced = [&](absl::Duration wait) {
+    for (const auto& w : workloads) {
+      if (!w->WaitForSync(wait)) return false;
+    }
+    return true;
+  };
 
   StatusServer status(
       registry,
       [&] {
         return pending.HasSynced() && assigned.HasSynced() &&
-               nodes.HasSynced() && namespaces.HasSynced();
+               nodes.HasSynced() && namespaces.HasSynced() &&
+               workloads_synced(absl::ZeroDuration());
       },
       [&] { return liveness.Stalled(); });
   absl::StatusOr<int> port = status.Start(config.http.listen_address);
@@ -539,11 +568,13 @@ int Run(Config config) {
 
   // Standbys keep their informers warm, so a takeover schedules at once.
   namespaces.Start();
+  for (const auto& w : workloads) w->Start();
   nodes.Start();
   assigned.Start();
   pending.Start();
   if (cache) cache->Start();
   while (!(namespaces.WaitForSync(absl::Seconds(1)) &&
+           workloads_synced(absl::Seconds(1)) &&
            nodes.WaitForSync(absl::Seconds(1)) &&
            assigned.WaitForSync(absl::Seconds(1)) &&
            pending.WaitForSync(absl::Seconds(1)))) {
@@ -583,6 +614,7 @@ int Run(Config config) {
   assigned.Stop();
   nodes.Stop();
   namespaces.Stop();
+  for (const auto& w : workloads) w->Stop();
   status.Stop();
   LOG(INFO) << "stopped";
   return exit_code.load();

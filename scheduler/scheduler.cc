@@ -193,6 +193,14 @@ void Scheduler::OnNamespaceDeleted(const Namespace& ns) {
   state_.RemoveNamespace(ns.name);
 }
 
+void Scheduler::OnWorkload(const Workload& workload) {
+  state_.UpsertWorkload(workload);
+}
+
+void Scheduler::OnWorkloadDeleted(const Workload& workload) {
+  state_.RemoveWorkload(workload);
+}
+
 void Scheduler::OnNodeDeleted(const Node& node) {
   state_.RemoveNode(node.name);
   absl::MutexLock lock(&nodes_mu_);

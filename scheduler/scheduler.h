@@ -89,6 +89,10 @@ class Scheduler {
   // Namespaces' labels, for pod affinity's namespaceSelector.
   void OnNamespace(const Namespace& ns);
   void OnNamespaceDeleted(const Namespace& ns);
+  // Services, ReplicaSets, StatefulSets, ReplicationControllers: their
+  // selectors, for the default topology spread of the pods they select.
+  void OnWorkload(const Workload& workload);
+  void OnWorkloadDeleted(const Workload& workload);
 
   // Schedules until Stop(). (A housekeeping thread, started with the
   // Scheduler, flushes the queue and hands the node list to the metrics

@@ -36,6 +36,11 @@ struct Workspace::Scratch {
   InterPodAffinityScore affinity_score;
   std::vector<int64_t> affinity_raw;
   std::vector<double> affinity;
+  // PodTopologySpread: likewise.
+  PodTopologySpreadFilter spread_filter;
+  PodTopologySpreadScore spread_score;
+  std::vector<int64_t> spread_raw;
+  std::vector<double> spread;
 };
 
 Workspace::Workspace() : scratch_(std::make_unique<Scratch>()) {}
@@ -87,6 +92,7 @@ size_t Filter(const PodFilter& pf, const std::vector<NodeInfo>& nodes,
   const size_t n = nodes.size();
   const bool slow_pod = !pod.node_name.empty() || pf.has_node_affinity ||
                         !pf.host_ports.empty() || !pf.requests.scalar.empty() ||
+                        pf.topology_spread != nullptr ||
                         pf.pod_affinity != nullptr;
   const int64_t block =
       NodeTable::kNotReady | NodeTable::kHardTaints | NodeTable::kNoRoom |
@@ -192,6 +198,22 @@ void PodAffinityScores(const DecideInput& in, const NodeTable& table,
                             s.affinity.data());
 }
 
+// 3-4. PodTopologySpread's pre-score and normalisation, over the feasible
+// nodes; s.spread_score stays inactive when the plugin is skipped.
+void SpreadScores(const DecideInput& in, Scratch& s) {
+  const std::vector<NodeInfo>& nodes = *in.nodes;
+  s.spread_score.Build(*in.pod, nodes, s.feasible.data(), in.workloads);
+  if (!s.spread_score.active()) return;
+  const size_t n = nodes.size();
+  Grow(s.spread_raw, n);
+  Grow(s.spread, n);
+  for (size_t i = 0; i < n; ++i) {
+    if (s.feasible[i] != 0) s.spread_raw[i] = s.spread_score.Raw(nodes[i]);
+  }
+  NormalizePodTopologySpread(s.spread_raw.data(), s.feasible.data(), n,
+                             s.spread.data());
+}
+
 // 4. Normalise: resolves the plan of each metric that scores into
 // s.active; returns the sum of their weights where uniform, and sets
 // `per_node_weights` when a skipped metric makes weights vary by node.
@@ -227,9 +249,12 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
   const double w_ipa = s.affinity_score.active()
                            ? std::max(cfg.inter_pod_affinity_weight, 0.0)
                            : 0.0;
-  const double builtin_weight = w_la + w_ba + w_rp + w_ipa;
+  const double w_pts = s.spread_score.active()
+                           ? std::max(cfg.pod_topology_spread_weight, 0.0)
+                           : 0.0;
+  const double builtin_weight = w_la + w_ba + w_rp + w_ipa + w_pts;
   const bool resources = w_la > 0 || w_ba > 0;
-  const bool builtins = resources || w_ipa > 0;
+  const bool builtins = resources || w_ipa > 0 || w_pts > 0;
   const double uniform_weight = metric_weight + builtin_weight;
 
   Grow(s.scores, n);
@@ -288,6 +313,10 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
               w_ba * BalancedAllocationTerm(nodes[i], req, w_ba).raw;
         }
       }
+    }
+    if (w_pts > 0) {
+      const double* spread = s.spread.data() + b;
+      for (size_t j = 0; j < len; ++j) builtin[j] += w_pts * spread[j];
     }
     if (w_ipa > 0) {
       const double* affinity = s.affinity.data() + b;
@@ -354,7 +383,11 @@ void NodeTerms(const DecideInput& in, const ScoringConfig& cfg,
                                  : 0;
   out->push_back(RecentPlacementsTerm(placements, cfg.penalty_per_placement,
                                       cfg.recent_placements_weight));
-  // Only for a pod the plugin scores: most pods have no row for it.
+  // Only for a pod the plugin scores: most pods have no row for these.
+  if (s.spread_score.active()) {
+    out->push_back(PodTopologySpreadTerm(s.spread_raw[i], s.spread[i],
+                                         cfg.pod_topology_spread_weight));
+  }
   if (s.affinity_score.active()) {
     out->push_back(InterPodAffinityTerm(s.affinity_raw[i], s.affinity[i],
                                         cfg.inter_pod_affinity_weight));
@@ -446,6 +479,8 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
                           {&nodes, &table->with_required_anti_affinity()},
                           namespaces);
   if (s.affinity_filter.active()) pf.pod_affinity = &s.affinity_filter;
+  s.spread_filter.Build(*in.pod, nodes, in.workloads);
+  if (s.spread_filter.active()) pf.topology_spread = &s.spread_filter;
 
   // 2. Filter.
   Grow(s.feasible, n);
@@ -459,6 +494,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
     d.filter_summary = NoFitSummary(nodes, cfg, pf, s);
   } else {
     // 4. Normalise. 5. Score. 6. Pick.
+    SpreadScores(in, s);
     PodAffinityScores(in, *table, namespaces, s);
     bool per_node_weights = false;
     const double metric_weight =

@@ -15,11 +15,12 @@
 //
 // Phases (DESIGN.md, "Scoring model"), each rule in its plugin file under
 // scoring/plugins/:
-// 1. Pre-filter. A pod requiring a constraint not implemented here (hard
-//    topology spread, volumes that need binding) is rejected outright:
-//    filter_summary names the constraint. Otherwise each filter plugin's
-//    per-pod facts are computed once (filter.h), InterPodAffinity's counts
-//    over the placed pods included (inter_pod_affinity.h).
+// 1. Pre-filter. A pod requiring a constraint not implemented here
+//    (volumes that need binding) is rejected outright: filter_summary names
+//    the constraint. Otherwise each filter plugin's per-pod facts are
+//    computed once (filter.h), PodTopologySpread's and InterPodAffinity's
+//    counts over the placed pods included (pod_topology_spread.h,
+//    inter_pod_affinity.h).
 // 2. Filter (filter.h). The feasible nodes F are kept as a mask over all
 //    nodes, so that the per-metric passes read whole columns and vectorise.
 // 3. Pre-score (metric_terms.h). The usable values of each metric and their
@@ -33,8 +34,10 @@
 // 5. Score. Built-in terms: leastAllocated (node_resources_fit.h),
 //    balancedAllocation (balanced_allocation.h), kube-scheduler's formulas,
 //    recentPlacements (recent_placements.h), herd avoidance from the
-//    caller's per-node counts, and interPodAffinity (inter_pod_affinity.h)
-//    for a pod some pod term concerns. A weight of 0 turns a term off.
+//    caller's per-node counts, podTopologySpread (pod_topology_spread.h)
+//    for a pod with a ScheduleAnyway constraint (its own or the system
+//    defaults), and interPodAffinity (inter_pod_affinity.h) for a pod some
+//    pod term concerns. A weight of 0 turns a term off.
 //    Score(n) = sum(w_i * s_i(n)) / sum(w_i) over the terms counted for n,
 //    in [0, 100] (0 when no term counts).
 // 6. Pick. The highest score wins; ties are broken by a hash of (seed, node
@@ -79,6 +82,9 @@ struct DecideInput {
   // Optional: the namespaces' labels, for pod affinity terms'
   // namespaceSelector. Null: none known.
   const NamespaceLabels* namespaces = nullptr;
+  // Optional: the workloads' selectors, for PodTopologySpread's system
+  // default constraints. Null: no pod gets them.
+  const WorkloadSelectors* workloads = nullptr;
   int64_t now_ms = 0;  // for staleness; scoring has no clock
   uint64_t seed = 0;   // tie-break
   bool force_fallback = false;  // e.g. cold cache past its deadline

@@ -17,7 +17,8 @@ constexpr const char* kFixedReasons[] = {
     kReasonAffinity,      kReasonPorts,
     kReasonTooManyPods,   "Insufficient cpu",
     "Insufficient memory", "Insufficient ephemeral-storage",
-    nullptr /* scalar */, kReasonPodAffinity,
+    nullptr /* scalar */, kReasonTopologySpreadLabel,
+    kReasonTopologySpread, kReasonPodAffinity,
     kReasonPodAntiAffinity, kReasonExistingAntiAffinity,
     nullptr /* metric */};
 static_assert(std::size(kFixedReasons) == kNumFilterFailures);
@@ -28,6 +29,22 @@ std::string MetricReason(const std::vector<MetricTerm>* metrics, int metric) {
                          ? (*metrics)[metric].name
                          : absl::StrCat("#", metric);
   return absl::StrCat("node(s) had no usable value for metric ", name);
+}
+
+// PodTopologySpread's failure bit for the node; 0 when it fits or the
+// plugin is skipped (null).
+uint32_t SpreadFailure(const PodTopologySpreadFilter* spread,
+                       const Node& node) {
+  if (spread == nullptr) return 0;
+  switch (spread->Check(node)) {
+    case PodTopologySpreadFilter::Verdict::kFits:
+      return 0;
+    case PodTopologySpreadFilter::Verdict::kMissingLabel:
+      return kFailTopologySpreadLabel;
+    case PodTopologySpreadFilter::Verdict::kSkew:
+      return kFailTopologySpread;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -66,6 +83,9 @@ NodeCheck CheckNode(const PodFilter& f, const NodeInfo& info) {
                  bit(fit.ephemeral_storage, kFailEphemeralStorage) |
                  bit(fit.scalars != 0, kFailScalar);
     c.scalars = fit.scalars;
+  } else if (uint32_t spread = SpreadFailure(f.topology_spread, node);
+             spread != 0) {
+    c.failures = spread;
   } else if (f.pod_affinity != nullptr) {
     switch (f.pod_affinity->Check(node)) {
       case InterPodAffinityFilter::Verdict::kFits:
@@ -193,7 +213,6 @@ std::string FilterSummary::Message(int num_nodes) const {
 
 std::string UnsupportedConstraints(const Pod& pod) {
   std::vector<const char*> what;
-  if (pod.has_topology_spread) what.push_back("topology spread constraints");
   if (pod.has_claim_volumes) {
     what.push_back("volumes that need binding (PersistentVolumeClaim)");
   }

@@ -4,13 +4,14 @@
 // under scoring/plugins/, run here in kube-scheduler's order, stopping at the
 // first plugin that rejects a node: node readiness (ours), NodeUnschedulable,
 // NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit
-// (which reports every insufficient resource at once), InterPodAffinity.
+// (which reports every insufficient resource at once), PodTopologySpread,
+// InterPodAffinity.
 // The reason strings are kube-scheduler's, so FailedScheduling events read
 // the same.
 //
 // MakePodFilter is the pre-filter: what each plugin needs of the pod,
-// computed once per decision (InterPodAffinity's, which reads the other
-// pods, is built by the caller and attached). CheckNode is the exact, per-node reference.
+// computed once per decision (PodTopologySpread's and InterPodAffinity's,
+// which read the other pods, are built by the caller and attached). CheckNode is the exact, per-node reference.
 // Decide (decide.h) runs a vectorised pass (internal/kernels.h) and calls
 // CheckNode only for the nodes and pods that pass cannot settle, so both
 // always agree. Pure functions; thread-compatible.
@@ -33,6 +34,7 @@
 #include "scoring/plugins/node_ready.h"
 #include "scoring/plugins/node_resources_fit.h"
 #include "scoring/plugins/node_unschedulable.h"
+#include "scoring/plugins/pod_topology_spread.h"
 #include "scoring/plugins/taint_toleration.h"
 #include "scoring/scoring_config.h"
 
@@ -52,16 +54,18 @@ enum FilterFailure : uint32_t {
   kFailMemory = 1u << 8,
   kFailEphemeralStorage = 1u << 9,
   kFailScalar = 1u << 10,  // NodeCheck::scalars says which
-  kFailPodAffinity = 1u << 11,
-  kFailPodAntiAffinity = 1u << 12,
-  kFailExistingAntiAffinity = 1u << 13,
+  kFailTopologySpreadLabel = 1u << 11,
+  kFailTopologySpread = 1u << 12,
+  kFailPodAffinity = 1u << 13,
+  kFailPodAntiAffinity = 1u << 14,
+  kFailExistingAntiAffinity = 1u << 15,
   // Not a filter plugin: a metric with `missing: exclude` had no usable value
   // on the node (NodeCheck::metric says which). Set by Decide only.
-  kFailMissingMetric = 1u << 14,
+  kFailMissingMetric = 1u << 16,
 };
 // How many FilterFailure bits there are; every table indexed by bit has
 // this many entries.
-inline constexpr int kNumFilterFailures = 15;
+inline constexpr int kNumFilterFailures = 17;
 static_assert(kFailMissingMetric == 1u << (kNumFilterFailures - 1));
 
 // Pre-filter: the per-pod part of filtering, computed once per decision.
@@ -71,7 +75,9 @@ struct PodFilter {
   std::vector<ContainerPort> host_ports;  // PodHostPorts(pod)
   bool tolerates_unschedulable = false;
   bool has_node_affinity = false;  // node selector or required affinity
-  // InterPodAffinity's pre-filter; null when the plugin is skipped.
+  // PodTopologySpread's and InterPodAffinity's pre-filters; null when the
+  // plugin is skipped.
+  const PodTopologySpreadFilter* topology_spread = nullptr;
   const InterPodAffinityFilter* pod_affinity = nullptr;
 };
 
@@ -117,7 +123,7 @@ class FilterSummary {
 };
 
 // Pre-filter: constraints the pod requires that this scheduler does not
-// implement (topology spread, volumes that need binding), as a sentence;
+// implement (volumes that need binding), as a sentence;
 // empty when there are none. Such a pod is never placed.
 std::string UnsupportedConstraints(const Pod& pod);
 

@@ -18,6 +18,7 @@ ScoringConfig MakeScoringConfig(const Config& config) {
   out.balanced_allocation_weight = config.builtins.balanced_allocation;
   out.recent_placements_weight = config.builtins.recent_placements;
   out.inter_pod_affinity_weight = config.builtins.inter_pod_affinity;
+  out.pod_topology_spread_weight = config.builtins.pod_topology_spread;
   out.penalty_per_placement = config.herd.penalty_per_placement;
   return out;
 }

@@ -30,6 +30,7 @@ struct ScoringConfig {
   double balanced_allocation_weight = 1;
   double recent_placements_weight = 1;
   double inter_pod_affinity_weight = 2;
+  double pod_topology_spread_weight = 2;
   double penalty_per_placement = 10;  // herd.penaltyPerPlacement
 };
 

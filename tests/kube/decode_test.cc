@@ -129,7 +129,15 @@ TEST(DecodePodTest, RecordedPodWithEveryField) {
   ASSERT_EQ(pod->pod_anti_affinity.required.size(), 1u);
   EXPECT_EQ(pod->pod_anti_affinity.required[0].label_selector->match_labels,
             (Labels{{"app", "web"}}));
-  EXPECT_TRUE(pod->has_topology_spread);
+  ASSERT_EQ(pod->topology_spread.size(), 1u);
+  const TopologySpreadConstraint& spread = pod->topology_spread[0];
+  EXPECT_EQ(spread.max_skew, 1);
+  EXPECT_EQ(spread.topology_key, "zone");
+  EXPECT_EQ(spread.when_unsatisfiable, UnsatisfiableAction::kDoNotSchedule);
+  EXPECT_EQ(spread.label_selector->match_labels, (Labels{{"app", "web"}}));
+  EXPECT_FALSE(spread.min_domains.has_value());
+  EXPECT_FALSE(spread.node_affinity_policy.has_value());
+  EXPECT_FALSE(pod->controller.has_value());
   EXPECT_TRUE(pod->has_claim_volumes);
   EXPECT_TRUE(pod->container_statuses.empty());  // pending: nothing reported
   EXPECT_FALSE(pod->resize_infeasible);
@@ -208,9 +216,42 @@ TEST(DecodePodTest, OverheadAndDeletion) {
   EXPECT_EQ(pod->Key(), "n/p");
 }
 
+TEST(DecodePodTest, TopologySpreadAndController) {
+  absl::StatusOr<Pod> pod = DecodePod(R"({"metadata":{"name":"p",
+    "namespace":"n","ownerReferences":[
+      {"apiVersion":"v1","kind":"ConfigMap","name":"c"},
+      {"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-1",
+       "controller":true}]},
+    "spec":{"containers":[],"topologySpreadConstraints":[
+      {"maxSkew":2,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway",
+       "labelSelector":{"matchExpressions":[
+         {"key":"app","operator":"In","values":["web"]}]},
+       "minDomains":3,"nodeAffinityPolicy":"Ignore",
+       "nodeTaintsPolicy":"Honor","matchLabelKeys":["rev"]},
+      {"maxSkew":1,"topologyKey":"kubernetes.io/hostname",
+       "whenUnsatisfiable":"DoNotSchedule"}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  ASSERT_EQ(pod->topology_spread.size(), 2u);
+  const TopologySpreadConstraint& soft = pod->topology_spread[0];
+  EXPECT_EQ(soft.max_skew, 2);
+  EXPECT_EQ(soft.when_unsatisfiable, UnsatisfiableAction::kScheduleAnyway);
+  ASSERT_TRUE(soft.label_selector.has_value());
+  EXPECT_EQ(soft.label_selector->match_expressions.size(), 1u);
+  EXPECT_EQ(soft.min_domains, 3);
+  EXPECT_EQ(soft.node_affinity_policy, NodeInclusionPolicy::kIgnore);
+  EXPECT_EQ(soft.node_taints_policy, NodeInclusionPolicy::kHonor);
+  EXPECT_EQ(soft.match_label_keys, (std::vector<std::string>{"rev"}));
+  // No labelSelector: it selects nothing.
+  EXPECT_FALSE(pod->topology_spread[1].label_selector.has_value());
+  ASSERT_TRUE(pod->controller.has_value());
+  EXPECT_EQ(*pod->controller, (ControllerRef{"apps/v1", "ReplicaSet", "web-1"}));
+}
+
 TEST(DecodePodTest, BadInputIsInvalidArgument) {
   for (const char* bad : {
            "", "{", "[]", R"({"metadata":{"name":3}})",
+           R"({"spec":{"topologySpreadConstraints":[{"whenUnsatisfiable":"Maybe"}]}})",
+           R"({"spec":{"topologySpreadConstraints":[{"nodeTaintsPolicy":"Sometimes"}]}})",
            R"({"spec":{"containers":[{"resources":{"requests":{"cpu":"1x"}}}]}})",
            R"({"spec":{"tolerations":[{"operator":"Maybe"}]}})",
        }) {

@@ -63,7 +63,7 @@ TEST(DecodePodManifestTest, FirstPodOfAMultiDocumentFile) {
   EXPECT_EQ(pod->pod_anti_affinity.required.size(), 1u);
   EXPECT_EQ(pod->pod_affinity.preferred.size(), 1u);
   EXPECT_TRUE(pod->pod_affinity.required.empty());
-  EXPECT_TRUE(pod->has_topology_spread);
+  EXPECT_EQ(pod->topology_spread.size(), 1u);
   EXPECT_TRUE(pod->has_claim_volumes);
 }
 

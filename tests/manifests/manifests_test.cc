@@ -195,7 +195,12 @@ TEST(ManifestsTest, ClusterRoleGrantsExactlyTheCallsMade) {
                         "/pods:get", "/pods:list", "/pods:watch",
                         "/pods/binding:create", "/pods/status:patch",
                         "/nodes:list", "/nodes:watch", "/namespaces:list",
-                        "/namespaces:watch", "/events:create"}));
+                        "/namespaces:watch", "/services:list",
+                        "/services:watch", "/replicationcontrollers:list",
+                        "/replicationcontrollers:watch",
+                        "apps/replicasets:list", "apps/replicasets:watch",
+                        "apps/statefulsets:list", "apps/statefulsets:watch",
+                        "/events:create"}));
 }
 
 TEST(ManifestsTest, ExampleWorkloadAsksForMetricsScheduler) {

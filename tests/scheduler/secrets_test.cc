@@ -14,6 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "kube/decode.h"
+#include "model/topology_spread.h"
 #include "tests/testing/http_server.h"
 #include "tests/testing/scheduler_process.h"
 #include "tests/testing/testenv.h"
@@ -38,6 +40,9 @@ constexpr char kPodList[] =
 constexpr char kNamespaceList[] =
     R"({"kind":"NamespaceList","apiVersion":"v1","metadata":)"
     R"({"resourceVersion":"5"},"items":[{"metadata":{"name":"default"}}]})";
+constexpr char kEmptyList[] =
+    R"({"kind":"List","apiVersion":"v1","metadata":{"resourceVersion":"5"},)"
+    R"("items":[]})";
 constexpr char kVector[] =
     R"({"status":"success","data":{"resultType":"vector","result":[)"
     R"({"metric":{"node":"n1"},"value":[1700000000,"0.1"]}]}})";
@@ -65,6 +70,11 @@ class SecretsTest : public ::testing::Test {
       if (r.Path() == "/api/v1/pods") return HttpAnswer{200, kPodList};
       if (r.Path() == "/api/v1/namespaces") {
         return HttpAnswer{200, kNamespaceList};
+      }
+      for (WorkloadKind kind : kWorkloadKinds) {
+        if (r.Path() == kube::WorkloadPath(kind)) {
+          return HttpAnswer{200, kEmptyList};
+        }
       }
       return HttpAnswer{404, R"({"kind":"Status","code":404})"};
     });

@@ -168,6 +168,23 @@ class PodBuilder {
     pod_.pod_anti_affinity.preferred.push_back({weight, std::move(term)});
     return *this;
   }
+  // A topology spread constraint selecting pods labelled `key=value`.
+  PodBuilder& Spread(int32_t max_skew, const std::string& topology_key,
+                     UnsatisfiableAction action, const std::string& key,
+                     const std::string& value) {
+    TopologySpreadConstraint c;
+    c.max_skew = max_skew;
+    c.topology_key = topology_key;
+    c.when_unsatisfiable = action;
+    c.label_selector = LabelSelector{.match_labels = {{key, value}}};
+    pod_.topology_spread.push_back(std::move(c));
+    return *this;
+  }
+  PodBuilder& Controller(const std::string& api_version,
+                         const std::string& kind, const std::string& name) {
+    pod_.controller = ControllerRef{api_version, kind, name};
+    return *this;
+  }
   Pod& mutable_pod() { return pod_; }
   Pod Build() const { return pod_; }
   operator Pod() const { return pod_; }  // NOLINT

@@ -338,12 +338,13 @@ TEST(DecideTest, NoFeasibleNodeMixedReasons) {
 TEST(DecideTest, UnsupportedConstraintsAreNeverPlaced) {
   Fixture f;
   f.nodes = ThreeNodes();
-  f.pod.has_topology_spread = true;
+  f.pod.has_claim_volumes = true;
   Decision d = f.Run(MetricsOnly({}));
   EXPECT_FALSE(d.ok());
   EXPECT_EQ(d.filter_summary,
-            "0/3 nodes are available: pod requires topology spread "
-            "constraints, which this scheduler does not support yet.");
+            "0/3 nodes are available: pod requires volumes that need binding "
+            "(PersistentVolumeClaim), which this scheduler does not support "
+            "yet.");
 }
 
 TEST(DecideTest, ExplanationTable) {

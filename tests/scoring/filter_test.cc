@@ -131,15 +131,10 @@ TEST(FilterSummaryTest, LongMessagesStayUnder1024Bytes) {
 TEST(UnsupportedConstraintsTest, NamesEachConstraint) {
   Pod pod = MakePod();
   EXPECT_EQ(UnsupportedConstraints(pod), "");
-  pod.has_topology_spread = true;
-  EXPECT_EQ(UnsupportedConstraints(pod),
-            "pod requires topology spread constraints, which this scheduler "
-            "does not support yet");
   pod.has_claim_volumes = true;
   EXPECT_EQ(UnsupportedConstraints(pod),
-            "pod requires topology spread constraints, volumes that need "
-            "binding (PersistentVolumeClaim), which this scheduler does not "
-            "support yet");
+            "pod requires volumes that need binding (PersistentVolumeClaim), "
+            "which this scheduler does not support yet");
 }
 
 }  // namespace

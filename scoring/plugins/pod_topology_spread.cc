@@ -1,0 +1,319 @@
+#include "scoring/plugins/pod_topology_spread.h"
+
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "scoring/plugins/node_affinity.h"
+#include "scoring/plugins/taint_toleration.h"
+
+namespace ms {
+namespace {
+
+// The system default constraints (kube-scheduler's systemDefaultConstraints),
+// in its order.
+struct DefaultConstraint {
+  const char* key;
+  int32_t max_skew;
+};
+constexpr DefaultConstraint kSystemDefaults[] = {
+    {"kubernetes.io/hostname", 3},
+    {"topology.kubernetes.io/zone", 5},
+};
+
+constexpr char kHostnameKey[] = "kubernetes.io/hostname";
+
+// An empty selector (labels.Everything()) counts no pod, though it selects
+// the incoming one.
+bool IsEmpty(const LabelSelector& s) {
+  return s.match_labels.empty() && s.match_expressions.empty();
+}
+
+// Appends `pairs` to `selector` as In requirements, so that a pair that
+// contradicts one already there selects nothing instead of replacing it.
+void AddPairs(const Labels& pairs, LabelSelector& selector) {
+  for (const auto& [key, value] : pairs) {
+    selector.match_expressions.push_back(
+        {.key = key, .op = LabelOperator::kIn, .values = {value}});
+  }
+}
+
+// The workload selector (an RS or SS spec.selector) added to `out`: none
+// when absent (it selects nothing, and adds no requirement).
+void AddSelector(const std::optional<LabelSelector>& s, LabelSelector& out) {
+  if (!s) return;
+  AddPairs(s->match_labels, out);
+  out.match_expressions.insert(out.match_expressions.end(),
+                               s->match_expressions.begin(),
+                               s->match_expressions.end());
+}
+
+// Counts the pods of `info` in `ns` that `selector` selects, leaving out
+// terminating ones (countPodsMatchSelector).
+int64_t CountMatching(const NodeInfo& info, const LabelSelector* selector,
+                      const std::string& ns) {
+  if (selector == nullptr || IsEmpty(*selector)) return 0;
+  int64_t count = 0;
+  for (const auto& p : info.pods) {
+    if (p->terminating || p->namespace_ != ns) continue;
+    if (Selects(*selector, p->labels)) ++count;
+  }
+  return count;
+}
+
+const LabelSelector* SelectorOf(const SpreadConstraint& c) {
+  return c.selector ? &*c.selector : nullptr;
+}
+
+bool HasAllKeys(const Node& node,
+                const std::vector<SpreadConstraint>& constraints) {
+  for (const SpreadConstraint& c : constraints) {
+    if (!node.labels.contains(c.topology_key)) return false;
+  }
+  return true;
+}
+
+// Whether the node counts for the constraint under its inclusion policies.
+bool Includes(const SpreadConstraint& c, const Pod& pod, const Node& node) {
+  if (c.honor_node_affinity && HasNodeAffinity(pod) &&
+      !MatchesNodeAffinity(pod, node)) {
+    return false;
+  }
+  if (c.honor_taints &&
+      FirstUntoleratedTaint(pod.tolerations, node.taints) != nullptr) {
+    return false;
+  }
+  return true;
+}
+
+// The node's value of `key`, or "" when it has none.
+absl::string_view ValueOf(const Node& node, const std::string& key) {
+  auto it = node.labels.find(key);
+  return it == node.labels.end() ? absl::string_view()
+                                 : absl::string_view(it->second);
+}
+
+}  // namespace
+
+std::optional<LabelSelector> DefaultSpreadSelector(
+    const Pod& pod, const WorkloadSelectors& workloads) {
+  LabelSelector out;
+  if (auto it = workloads.services.find(pod.namespace_);
+      it != workloads.services.end()) {
+    for (const auto& [name, selector] : it->second) {
+      if (!selector.empty() && Selects(LabelSelector{.match_labels = selector},
+                                       pod.labels)) {
+        for (const auto& [k, v] : selector) out.match_labels[k] = v;
+      }
+    }
+  }
+  if (!pod.controller) return out;
+  const ControllerRef& owner = *pod.controller;
+  const std::string key = absl::StrCat(pod.namespace_, "/", owner.name);
+  if (owner.api_version == "v1" && owner.kind == "ReplicationController") {
+    if (auto it = workloads.replication_controllers.find(key);
+        it != workloads.replication_controllers.end()) {
+      for (const auto& [k, v] : it->second) out.match_labels[k] = v;
+    }
+  } else if (owner.api_version == "apps/v1" && owner.kind == "ReplicaSet") {
+    if (auto it = workloads.replica_sets.find(key);
+        it != workloads.replica_sets.end()) {
+      AddSelector(it->second, out);
+    }
+  } else if (owner.api_version == "apps/v1" && owner.kind == "StatefulSet") {
+    if (auto it = workloads.stateful_sets.find(key);
+        it != workloads.stateful_sets.end()) {
+      AddSelector(it->second, out);
+    }
+  }
+  return out;
+}
+
+std::vector<SpreadConstraint> SpreadConstraints(
+    const Pod& pod, UnsatisfiableAction action,
+    const WorkloadSelectors* workloads) {
+  std::vector<SpreadConstraint> out;
+  if (pod.topology_spread.empty()) {
+    // The system defaults are all ScheduleAnyway.
+    if (action != UnsatisfiableAction::kScheduleAnyway || workloads == nullptr) {
+      return out;
+    }
+    std::optional<LabelSelector> selector =
+        DefaultSpreadSelector(pod, *workloads);
+    if (!selector || IsEmpty(*selector)) return out;
+    for (const DefaultConstraint& d : kSystemDefaults) {
+      out.push_back({.max_skew = d.max_skew,
+                     .topology_key = d.key,
+                     .selector = selector});
+    }
+    return out;
+  }
+  for (const TopologySpreadConstraint& c : pod.topology_spread) {
+    if (c.when_unsatisfiable != action) continue;
+    SpreadConstraint sc{
+        .max_skew = c.max_skew,
+        .topology_key = c.topology_key,
+        .selector = c.label_selector,
+        .min_domains = c.min_domains.value_or(1),
+        .honor_node_affinity =
+            c.node_affinity_policy.value_or(NodeInclusionPolicy::kHonor) ==
+            NodeInclusionPolicy::kHonor,
+        .honor_taints =
+            c.node_taints_policy.value_or(NodeInclusionPolicy::kIgnore) ==
+            NodeInclusionPolicy::kHonor,
+    };
+    // matchLabelKeys: the pod's values of those keys join the selector
+    // (a selector that selects nothing stays so).
+    if (sc.selector) {
+      Labels pairs;
+      for (const std::string& k : c.match_label_keys) {
+        if (auto it = pod.labels.find(k); it != pod.labels.end()) {
+          pairs[k] = it->second;
+        }
+      }
+      AddPairs(pairs, *sc.selector);
+    }
+    out.push_back(std::move(sc));
+  }
+  return out;
+}
+
+void PodTopologySpreadFilter::Build(const Pod& pod,
+                                    const std::vector<NodeInfo>& nodes,
+                                    const WorkloadSelectors* workloads) {
+  constraints_ =
+      SpreadConstraints(pod, UnsatisfiableAction::kDoNotSchedule, workloads);
+  counted_.assign(constraints_.size(), {});
+  if (constraints_.empty()) return;
+  for (const NodeInfo& info : nodes) {
+    const Node& node = info.node;
+    if (!HasAllKeys(node, constraints_)) continue;
+    for (size_t i = 0; i < constraints_.size(); ++i) {
+      const SpreadConstraint& c = constraints_[i];
+      if (!Includes(c, pod, node)) continue;
+      counted_[i].domains[ValueOf(node, c.topology_key)] +=
+          CountMatching(info, SelectorOf(c), pod.namespace_);
+    }
+  }
+  for (size_t i = 0; i < constraints_.size(); ++i) {
+    Counted& k = counted_[i];
+    const SpreadConstraint& c = constraints_[i];
+    k.self = Selects(c.selector, pod.labels) ? 1 : 0;
+    k.min = std::numeric_limits<int32_t>::max();  // no domain: no skew
+    for (const auto& [value, count] : k.domains) k.min = std::min(k.min, count);
+    if (k.domains.size() < static_cast<size_t>(std::max(c.min_domains, 0))) {
+      k.min = 0;
+    }
+  }
+}
+
+PodTopologySpreadFilter::Verdict PodTopologySpreadFilter::Check(
+    const Node& node) const {
+  for (size_t i = 0; i < constraints_.size(); ++i) {
+    const SpreadConstraint& c = constraints_[i];
+    auto label = node.labels.find(c.topology_key);
+    if (label == node.labels.end()) return Verdict::kMissingLabel;
+    const Counted& k = counted_[i];
+    auto it = k.domains.find(absl::string_view(label->second));
+    const int64_t count = it == k.domains.end() ? 0 : it->second;
+    if (count + k.self - k.min > c.max_skew) return Verdict::kSkew;
+  }
+  return Verdict::kFits;
+}
+
+void PodTopologySpreadScore::Build(const Pod& pod,
+                                   const std::vector<NodeInfo>& nodes,
+                                   const int64_t* feasible,
+                                   const WorkloadSelectors* workloads) {
+  pod_ = &pod;
+  constraints_ =
+      SpreadConstraints(pod, UnsatisfiableAction::kScheduleAnyway, workloads);
+  domains_.assign(constraints_.size(), {});
+  weights_.assign(constraints_.size(), 0);
+  if (constraints_.empty() || nodes.empty()) {
+    constraints_.clear();
+    return;
+  }
+  // Only the system defaults may score nodes that lack one of the keys.
+  require_all_keys_ = !pod.topology_spread.empty();
+  const size_t n = nodes.size();
+  size_t scored = 0;  // feasible and not ignored
+  for (size_t j = 0; j < n; ++j) {
+    if (feasible[j] == 0) continue;
+    const Node& node = nodes[j].node;
+    if (require_all_keys_ && !HasAllKeys(node, constraints_)) continue;
+    ++scored;
+    for (size_t i = 0; i < constraints_.size(); ++i) {
+      if (constraints_[i].topology_key == kHostnameKey) continue;
+      domains_[i].try_emplace(ValueOf(node, constraints_[i].topology_key), 0);
+    }
+  }
+  for (size_t i = 0; i < constraints_.size(); ++i) {
+    const size_t size = constraints_[i].topology_key == kHostnameKey
+                            ? scored
+                            : domains_[i].size();
+    weights_[i] = std::log(static_cast<double>(size + 2));
+  }
+  // The domains' counts, over every node.
+  for (const NodeInfo& info : nodes) {
+    const Node& node = info.node;
+    if (require_all_keys_ && !HasAllKeys(node, constraints_)) continue;
+    for (size_t i = 0; i < constraints_.size(); ++i) {
+      const SpreadConstraint& c = constraints_[i];
+      if (!Includes(c, pod, node)) continue;
+      auto it = domains_[i].find(ValueOf(node, c.topology_key));
+      if (it == domains_[i].end()) continue;  // hostname, or not feasible
+      it->second += CountMatching(info, SelectorOf(c), pod.namespace_);
+    }
+  }
+}
+
+int64_t PodTopologySpreadScore::Raw(const NodeInfo& info) const {
+  const Node& node = info.node;
+  if (require_all_keys_ && !HasAllKeys(node, constraints_)) return -1;
+  double score = 0;
+  for (size_t i = 0; i < constraints_.size(); ++i) {
+    const SpreadConstraint& c = constraints_[i];
+    auto label = node.labels.find(c.topology_key);
+    if (label == node.labels.end()) continue;
+    int64_t count = 0;
+    if (c.topology_key == kHostnameKey) {
+      count = CountMatching(info, SelectorOf(c), pod_->namespace_);
+    } else if (auto it = domains_[i].find(absl::string_view(label->second));
+               it != domains_[i].end()) {
+      count = it->second;
+    }
+    score += static_cast<double>(count) * weights_[i] +
+             static_cast<double>(c.max_skew - 1);
+  }
+  return static_cast<int64_t>(std::round(score));
+}
+
+void NormalizePodTopologySpread(const int64_t* raw, const int64_t* feasible,
+                                size_t n, double* out) {
+  int64_t lo = std::numeric_limits<int64_t>::max();
+  int64_t hi = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (feasible[i] == 0 || raw[i] < 0) continue;
+    lo = std::min(lo, raw[i]);
+    hi = std::max(hi, raw[i]);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (feasible[i] == 0) continue;
+    if (raw[i] < 0) {
+      out[i] = 0;
+    } else if (hi == 0) {
+      out[i] = kMaxNodeScore;
+    } else {
+      out[i] = static_cast<double>(
+          static_cast<int64_t>(kMaxNodeScore) * (hi + lo - raw[i]) / hi);
+    }
+  }
+}
+
+TermResult PodTopologySpreadTerm(int64_t raw, double score, double weight) {
+  return BuiltinTermRow(kTermPodTopologySpread, static_cast<double>(raw),
+                        score, weight);
+}
+
+}  // namespace ms
