@@ -84,12 +84,18 @@ class EndToEndTest : public ::testing::Test {
   std::string Node(int i) { return absl::StrCat(suite_, "-n", i); }
 
   // A node labelled with the suite and, as the kubelet labels it, its
-  // hostname.
-  void AddNode(const std::string& name, const std::string& cpu = "4") {
-    env_.CreateNode(name, cpu, "16Gi",
-                    absl::StrCat(R"({"e2e-suite":")", suite_,
-                                 R"(","kubernetes.io/hostname":")", name,
-                                 R"("})"));
+  // hostname and (unless empty) its zone.
+  void AddNode(const std::string& name, const std::string& cpu = "4",
+               const std::string& zone = "") {
+    env_.CreateNode(
+        name, cpu, "16Gi",
+        absl::StrCat(R"({"e2e-suite":")", suite_,
+                     R"(","kubernetes.io/hostname":")", name, R"(")",
+                     zone.empty() ? ""
+                                  : absl::StrCat(
+                                        R"(,"topology.kubernetes.io/zone":")",
+                                        zone, R"(")"),
+                     "}"));
     nodes_.push_back(name);
   }
 
@@ -161,12 +167,15 @@ class EndToEndTest : public ::testing::Test {
   }
 
   // The spec of a pod of the suite with `affinity` (a JSON object for
-  // spec.affinity; "{}" for none).
+  // spec.affinity; "{}" for none) and `spread` (a JSON list for
+  // spec.topologySpreadConstraints).
   std::string PodSpecJson(const std::string& affinity,
-                          const std::string& cpu = "100m") {
+                          const std::string& cpu = "100m",
+                          const std::string& spread = "[]") {
     return absl::StrCat(
         R"({"schedulerName":"metrics-scheduler","nodeSelector":{"e2e-suite":")",
         suite_, R"("},"affinity":)", affinity,
+        R"(,"topologySpreadConstraints":)", spread,
         R"(,"containers":[{"name":"c","image":"registry.k8s.io/pause:3.10",)",
         R"("resources":{"requests":{"cpu":")", cpu,
         R"(","memory":"64Mi"}}}]})");
@@ -636,6 +645,95 @@ TEST_F(EndToEndTest, PreferredAntiAffinitySpreadsWhatLeastAllocatedPacks) {
   }
   EXPECT_EQ(PodsPerNode().size(), 4u);
   // Without the term, the same pods pack onto the big node.
+  for (int i = 0; i < 3; ++i) {
+    CreatePodWith(absl::StrCat("plain-", i), R"({"app":"plain"})", "{}");
+    ASSERT_TRUE(WaitFor([&] { return AllBound(5 + i); }, absl::Seconds(60)))
+        << s->Log();
+    EXPECT_EQ(Placements()[absl::StrCat("plain-", i)], Node(0));
+  }
+}
+
+// Topology spread, as kube-scheduler places such pods.
+TEST_F(EndToEndTest, HardZoneSpreadBalancesWhatLeastAllocatedPacks) {
+  // Zone a has a big node, zones b and c a small one each: by requests
+  // alone every replica would go to the big node.
+  AddNode(Node(0), "64", "a");
+  AddNode(Node(1), "4", "b");
+  AddNode(Node(2), "4", "c");
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  const std::string spread =
+      R"([{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone",)"
+      R"("whenUnsatisfiable":"DoNotSchedule",)"
+      R"("labelSelector":{"matchLabels":{"app":"web"}}}])";
+  env_.AdminOk(
+      "POST", "/apis/apps/v1/namespaces/" + suite_ + "/deployments",
+      absl::StrCat(
+          R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":)",
+          R"({"name":"web"},"spec":{"replicas":6,"selector":{"matchLabels":)",
+          R"({"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},)",
+          R"("spec":)", PodSpecJson("{}", "100m", spread), "}}}"));
+  ASSERT_TRUE(WaitFor([&] { return AllBound(6); }, absl::Seconds(60)))
+      << s->Log();
+  EXPECT_EQ(PodsPerNode(), (std::map<std::string, int>{
+                               {Node(0), 2}, {Node(1), 2}, {Node(2), 2}}));
+  // A fourth zone whose one node has no room: its 0 pods are now the
+  // minimum, so every other zone is full at maxSkew 1, and the next
+  // replica waits, naming both reasons.
+  const double nodes = s->Metric("metrics_scheduler_nodes");
+  AddNode(Node(3), "50m", "d");
+  ASSERT_TRUE(WaitFor(
+      [&] { return s->Metric("metrics_scheduler_nodes") >= nodes + 1; }));
+  env_.AdminOk("PATCH", "/apis/apps/v1/namespaces/" + suite_ +
+                            "/deployments/web",
+               R"({"spec":{"replicas":7}})", "application/merge-patch+json");
+  std::string pending;
+  ASSERT_TRUE(WaitFor([&] {
+    for (const auto& [pod, node] : Placements()) {
+      if (node.empty()) pending = pod;
+    }
+    return !pending.empty();
+  }));
+  const std::string events = EventsWith(
+      pending, "3 node(s) didn't match pod topology spread constraints");
+  EXPECT_NE(events.find("1 Insufficient cpu"), std::string::npos) << events;
+}
+
+TEST_F(EndToEndTest, DeploymentReplicasGetTheDefaultSpread) {
+  // One big node and three small, no constraint on the pods: kube-scheduler's
+  // default constraints (hostname skew 3, zone skew 5, ScheduleAnyway)
+  // still spread a ReplicaSet's pods, where requests alone would pack them.
+  AddNode(Node(0), "64");
+  for (int i = 1; i < 4; ++i) AddNode(Node(i), "4");
+  const std::string deployments =
+      "/apis/apps/v1/namespaces/" + suite_ + "/deployments";
+  env_.AdminOk(
+      "POST", deployments,
+      absl::StrCat(
+          R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":)",
+          R"({"name":"web"},"spec":{"replicas":0,"selector":{"matchLabels":)",
+          R"({"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},)",
+          R"("spec":)", PodSpecJson("{}"), "}}}"));
+  // The scheduler starts once the ReplicaSet exists, so its first list
+  // holds it.
+  ASSERT_TRUE(WaitFor([&] {
+    return env_
+               .AdminOk("GET", "/apis/apps/v1/namespaces/" + suite_ +
+                                   "/replicasets")
+               .find("\"web-") != std::string::npos;
+  }));
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  // One replica at a time, so each decision sees the ones before it.
+  for (int i = 1; i <= 4; ++i) {
+    env_.AdminOk("PATCH", deployments + "/web",
+                 absl::StrCat(R"({"spec":{"replicas":)", i, "}}"),
+                 "application/merge-patch+json");
+    ASSERT_TRUE(WaitFor([&] { return AllBound(i); }, absl::Seconds(60)))
+        << s->Log();
+  }
+  EXPECT_EQ(PodsPerNode().size(), 4u) << s->Log();
+  // Pods no workload selects get no default spread: they pack.
   for (int i = 0; i < 3; ++i) {
     CreatePodWith(absl::StrCat("plain-", i), R"({"app":"plain"})", "{}");
     ASSERT_TRUE(WaitFor([&] { return AllBound(5 + i); }, absl::Seconds(60)))
