@@ -8,8 +8,9 @@
 // BM_Decide/N/M/1 runs the same decision with pod-to-pod constraints in
 // play: four labelled pods placed per node (20,000 at 5,000 nodes), one in
 // ten with a preferred anti-affinity term and one in a hundred with a
-// required one, and an incoming pod with required hostname anti-affinity
-// and a preferred zone affinity, so InterPodAffinity filters and scores.
+// required one, and an incoming pod with required hostname anti-affinity,
+// a preferred zone affinity, a hard zone spread and a soft hostname spread,
+// so InterPodAffinity and PodTopologySpread filter and score.
 //
 //   build/bench/scoring_bench --benchmark_filter='BM_Decide/5000/4'
 #include <algorithm>
@@ -30,6 +31,7 @@
 #include "scoring/metric_table.h"
 #include "scoring/node_table.h"
 #include "scoring/plugins/inter_pod_affinity.h"
+#include "scoring/plugins/pod_topology_spread.h"
 
 namespace ms {
 namespace {
@@ -137,6 +139,16 @@ void AddPodConstraints(Cluster& c) {
   c.pod.pod_anti_affinity.required.push_back(Term("app-7", kHost));
   c.pod.pod_affinity.preferred.push_back(
       {.weight = 50, .term = Term("app-3", kZone)});
+  // A hard zone spread and a soft hostname spread of its own app.
+  for (auto [key, action] :
+       {std::pair{kZone, UnsatisfiableAction::kDoNotSchedule},
+        std::pair{kHost, UnsatisfiableAction::kScheduleAnyway}}) {
+    c.pod.topology_spread.push_back(
+        {.max_skew = 2,
+         .topology_key = key,
+         .when_unsatisfiable = action,
+         .label_selector = LabelSelector{.match_labels = {{"app", "app-7"}}}});
+  }
 }
 
 
@@ -244,8 +256,10 @@ void BM_Decide(benchmark::State& state) {
     state.counters["vs_baseline"] = ns / it->second;
   }
   state.counters["nodes_feasible"] = first.num_feasible;
-  if (constraints && first.terms.back().name != kTermInterPodAffinity) {
-    state.SkipWithError("InterPodAffinity did not score");
+  if (constraints &&
+      (first.terms.back().name != kTermInterPodAffinity ||
+       first.terms[first.terms.size() - 2].name != kTermPodTopologySpread)) {
+    state.SkipWithError("InterPodAffinity or PodTopologySpread did not score");
   }
 }
 

@@ -200,15 +200,16 @@ void PodAffinityScores(const DecideInput& in, const NodeTable& table,
 
 // 3-4. PodTopologySpread's pre-score and normalisation, over the feasible
 // nodes; s.spread_score stays inactive when the plugin is skipped.
-void SpreadScores(const DecideInput& in, Scratch& s) {
+void SpreadScores(const DecideInput& in, const NodeTable& table, Scratch& s) {
   const std::vector<NodeInfo>& nodes = *in.nodes;
-  s.spread_score.Build(*in.pod, nodes, s.feasible.data(), in.workloads);
+  s.spread_score.Build(*in.pod, {&nodes, nullptr, &table.pod_index()},
+                       s.feasible.data(), in.workloads);
   if (!s.spread_score.active()) return;
   const size_t n = nodes.size();
   Grow(s.spread_raw, n);
   Grow(s.spread, n);
   for (size_t i = 0; i < n; ++i) {
-    if (s.feasible[i] != 0) s.spread_raw[i] = s.spread_score.Raw(nodes[i]);
+    if (s.feasible[i] != 0) s.spread_raw[i] = s.spread_score.Raw(i);
   }
   NormalizePodTopologySpread(s.spread_raw.data(), s.feasible.data(), n,
                              s.spread.data());
@@ -479,7 +480,8 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
                           {&nodes, &table->with_required_anti_affinity()},
                           namespaces);
   if (s.affinity_filter.active()) pf.pod_affinity = &s.affinity_filter;
-  s.spread_filter.Build(*in.pod, nodes, in.workloads);
+  s.spread_filter.Build(*in.pod, {&nodes, nullptr, &table->pod_index()},
+                        in.workloads);
   if (s.spread_filter.active()) pf.topology_spread = &s.spread_filter;
 
   // 2. Filter.
@@ -494,7 +496,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
     d.filter_summary = NoFitSummary(nodes, cfg, pf, s);
   } else {
     // 4. Normalise. 5. Score. 6. Pick.
-    SpreadScores(in, s);
+    SpreadScores(in, *table, s);
     PodAffinityScores(in, *table, namespaces, s);
     bool per_node_weights = false;
     const double metric_weight =

@@ -63,10 +63,16 @@ const PodLabelIndex::Entries* PodLabelIndex::With(
 const PodLabelIndex::Entries* PodLabelIndex::Candidates(
     const LabelSelector& selector) const {
   const Entries* best = nullptr;
-  for (const auto& [key, value] : selector.match_labels) {
+  auto consider = [&](const std::string& key, const std::string& value) {
     const Entries* e = With(key, value);
-    if (e == nullptr) return &NoEntries();
+    if (e == nullptr) e = &NoEntries();
     if (best == nullptr || e->size() < best->size()) best = e;
+  };
+  for (const auto& [key, value] : selector.match_labels) consider(key, value);
+  for (const LabelRequirement& r : selector.match_expressions) {
+    if (r.op == LabelOperator::kIn && r.values.size() == 1) {
+      consider(r.key, r.values[0]);
+    }
   }
   return best;
 }

@@ -41,9 +41,10 @@ class PodLabelIndex {
   // The pods labelled key=value (null: none).
   const Entries* With(const std::string& key, const std::string& value) const;
 
-  // The fewest pods that can match `selector` through one of its matchLabels
-  // pairs; null when it has none (then every pod must be looked at). An
-  // empty set when some pair labels no pod.
+  // The fewest pods that can match `selector` through one of the pairs it
+  // requires (matchLabels, or an In expression with one value); null when
+  // it requires none (then every pod must be looked at). An empty set when
+  // some pair labels no pod.
   const Entries* Candidates(const LabelSelector& selector) const;
 
  private:
@@ -54,6 +55,42 @@ class PodLabelIndex {
   // Per node, the pods indexed for it.
   std::vector<std::vector<std::shared_ptr<const PodInfo>>> indexed_;
 };
+
+// The nodes a pass needs to visit: all of them (`indices` null) or those
+// listed (ascending indices into `nodes`). `index` finds the pods a term
+// may select without visiting the others (null: visit them all).
+struct NodeSubset {
+  const std::vector<NodeInfo>* nodes = nullptr;
+  const std::vector<uint32_t>* indices = nullptr;
+  const PodLabelIndex* index = nullptr;
+
+  template <typename F>
+  void ForEach(F&& f) const {
+    if (indices == nullptr) {
+      for (const NodeInfo& n : *nodes) f(n);
+    } else {
+      for (uint32_t i : *indices) f((*nodes)[i]);
+    }
+  }
+};
+
+// Calls f(node_index, pod) for every placed pod of `nodes` that `selector`
+// may select: those carrying one of its pairs when `index` can tell (null:
+// no index), else every pod. The caller checks the whole selector.
+template <typename F>
+void ForEachCandidate(const LabelSelector& selector,
+                      const std::vector<NodeInfo>& nodes,
+                      const PodLabelIndex* index, F&& f) {
+  const PodLabelIndex::Entries* candidates =
+      index != nullptr ? index->Candidates(selector) : nullptr;
+  if (candidates == nullptr) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      for (const auto& pod : nodes[i].pods) f(i, *pod);
+    }
+    return;
+  }
+  for (const PodLabelIndex::Entry& e : *candidates) f(e.node, *e.pod);
+}
 
 }  // namespace ms
 

@@ -32,24 +32,15 @@ bool Selects(const PodAffinityTerm& term, const Pod& pod,
   return TermMatches(term, pod.namespace_, pod.labels, namespaces);
 }
 
-// Calls f(node, pod) for every placed pod `term` may select: those with one
-// of its matchLabels pairs when the index can tell, else every pod of
-// `all`. The caller checks the whole term.
+// Calls f(node, pod) for every placed pod `term` may select (`all` lists
+// every node); the caller checks the whole term.
 template <typename F>
 void ForEachCandidate(const PodAffinityTerm& term, NodeSubset all, F&& f) {
   if (!term.label_selector) return;  // selects nothing
-  const PodLabelIndex::Entries* candidates =
-      all.index != nullptr ? all.index->Candidates(*term.label_selector)
-                           : nullptr;
-  if (candidates == nullptr) {
-    all.ForEach([&](const NodeInfo& info) {
-      for (const auto& pod : info.pods) f(info, *pod);
-    });
-    return;
-  }
-  for (const PodLabelIndex::Entry& e : *candidates) {
-    f((*all.nodes)[e.node], *e.pod);
-  }
+  ms::ForEachCandidate(*term.label_selector, *all.nodes, all.index,
+                       [&](size_t i, const PodInfo& pod) {
+                         f((*all.nodes)[i], pod);
+                       });
 }
 
 }  // namespace

@@ -68,24 +68,6 @@ using TopologyCounts =
     absl::flat_hash_map<std::pair<absl::string_view, absl::string_view>,
                         int64_t>;
 
-// The nodes a pass needs to visit: all of them (`indices` null) or those
-// listed (ascending indices into `nodes`). `index` finds the pods a term
-// may select without visiting the others (null: visit them all).
-struct NodeSubset {
-  const std::vector<NodeInfo>* nodes = nullptr;
-  const std::vector<uint32_t>* indices = nullptr;
-  const PodLabelIndex* index = nullptr;
-
-  template <typename F>
-  void ForEach(F&& f) const {
-    if (indices == nullptr) {
-      for (const NodeInfo& n : *nodes) f(n);
-    } else {
-      for (uint32_t i : *indices) f((*nodes)[i]);
-    }
-  }
-};
-
 class InterPodAffinityFilter {
  public:
   enum class Verdict { kFits, kAffinity, kAntiAffinity, kExistingAntiAffinity };

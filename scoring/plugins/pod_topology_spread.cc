@@ -48,21 +48,22 @@ void AddSelector(const std::optional<LabelSelector>& s, LabelSelector& out) {
                                s->match_expressions.end());
 }
 
-// Counts the pods of `info` in `ns` that `selector` selects, leaving out
-// terminating ones (countPodsMatchSelector).
-int64_t CountMatching(const NodeInfo& info, const LabelSelector* selector,
-                      const std::string& ns) {
-  if (selector == nullptr || IsEmpty(*selector)) return 0;
-  int64_t count = 0;
-  for (const auto& p : info.pods) {
-    if (p->terminating || p->namespace_ != ns) continue;
-    if (Selects(*selector, p->labels)) ++count;
-  }
-  return count;
-}
-
-const LabelSelector* SelectorOf(const SpreadConstraint& c) {
-  return c.selector ? &*c.selector : nullptr;
+// counts[i]: the pods of node i in `ns` that the constraint's selector
+// selects, leaving out terminating ones (countPodsMatchSelector), found
+// through the index.
+void CountPerNode(const SpreadConstraint& c, const std::string& ns,
+                  NodeSubset all, std::vector<int32_t>& counts) {
+  counts.assign(all.nodes->size(), 0);
+  if (!c.selector || IsEmpty(*c.selector)) return;
+  const LabelSelector& selector = *c.selector;
+  ForEachCandidate(selector, *all.nodes, all.index,
+                   [&](size_t i, const PodInfo& p) {
+                     if (p.terminating || p.namespace_ != ns ||
+                         !Selects(selector, p.labels)) {
+                       return;
+                     }
+                     ++counts[i];
+                   });
 }
 
 bool HasAllKeys(const Node& node,
@@ -178,21 +179,20 @@ std::vector<SpreadConstraint> SpreadConstraints(
   return out;
 }
 
-void PodTopologySpreadFilter::Build(const Pod& pod,
-                                    const std::vector<NodeInfo>& nodes,
+void PodTopologySpreadFilter::Build(const Pod& pod, NodeSubset all,
                                     const WorkloadSelectors* workloads) {
   constraints_ =
       SpreadConstraints(pod, UnsatisfiableAction::kDoNotSchedule, workloads);
   counted_.assign(constraints_.size(), {});
   if (constraints_.empty()) return;
-  for (const NodeInfo& info : nodes) {
-    const Node& node = info.node;
-    if (!HasAllKeys(node, constraints_)) continue;
-    for (size_t i = 0; i < constraints_.size(); ++i) {
-      const SpreadConstraint& c = constraints_[i];
-      if (!Includes(c, pod, node)) continue;
-      counted_[i].domains[ValueOf(node, c.topology_key)] +=
-          CountMatching(info, SelectorOf(c), pod.namespace_);
+  const std::vector<NodeInfo>& nodes = *all.nodes;
+  for (size_t i = 0; i < constraints_.size(); ++i) {
+    const SpreadConstraint& c = constraints_[i];
+    CountPerNode(c, pod.namespace_, all, per_node_);
+    for (size_t j = 0; j < nodes.size(); ++j) {
+      const Node& node = nodes[j].node;
+      if (!HasAllKeys(node, constraints_) || !Includes(c, pod, node)) continue;
+      counted_[i].domains[ValueOf(node, c.topology_key)] += per_node_[j];
     }
   }
   for (size_t i = 0; i < constraints_.size(); ++i) {
@@ -221,14 +221,15 @@ PodTopologySpreadFilter::Verdict PodTopologySpreadFilter::Check(
   return Verdict::kFits;
 }
 
-void PodTopologySpreadScore::Build(const Pod& pod,
-                                   const std::vector<NodeInfo>& nodes,
+void PodTopologySpreadScore::Build(const Pod& pod, NodeSubset all,
                                    const int64_t* feasible,
                                    const WorkloadSelectors* workloads) {
-  pod_ = &pod;
+  const std::vector<NodeInfo>& nodes = *all.nodes;
+  nodes_ = &nodes;
   constraints_ =
       SpreadConstraints(pod, UnsatisfiableAction::kScheduleAnyway, workloads);
   domains_.assign(constraints_.size(), {});
+  per_node_.resize(constraints_.size());
   weights_.assign(constraints_.size(), 0);
   if (constraints_.empty() || nodes.empty()) {
     constraints_.clear();
@@ -255,21 +256,23 @@ void PodTopologySpreadScore::Build(const Pod& pod,
     weights_[i] = std::log(static_cast<double>(size + 2));
   }
   // The domains' counts, over every node.
-  for (const NodeInfo& info : nodes) {
-    const Node& node = info.node;
-    if (require_all_keys_ && !HasAllKeys(node, constraints_)) continue;
-    for (size_t i = 0; i < constraints_.size(); ++i) {
-      const SpreadConstraint& c = constraints_[i];
+  for (size_t i = 0; i < constraints_.size(); ++i) {
+    const SpreadConstraint& c = constraints_[i];
+    CountPerNode(c, pod.namespace_, all, per_node_[i]);
+    if (c.topology_key == kHostnameKey) continue;
+    for (size_t j = 0; j < n; ++j) {
+      const Node& node = nodes[j].node;
+      if (require_all_keys_ && !HasAllKeys(node, constraints_)) continue;
       if (!Includes(c, pod, node)) continue;
       auto it = domains_[i].find(ValueOf(node, c.topology_key));
-      if (it == domains_[i].end()) continue;  // hostname, or not feasible
-      it->second += CountMatching(info, SelectorOf(c), pod.namespace_);
+      if (it == domains_[i].end()) continue;  // no feasible node there
+      it->second += per_node_[i][j];
     }
   }
 }
 
-int64_t PodTopologySpreadScore::Raw(const NodeInfo& info) const {
-  const Node& node = info.node;
+int64_t PodTopologySpreadScore::Raw(size_t j) const {
+  const Node& node = (*nodes_)[j].node;
   if (require_all_keys_ && !HasAllKeys(node, constraints_)) return -1;
   double score = 0;
   for (size_t i = 0; i < constraints_.size(); ++i) {
@@ -278,7 +281,7 @@ int64_t PodTopologySpreadScore::Raw(const NodeInfo& info) const {
     if (label == node.labels.end()) continue;
     int64_t count = 0;
     if (c.topology_key == kHostnameKey) {
-      count = CountMatching(info, SelectorOf(c), pod_->namespace_);
+      count = per_node_[i][j];
     } else if (auto it = domains_[i].find(absl::string_view(label->second));
                it != domains_[i].end()) {
       count = it->second;

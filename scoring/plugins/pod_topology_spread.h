@@ -49,6 +49,7 @@
 #include "model/pod.h"
 #include "model/topology_spread.h"
 #include "scoring/explain.h"
+#include "scoring/pod_label_index.h"
 
 namespace ms {
 
@@ -88,8 +89,9 @@ class PodTopologySpreadFilter {
  public:
   enum class Verdict { kFits, kMissingLabel, kSkew };
 
-  // Pre-filter over every node. Everything passed must outlive this object.
-  void Build(const Pod& pod, const std::vector<NodeInfo>& nodes,
+  // Pre-filter over every node (`all` lists them all). Everything passed
+  // must outlive this object.
+  void Build(const Pod& pod, NodeSubset all,
              const WorkloadSelectors* workloads);
   // False when the plugin is skipped: every node fits.
   bool active() const { return !constraints_.empty(); }
@@ -104,23 +106,28 @@ class PodTopologySpreadFilter {
   };
   std::vector<SpreadConstraint> constraints_;
   std::vector<Counted> counted_;
+  std::vector<int32_t> per_node_;  // scratch
 };
 
 class PodTopologySpreadScore {
  public:
-  // Pre-score. `feasible[i] != 0` marks the feasible nodes of `nodes`.
-  void Build(const Pod& pod, const std::vector<NodeInfo>& nodes,
-             const int64_t* feasible, const WorkloadSelectors* workloads);
+  // Pre-score (`all` lists every node). `feasible[i] != 0` marks the
+  // feasible nodes.
+  void Build(const Pod& pod, NodeSubset all, const int64_t* feasible,
+             const WorkloadSelectors* workloads);
   // False when the score is skipped for this pod.
   bool active() const { return !constraints_.empty(); }
 
-  // Score: the node's raw score, or -1 when the node is ignored.
-  int64_t Raw(const NodeInfo& node) const;
+  // Score: node i's raw score, or -1 when the node is ignored.
+  int64_t Raw(size_t i) const;
 
  private:
-  const Pod* pod_ = nullptr;
+  const std::vector<NodeInfo>* nodes_ = nullptr;
   bool require_all_keys_ = false;
   std::vector<SpreadConstraint> constraints_;
+  // Per constraint: the matching pods of each node, and of each domain
+  // (not for hostname: a node is its own domain).
+  std::vector<std::vector<int32_t>> per_node_;
   std::vector<absl::flat_hash_map<absl::string_view, int64_t>> domains_;
   std::vector<double> weights_;
 };

@@ -34,7 +34,7 @@ std::vector<Verdict> Verdicts(const Pod& pod,
                               const std::vector<NodeInfo>& nodes,
                               const WorkloadSelectors* workloads = nullptr) {
   PodTopologySpreadFilter f;
-  f.Build(pod, nodes, workloads);
+  f.Build(pod, {&nodes}, workloads);
   std::vector<Verdict> out;
   for (const NodeInfo& n : nodes) out.push_back(f.Check(n.node));
   return out;
@@ -45,10 +45,10 @@ std::vector<double> Scores(const Pod& pod, const std::vector<NodeInfo>& nodes,
                            const WorkloadSelectors* workloads = nullptr) {
   std::vector<int64_t> feasible(nodes.size(), -1);
   PodTopologySpreadScore s;
-  s.Build(pod, nodes, feasible.data(), workloads);
+  s.Build(pod, {&nodes}, feasible.data(), workloads);
   if (!s.active()) return std::vector<double>(nodes.size(), -1);
   std::vector<int64_t> raw;
-  for (const NodeInfo& n : nodes) raw.push_back(s.Raw(n));
+  for (size_t i = 0; i < nodes.size(); ++i) raw.push_back(s.Raw(i));
   std::vector<double> out(nodes.size());
   NormalizePodTopologySpread(raw.data(), feasible.data(), nodes.size(),
                              out.data());
@@ -155,7 +155,7 @@ TEST(PodTopologySpreadFilterTest, ScheduleAnywayNeverFilters) {
   const Pod pod =
       MakePod().Label("app", "web").Spread(1, kZone, kSoft, "app", "web");
   PodTopologySpreadFilter f;
-  f.Build(pod, nodes, nullptr);
+  f.Build(pod, {&nodes}, nullptr);
   EXPECT_FALSE(f.active());
 }
 
@@ -232,12 +232,12 @@ TEST(PodTopologySpreadScoreTest, SystemDefaultsScoreNodesWithoutAZone) {
   const Pod pod = MakePod().Label("app", "web");
   PodTopologySpreadScore s;
   std::vector<int64_t> feasible(2, -1);
-  s.Build(pod, nodes, feasible.data(), &svc);
+  s.Build(pod, {&nodes}, feasible.data(), &svc);
   ASSERT_TRUE(s.active());
   // hostname weight ln 4: a 1.39 + 2, b 2; zone domains z1 and "" (b's):
   // weight ln 4, a 1.39 + 4. a = round(8.77) = 9, b = 2.
-  EXPECT_EQ(s.Raw(nodes[0]), 9);
-  EXPECT_EQ(s.Raw(nodes[1]), 2);
+  EXPECT_EQ(s.Raw(0), 9);
+  EXPECT_EQ(s.Raw(1), 2);
 }
 
 TEST(PodTopologySpreadSelectorTest, DefaultSelectorMergesServicesAndOwner) {
