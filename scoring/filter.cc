@@ -9,11 +9,11 @@
 namespace ms {
 namespace {
 
-// The fixed reasons by bit, in bit order (taint, scalar and metric are
+// The fixed reasons by bit, in bit order (scalar resources and metrics are
 // worded apart).
 constexpr const char* kFixedReasons[] = {
     kReasonNotReady,      kReasonUnschedulable,
-    kReasonNodeName,      nullptr /* taint */,
+    kReasonNodeName,      kReasonUntoleratedTaint,
     kReasonAffinity,      kReasonPorts,
     kReasonTooManyPods,   "Insufficient cpu",
     "Insufficient memory", "Insufficient ephemeral-storage",
@@ -69,7 +69,7 @@ NodeCheck CheckNode(const PodFilter& f, const NodeInfo& info) {
     c.failures = kFailUnschedulable;
   } else if (!NodeNameFilter(pod, node)) {
     c.failures = kFailNodeName;
-  } else if ((c.taint = FirstUntoleratedTaint(pod.tolerations, node.taints))) {
+  } else if (FirstUntoleratedTaint(pod.tolerations, node.taints) != nullptr) {
     c.failures = kFailTaint;
   } else if (f.has_node_affinity && !MatchesNodeAffinity(pod, node)) {
     c.failures = kFailAffinity;
@@ -110,10 +110,7 @@ std::vector<std::string> FailureReasons(
   std::vector<std::string> out;
   for (int bit = 0; bit < kNumFilterFailures; ++bit) {
     if ((c.failures & (1u << bit)) == 0) continue;
-    if ((1u << bit) == kFailTaint) {
-      out.push_back(c.taint != nullptr ? UntoleratedTaintReason(*c.taint)
-                                       : "node(s) had untolerated taint");
-    } else if ((1u << bit) == kFailScalar) {
+    if ((1u << bit) == kFailScalar) {
       for (size_t i = 0; i < f.requests.scalar.size() && i < 64; ++i) {
         if (c.scalars & (uint64_t{1} << i)) {
           out.push_back(
@@ -134,7 +131,6 @@ void FilterSummary::Reset(const PodFilter* filter,
   filter_ = filter;
   metrics_config_ = metrics;
   std::fill(std::begin(counts_), std::end(counts_), 0);
-  taints_.clear();
   scalars_.clear();
   metrics_.clear();
 }
@@ -142,16 +138,6 @@ void FilterSummary::Reset(const PodFilter* filter,
 void FilterSummary::Add(const NodeCheck& c) {
   for (int bit = 0; bit < kNumFilterFailures; ++bit) {
     if (c.failures & (1u << bit)) ++counts_[bit];
-  }
-  if ((c.failures & kFailTaint) && c.taint != nullptr) {
-    auto it = std::find_if(taints_.begin(), taints_.end(), [&](const auto& e) {
-      return e.first->key == c.taint->key && e.first->value == c.taint->value;
-    });
-    if (it == taints_.end()) {
-      taints_.push_back({c.taint, 1});
-    } else {
-      ++it->second;
-    }
   }
   if (c.failures & kFailScalar) {
     for (int i = 0; i < 64; ++i) {
@@ -175,9 +161,6 @@ std::string FilterSummary::Message(int num_nodes) const {
     if (counts_[bit] > 0 && kFixedReasons[bit] != nullptr) {
       reasons.push_back(absl::StrCat(counts_[bit], " ", kFixedReasons[bit]));
     }
-  }
-  for (const auto& [taint, count] : taints_) {
-    reasons.push_back(absl::StrCat(count, " ", UntoleratedTaintReason(*taint)));
   }
   for (size_t i = 0; i < scalars_.size(); ++i) {
     if (scalars_[i] > 0 && filter_ != nullptr &&

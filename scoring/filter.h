@@ -46,7 +46,7 @@ enum FilterFailure : uint32_t {
   kFailNotReady = 1u << 0,
   kFailUnschedulable = 1u << 1,
   kFailNodeName = 1u << 2,
-  kFailTaint = 1u << 3,  // NodeCheck::taint says which
+  kFailTaint = 1u << 3,
   kFailAffinity = 1u << 4,
   kFailPorts = 1u << 5,
   kFailTooManyPods = 1u << 6,
@@ -84,8 +84,7 @@ struct PodFilter {
 PodFilter MakePodFilter(const Pod& pod);
 
 struct NodeCheck {
-  uint32_t failures = 0;         // FilterFailure bits; 0 = feasible
-  const Taint* taint = nullptr;  // the first untolerated taint (kFailTaint)
+  uint32_t failures = 0;  // FilterFailure bits; 0 = feasible
   uint64_t scalars = 0;  // bit i: requests.scalar[i] is insufficient
   int metric = -1;       // kFailMissingMetric: the metric's index
   bool feasible() const { return failures == 0; }
@@ -117,7 +116,6 @@ class FilterSummary {
   const PodFilter* filter_ = nullptr;
   const std::vector<MetricTerm>* metrics_config_ = nullptr;
   int counts_[kNumFilterFailures] = {};
-  std::vector<std::pair<const Taint*, int>> taints_;  // by key and value
   std::vector<int> scalars_;                           // by request index
   std::vector<int> metrics_;                           // by metric index
 };

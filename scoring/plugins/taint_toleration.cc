@@ -1,7 +1,5 @@
 #include "scoring/plugins/taint_toleration.h"
 
-#include "absl/strings/str_cat.h"
-
 namespace ms {
 
 bool ToleratesTaint(const Toleration& t, const Taint& taint) {
@@ -37,11 +35,6 @@ const Taint* FirstUntoleratedTaint(const std::vector<Toleration>& tolerations,
     }
   }
   return nullptr;
-}
-
-std::string UntoleratedTaintReason(const Taint& taint) {
-  return absl::StrCat("node(s) had untolerated taint {", taint.key, ": ",
-                      taint.value, "}");
 }
 
 }  // namespace ms

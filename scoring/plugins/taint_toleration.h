@@ -1,15 +1,15 @@
 // TaintToleration (kube-scheduler: plugins/tainttoleration).
 //
 // Filter: every NoSchedule and NoExecute taint of the node must be tolerated
-// by one of the pod's tolerations; the first one that is not names the
-// reason, "node(s) had untolerated taint {KEY: VALUE}". PreferNoSchedule
+// by one of the pod's tolerations, else "node(s) had untolerated taint(s)"
+// (kube-scheduler logs which one at -v=4; it is not in the reason).
+// PreferNoSchedule
 // taints never filter. (Its score, the count of intolerable
 // PreferNoSchedule taints, is not computed yet: see the README's
 // limitations.)
 #ifndef METRICS_SCHEDULER_SCORING_PLUGINS_TAINT_TOLERATION_H_
 #define METRICS_SCHEDULER_SCORING_PLUGINS_TAINT_TOLERATION_H_
 
-#include <string>
 #include <vector>
 
 #include "model/node.h"
@@ -31,8 +31,8 @@ bool IsHardTaint(const Taint& taint);
 const Taint* FirstUntoleratedTaint(const std::vector<Toleration>& tolerations,
                                    const std::vector<Taint>& taints);
 
-// "node(s) had untolerated taint {KEY: VALUE}".
-std::string UntoleratedTaintReason(const Taint& taint);
+inline constexpr char kReasonUntoleratedTaint[] =
+    "node(s) had untolerated taint(s)";
 
 }  // namespace ms
 

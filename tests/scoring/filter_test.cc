@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -47,21 +48,20 @@ TEST(CheckNodeTest, ReasonsInKubeSchedulerOrder) {
             "node(s) didn't match the requested node name"},
            {"node name matches", MakePod().NodeName("n"), MakeNode("n"), ""},
            {"taint", plain, MakeNode("n").Taint("dedicated", "gpu"),
-            "node(s) had untolerated taint {dedicated: gpu}"},
+            "node(s) had untolerated taint(s)"},
            {"taint without value", plain,
             MakeNode("n").Taint("special", "", TaintEffect::kNoExecute),
-            "node(s) had untolerated taint {special: }"},
+            "node(s) had untolerated taint(s)"},
            {"PreferNoSchedule never filters", plain,
             MakeNode("n").Taint("soft", "x", TaintEffect::kPreferNoSchedule),
             ""},
            {"taint tolerated",
             MakePod().Tolerate("dedicated", TolerationOperator::kEqual, "gpu"),
             MakeNode("n").Taint("dedicated", "gpu"), ""},
-           // The first untolerated taint is the one reported.
            {"second taint untolerated",
             MakePod().Tolerate("a", TolerationOperator::kExists, ""),
             MakeNode("n").Taint("a", "1").Taint("b", "2"),
-            "node(s) had untolerated taint {b: 2}"},
+            "node(s) had untolerated taint(s)"},
            {"selector", MakePod().NodeSelector("zone", "a"),
             MakeNode("n").Label("zone", "b"),
             "node(s) didn't match Pod's node affinity/selector"},
@@ -108,23 +108,24 @@ TEST(FilterSummaryTest, CountsAndSortsLikeKubeScheduler) {
   // Sorted as strings: "1 node(s) had..." < "2 node(s) were..." <
   // "3 Insufficient cpu".
   EXPECT_EQ(s.Message(6),
-            "0/6 nodes are available: 1 node(s) had untolerated taint {k: v}, "
+            "0/6 nodes are available: 1 node(s) had untolerated taint(s), "
             "2 node(s) were unschedulable, 3 Insufficient cpu.");
 }
 
 TEST(FilterSummaryTest, LongMessagesStayUnder1024Bytes) {
-  Pod pod = MakePod();
-  PodFilter f = MakePodFilter(pod);
-  std::vector<NodeInfo> nodes;
-  for (int i = 0; i < 200; ++i) {
-    nodes.push_back(MakeNode("n").Taint(std::string(20, 'k') + std::to_string(i), "v"));
+  // 60 extended resources no node has: one reason each.
+  auto builder = MakePod();
+  for (int i = 0; i < 60; ++i) {
+    builder.Scalar(absl::StrCat("example.com/", std::string(20, 'k'), i), 1);
   }
+  Pod pod = builder;
+  PodFilter f = MakePodFilter(pod);
   FilterSummary s;
   s.Reset(&f, nullptr);
-  for (const NodeInfo& n : nodes) s.Add(CheckNode(f, n));
+  for (int i = 0; i < 200; ++i) s.Add(CheckNode(f, MakeNode("n")));
   std::string msg = s.Message(200);
   EXPECT_LT(msg.size(), kMaxMessageBytes);
-  EXPECT_THAT(msg, ::testing::StartsWith("0/200 nodes are available: 1 node(s)"));
+  EXPECT_THAT(msg, ::testing::StartsWith("0/200 nodes are available: 200 Insufficient example.com/"));
   EXPECT_THAT(msg, ::testing::EndsWith(", ..."));
 }
 

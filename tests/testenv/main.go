@@ -1,7 +1,8 @@
 // Command testenv is a multi-call binary that runs a local Kubernetes control
 // plane for the metrics-scheduler tests: etcd (embedded), kube-apiserver,
 // kube-controller-manager and optionally the default kube-scheduler, plus an
-// in-process kubectl and a helper that creates kubelet-less Node objects.
+// in-process kubectl, a helper that creates kubelet-less Node objects, and
+// kube-scheduler's default profile as an oracle for the differential test.
 //
 // See README.md for the subcommands and the files written by "testenv up".
 package main
@@ -17,6 +18,7 @@ commands:
   up --dir DIR [--with-scheduler] [--port-file F] [...]   run the control plane
   nodes --kubeconfig F --count N [...]                    create fake Nodes
   kubectl ...                                             in-process kubectl
+  oracle < scenarios.jsonl                                kube-scheduler's verdicts
   kube-apiserver ...                                      (used by "up")
   kube-controller-manager ...                             (used by "up")
   kube-scheduler ...                                      (used by "up")
@@ -35,6 +37,8 @@ func main() {
 		os.Exit(runNodes(args))
 	case "kubectl":
 		os.Exit(runKubectl(args))
+	case "oracle":
+		os.Exit(runOracle(args))
 	case "kube-apiserver", "kube-controller-manager", "kube-scheduler":
 		os.Exit(runComponent(cmd, args))
 	case "-h", "--help", "help":

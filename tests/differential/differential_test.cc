@@ -1,0 +1,421 @@
+// kube-scheduler as the oracle: random scenarios (scenario.h) are placed by
+// kube-scheduler v1.34's default-profile plugins (`testenv oracle`, Go, the
+// same k8s.io/kubernetes module the control plane is built from) and by our
+// decoder, ClusterState and Decide; on every node the filter verdicts and
+// reasons must agree, each plugin's normalised score must agree within 1
+// point, and the node we pick must be one of those kube-scheduler ranks
+// best.
+//
+// MS_DIFF_SCENARIOS (default 1000) scenarios from seed MS_DIFF_SEED
+// (default 1), plus every seed in regression_seeds.txt. A disagreement
+// prints the seed, what differs and the scenario (the first MS_DIFF_SHOW,
+// default 5).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "common/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kube/decode.h"
+#include "scheduler/cluster_state.h"
+#include "tests/differential/scenario.h"
+#include "tests/testing/paths.h"
+
+namespace ms::differential {
+namespace {
+
+// A node as one side sees it.
+struct Verdict {
+  bool feasible = false;
+  std::string reasons;  // ", "-joined, when infeasible
+  // Score plugins that scored, by kube-scheduler's plugin name.
+  std::map<std::string, double> scores;
+};
+
+struct Result {
+  std::map<std::string, Verdict> nodes;
+  std::map<std::string, double> weights;  // kube-scheduler's only
+  std::string winner;                     // ours only
+  std::string error;
+};
+
+// Our terms under kube-scheduler's plugin names.
+const std::map<std::string, std::string>& PluginOfTerm() {
+  static const auto* m = new std::map<std::string, std::string>{
+      {"leastAllocated", "NodeResourcesFit"},
+      {"balancedAllocation", "NodeResourcesBalancedAllocation"},
+      {"interPodAffinity", "InterPodAffinity"},
+      {"podTopologySpread", "PodTopologySpread"},
+  };
+  return *m;
+}
+
+uint64_t EnvOr(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  uint64_t out = 0;
+  return v != nullptr && absl::SimpleAtoi(v, &out) ? out : fallback;
+}
+
+std::string ListJson(const std::vector<std::string>& items) {
+  return absl::StrCat(R"({"metadata":{"resourceVersion":"1"},"items":[)",
+                      absl::StrJoin(items, ","), "]}");
+}
+
+// Our side: the objects through the decoder into a ClusterState, one
+// decision with its explanation.
+Result Ours(const Scenario& s) {
+  Result out;
+  ClusterState state(RealClock::Get(), absl::Seconds(30));
+  for (const std::string& json : s.nodes) {
+    absl::StatusOr<Node> node = kube::DecodeNode(json);
+    if (!node.ok()) return {.error = node.status().ToString()};
+    state.UpsertNode(*node);
+  }
+  absl::StatusOr<kube::ObjectList<Namespace>> namespaces =
+      kube::DecodeNamespaceList(ListJson(s.namespaces));
+  if (!namespaces.ok()) return {.error = namespaces.status().ToString()};
+  for (const Namespace& ns : namespaces->items) state.UpsertNamespace(ns);
+  for (const auto& [kind, items] :
+       {std::pair{WorkloadKind::kService, &s.services},
+        std::pair{WorkloadKind::kReplicaSet, &s.replica_sets},
+        std::pair{WorkloadKind::kStatefulSet, &s.stateful_sets},
+        std::pair{WorkloadKind::kReplicationController,
+                  &s.replication_controllers}}) {
+    absl::StatusOr<kube::ObjectList<Workload>> list =
+        kube::DecodeWorkloadList(ListJson(*items), kind);
+    if (!list.ok()) return {.error = list.status().ToString()};
+    for (const Workload& w : list->items) state.UpsertWorkload(w);
+  }
+  for (const std::string& json : s.placed) {
+    absl::StatusOr<Pod> pod = kube::DecodePod(json);
+    if (!pod.ok()) return {.error = pod.status().ToString()};
+    state.UpsertAssignedPod(*pod);
+  }
+  absl::StatusOr<Pod> pod = kube::DecodePod(s.pod);
+  if (!pod.ok()) return {.error = pod.status().ToString()};
+  ScoringConfig config;  // kube-scheduler's weights, no metrics
+  config.recent_placements_weight = 0;
+  Workspace workspace;
+  Decision d = state.DecideAndAssume(
+      {.pod = &*pod, .config = &config, .explain = true, .seed = s.seed},
+      workspace, &out.winner);
+  for (const NodeExplanation& n : d.explanation->nodes) {
+    Verdict v{.feasible = n.feasible, .reasons = n.filter_reason};
+    for (const TermResult& t : n.terms) {
+      auto plugin = PluginOfTerm().find(std::string(t.name));
+      if (plugin == PluginOfTerm().end() || t.state == TermState::kUnused) {
+        continue;
+      }
+      v.scores[plugin->second] = t.score;
+    }
+    out.nodes[n.node] = std::move(v);
+  }
+  return out;
+}
+
+// kube-scheduler's side: one line of `testenv oracle` output.
+Result Theirs(std::string_view line) {
+  Result out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(line.data(), line.size()).get(doc) != simdjson::SUCCESS) {
+    return {.error = absl::StrCat("unparsable oracle line: ", std::string(line))};
+  }
+  std::string_view error;
+  if (doc["error"].get(error) == simdjson::SUCCESS) {
+    return {.error = std::string(error)};
+  }
+  simdjson::dom::object weights;
+  if (doc["weights"].get(weights) == simdjson::SUCCESS) {
+    for (auto [plugin, w] : weights) {
+      out.weights[std::string(plugin)] = double(int64_t(w));
+    }
+  }
+  for (auto [name, node] : simdjson::dom::object(doc["nodes"])) {
+    Verdict v;
+    v.feasible = bool(node["feasible"]);
+    if (v.feasible) {
+      simdjson::dom::object scores;
+      if (node["scores"].get(scores) == simdjson::SUCCESS) {
+        for (auto [plugin, score] : scores) {
+          v.scores[std::string(plugin)] = double(int64_t(score));
+        }
+      }
+    } else {
+      std::vector<std::string> reasons;
+      simdjson::dom::array list;
+      if (node["reasons"].get(list) == simdjson::SUCCESS) {
+        for (simdjson::dom::element r : list) {
+          reasons.emplace_back(std::string_view(r));
+        }
+      }
+      v.reasons = absl::StrJoin(reasons, ", ");
+    }
+    out.nodes[std::string(name)] = std::move(v);
+  }
+  return out;
+}
+
+// Runs the oracle over the scenarios; one output line per scenario.
+std::vector<std::string> RunOracle(const std::vector<Scenario>& scenarios) {
+  const char* bin = std::getenv("TESTENV_BIN");
+  if (bin == nullptr) {
+    ADD_FAILURE() << "TESTENV_BIN is not set: run through ctest";
+    return {};
+  }
+  const std::string dir = ::testing::TempDir();
+  const std::string in = absl::StrCat(dir, "/differential-", getpid(), ".in");
+  const std::string out = absl::StrCat(dir, "/differential-", getpid(), ".out");
+  {
+    std::ofstream f(in);
+    for (const Scenario& s : scenarios) f << s.OracleLine() << "\n";
+  }
+  const std::string cmd =
+      absl::StrCat(bin, " oracle < ", in, " > ", out, " 2> ", out, ".err");
+  const int rc = std::system(cmd.c_str());
+  if (rc != 0) {
+    ADD_FAILURE() << cmd << " exited " << rc << ": "
+                  << ms::testing::ReadFileOrDie(out + ".err");
+    return {};
+  }
+  std::vector<std::string> lines =
+      absl::StrSplit(ms::testing::ReadFileOrDie(out), '\n', absl::SkipEmpty());
+  std::remove(in.c_str());
+  std::remove(out.c_str());
+  std::remove((out + ".err").c_str());
+  return lines;
+}
+
+// What differs between the two sides; empty when they agree.
+std::vector<std::string> Compare(const Result& ours, const Result& theirs) {
+  std::vector<std::string> diffs;
+  if (!ours.error.empty() || !theirs.error.empty()) {
+    return {absl::StrCat("errors: ours \"", ours.error, "\", kube-scheduler \"",
+                         theirs.error, "\"")};
+  }
+  std::vector<std::string> feasible;
+  for (const auto& [name, k] : theirs.nodes) {
+    auto it = ours.nodes.find(name);
+    if (it == ours.nodes.end()) {
+      diffs.push_back(absl::StrCat(name, ": not in our explanation"));
+      continue;
+    }
+    const Verdict& o = it->second;
+    if (o.feasible != k.feasible) {
+      diffs.push_back(absl::StrCat(name, ": feasible ours ", o.feasible,
+                                   " (", o.reasons, "), kube-scheduler ",
+                                   k.feasible, " (", k.reasons, ")"));
+    } else if (!k.feasible && o.reasons != k.reasons) {
+      diffs.push_back(absl::StrCat(name, ": reasons ours \"", o.reasons,
+                                   "\", kube-scheduler \"", k.reasons, "\""));
+    } else if (k.feasible) {
+      feasible.push_back(name);
+    }
+  }
+  // Scores, per plugin we implement. A plugin one side skips must score
+  // every node alike on the other (it cannot change the ranking).
+  for (const auto& [term, plugin] : PluginOfTerm()) {
+    std::vector<std::string> only_one_side;
+    for (const std::string& name : feasible) {
+      const Verdict& o = ours.nodes.at(name);
+      const Verdict& k = theirs.nodes.at(name);
+      auto os = o.scores.find(plugin);
+      auto ks = k.scores.find(plugin);
+      if (os != o.scores.end() && ks != k.scores.end()) {
+        if (std::abs(os->second - ks->second) > 1) {
+          diffs.push_back(absl::StrCat(name, ": ", plugin, " ours ",
+                                       os->second, ", kube-scheduler ",
+                                       ks->second));
+        }
+      } else if (os != o.scores.end() || ks != k.scores.end()) {
+        only_one_side.push_back(absl::StrCat(
+            os != o.scores.end() ? os->second : ks->second));
+      }
+    }
+    if (!only_one_side.empty() &&
+        std::count(only_one_side.begin(), only_one_side.end(),
+                   only_one_side[0]) !=
+            static_cast<long>(only_one_side.size())) {  // NOLINT
+      diffs.push_back(absl::StrCat(plugin, ": scored by one side only, unevenly (",
+                                   absl::StrJoin(only_one_side, " "), ")"));
+    }
+  }
+  // The pick: our node must have kube-scheduler's best total.
+  if (feasible.empty() != ours.winner.empty()) {
+    diffs.push_back(absl::StrCat("winner: ours \"", ours.winner, "\" with ",
+                                 feasible.size(), " feasible"));
+  } else if (!feasible.empty() && diffs.empty()) {
+    auto total = [&](const std::string& name) {
+      double sum = 0;
+      for (const auto& [plugin, score] : theirs.nodes.at(name).scores) {
+        auto w = theirs.weights.find(plugin);
+        sum += score * (w == theirs.weights.end() ? 1 : w->second);
+      }
+      return sum;
+    };
+    double best = 0;
+    for (const std::string& name : feasible) best = std::max(best, total(name));
+    if (total(ours.winner) != best) {
+      diffs.push_back(absl::StrCat("winner: ours ", ours.winner, " totals ",
+                                   total(ours.winner), " for kube-scheduler, ",
+                                   "whose best is ", best));
+    }
+  }
+  return diffs;
+}
+
+std::vector<uint64_t> RegressionSeeds() {
+  std::vector<uint64_t> seeds;
+  std::istringstream in(ms::testing::ReadFileOrDie(
+      absl::StrCat(std::getenv("MS_SOURCE_DIR"),
+                   "/tests/differential/regression_seeds.txt")));
+  for (std::string line; std::getline(in, line);) {
+    line = std::string(absl::StripAsciiWhitespace(line.substr(0, line.find('#'))));
+    uint64_t seed = 0;
+    if (!line.empty() && absl::SimpleAtoi(line, &seed)) seeds.push_back(seed);
+  }
+  return seeds;
+}
+
+// The oracle is kube-scheduler: on a scenario worked out by hand it gives
+// kube-scheduler's reasons, scores and weights, and it names a bad line.
+TEST(OracleTest, GivesKubeSchedulersVerdicts) {
+  auto node = [](const std::string& name, const std::string& cpu,
+                 const std::string& spec) {
+    const std::string r = absl::StrCat(R"({"cpu":")", cpu,
+                                       R"(","memory":"8Gi","pods":"110"})");
+    return absl::StrCat(R"({"metadata":{"name":")", name,
+                        R"(","labels":{"kubernetes.io/hostname":")", name,
+                        R"("}},"spec":)", spec, R"(,"status":{"capacity":)", r,
+                        R"(,"allocatable":)", r, "}}");
+  };
+  Scenario s{.name = "by-hand"};
+  s.nodes = {node("a", "4", "{}"), node("b", "4", "{}"), node("small", "2", "{}"),
+             node("tainted", "4",
+                  R"({"taints":[{"key":"k","value":"v","effect":"NoSchedule"}]})")};
+  s.placed = {R"({"metadata":{"name":"web","namespace":"default","labels":{"app":"web"}},)"
+              R"("spec":{"nodeName":"a","containers":[{"name":"c","resources":)"
+              R"({"requests":{"cpu":"1","memory":"1Gi"}}}]}})"};
+  s.pod = R"({"metadata":{"name":"p","namespace":"default"},"spec":{)"
+          R"("containers":[{"name":"c","resources":{"requests":{"cpu":"3","memory":"1Gi"}}}],)"
+          R"("affinity":{"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":)"
+          R"([{"weight":100,"podAffinityTerm":{"labelSelector":{"matchLabels":)"
+          R"({"app":"web"}},"topologyKey":"kubernetes.io/hostname"}}]}}}})";
+  Scenario bad = s;
+  bad.name = "bad";
+  bad.pod = R"({"spec":{"containers":"not a list"}})";
+  std::vector<std::string> lines = RunOracle({s, bad});
+  ASSERT_EQ(lines.size(), 2u);
+
+  const Result r = Theirs(lines[0]);
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.nodes.at("small").reasons, "Insufficient cpu");
+  EXPECT_EQ(r.nodes.at("tainted").reasons, "node(s) had untolerated taint(s)");
+  const Verdict& a = r.nodes.at("a");
+  const Verdict& b = r.nodes.at("b");
+  ASSERT_TRUE(a.feasible && b.feasible);
+  // Preferred anti-affinity: the node with the web pod is the worst.
+  EXPECT_EQ(a.scores.at("InterPodAffinity"), 0);
+  EXPECT_EQ(b.scores.at("InterPodAffinity"), 100);
+  // leastAllocated on cpu and memory: a (4 of 4 cpu, 2 of 8 Gi) scores
+  // (0 + 75) / 2, b (3 of 4 cpu, 1 of 8 Gi) (25 + 87) / 2.
+  EXPECT_EQ(a.scores.at("NodeResourcesFit"), 37);
+  EXPECT_EQ(b.scores.at("NodeResourcesFit"), 56);
+  EXPECT_EQ(r.weights, (std::map<std::string, double>{
+                           {"ImageLocality", 1}, {"InterPodAffinity", 2},
+                           {"NodeAffinity", 2}, {"NodeResourcesBalancedAllocation", 1},
+                           {"NodeResourcesFit", 1}, {"PodTopologySpread", 2},
+                           {"TaintToleration", 3}, {"VolumeBinding", 1}}));
+  EXPECT_THAT(Theirs(lines[1]).error, ::testing::HasSubstr("containers"));
+}
+
+// The comparison finds each kind of disagreement.
+TEST(CompareTest, FindsWhatDiffers) {
+  Result theirs{.weights = {{"PodTopologySpread", 2}}};
+  theirs.nodes["a"] = {.feasible = true, .scores = {{"PodTopologySpread", 100}}};
+  theirs.nodes["b"] = {.feasible = true, .scores = {{"PodTopologySpread", 0}}};
+  theirs.nodes["c"] = {.feasible = false, .reasons = "Insufficient cpu"};
+  Result ours = theirs;
+  ours.winner = "a";
+  EXPECT_THAT(Compare(ours, theirs), ::testing::IsEmpty());
+
+  Result worse = ours;
+  worse.winner = "b";
+  EXPECT_THAT(Compare(worse, theirs),
+              ::testing::ElementsAre(::testing::HasSubstr("winner: ours b")));
+  Result score = ours;
+  score.nodes["b"].scores["PodTopologySpread"] = 2;
+  EXPECT_THAT(Compare(score, theirs),
+              ::testing::ElementsAre("b: PodTopologySpread ours 2, kube-scheduler 0"));
+  Result reason = ours;
+  reason.nodes["c"].reasons = "Insufficient memory";
+  EXPECT_THAT(Compare(reason, theirs),
+              ::testing::ElementsAre(::testing::HasSubstr("c: reasons ours")));
+  Result feasible = ours;
+  feasible.nodes["c"] = {.feasible = true};
+  EXPECT_THAT(Compare(feasible, theirs),
+              ::testing::ElementsAre(::testing::HasSubstr("c: feasible ours 1")));
+  Result one_side = ours;
+  one_side.nodes["a"].scores.clear();
+  one_side.nodes["b"].scores.clear();
+  EXPECT_THAT(Compare(one_side, theirs),
+              ::testing::ElementsAre(::testing::HasSubstr("scored by one side only")));
+}
+
+TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
+  const uint64_t first = EnvOr("MS_DIFF_SEED", 1);
+  const uint64_t count = EnvOr("MS_DIFF_SCENARIOS", 1000);
+  std::vector<Scenario> scenarios;
+  for (uint64_t seed : RegressionSeeds()) scenarios.push_back(Generate(seed));
+  for (uint64_t i = 0; i < count; ++i) scenarios.push_back(Generate(first + i));
+  std::vector<std::string> lines = RunOracle(scenarios);
+  ASSERT_EQ(lines.size(), scenarios.size());
+
+  const uint64_t show = EnvOr("MS_DIFF_SHOW", 5);
+  uint64_t disagreements = 0;
+  size_t nodes = 0, infeasible = 0, spread = 0, affinity = 0;
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    const Result theirs = Theirs(lines[i]);
+    const Result ours = Ours(scenarios[i]);
+    for (const auto& [name, v] : theirs.nodes) {
+      ++nodes;
+      infeasible += !v.feasible;
+      spread += v.scores.contains("PodTopologySpread");
+      affinity += v.scores.contains("InterPodAffinity");
+    }
+    std::vector<std::string> diffs = Compare(ours, theirs);
+    if (diffs.empty()) continue;
+    if (++disagreements <= show) {
+      ADD_FAILURE() << "seed " << scenarios[i].seed << " (MS_DIFF_SEED="
+                    << scenarios[i].seed << " MS_DIFF_SCENARIOS=1):\n  "
+                    << absl::StrJoin(diffs, "\n  ") << "\n"
+                    << scenarios[i].Describe();
+    }
+  }
+  EXPECT_EQ(disagreements, 0) << "of " << scenarios.size() << " scenarios";
+  // That the scenarios exercise what they are for.
+  EXPECT_GT(infeasible, nodes / 10);
+  EXPECT_GT(spread, nodes / 10);
+  EXPECT_GT(affinity, nodes / 10);
+  std::printf("%zu scenarios, %zu nodes (%zu infeasible; %zu scored by "
+              "PodTopologySpread, %zu by InterPodAffinity), %lu disagreements\n",
+              scenarios.size(), nodes, infeasible, spread, affinity,
+              disagreements);
+}
+
+}  // namespace
+}  // namespace ms::differential

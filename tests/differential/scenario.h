@@ -1,0 +1,50 @@
+// Random scheduling scenarios for the differential suite: nodes with zones,
+// labels and taints; namespaces with labels; pods already placed, with
+// labels, owners, host ports and pod (anti-)affinity; the Services,
+// ReplicaSets, StatefulSets and ReplicationControllers the default
+// topology spread reads; and an incoming pod with any mix of node selector,
+// required node affinity, tolerations, pod (anti-)affinity and topology
+// spread constraints.
+//
+// Every object is Kubernetes JSON as the apiserver would serve it after
+// admission (namespaces set; some containers without requests), so the
+// same text goes to `testenv oracle` (kube-scheduler's plugins) and to our
+// decoder.
+// The scenarios leave out what the scheduler does not implement yet and
+// what would make kube-scheduler's total ranking differ for reasons
+// outside this suite (preferred node affinity, PreferNoSchedule taints,
+// images, volumes): see the README's "differential" paragraph.
+// Pure and seeded: the same seed gives the same scenario.
+#ifndef METRICS_SCHEDULER_TESTS_DIFFERENTIAL_SCENARIO_H_
+#define METRICS_SCHEDULER_TESTS_DIFFERENTIAL_SCENARIO_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ms::differential {
+
+struct Scenario {
+  uint64_t seed = 0;
+  std::string name;  // "seed-<seed>"
+  std::vector<std::string> nodes;
+  std::vector<std::string> placed;  // pods with spec.nodeName
+  std::vector<std::string> namespaces;
+  std::vector<std::string> services;
+  std::vector<std::string> replica_sets;
+  std::vector<std::string> stateful_sets;
+  std::vector<std::string> replication_controllers;
+  std::string pod;  // the incoming pod
+
+  // One line of `testenv oracle`'s input.
+  std::string OracleLine() const;
+  // The scenario for a person: the same objects, one per line (JSON is
+  // YAML too).
+  std::string Describe() const;
+};
+
+Scenario Generate(uint64_t seed);
+
+}  // namespace ms::differential
+
+#endif  // METRICS_SCHEDULER_TESTS_DIFFERENTIAL_SCENARIO_H_

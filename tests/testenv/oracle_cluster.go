@@ -1,0 +1,324 @@
+package main
+
+// The cluster "testenv oracle" evaluates a scenario in: a fake clientset
+// holding every object, a started and synced informer factory on it, the
+// scheduler cache and its snapshot holding the nodes and placed pods, and a
+// framework for the default profile built as scheduler.New builds it.
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	clientset "k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"    // defaulting of apps/v1 objects
+	_ "k8s.io/kubernetes/pkg/apis/core/install"    // defaulting of core/v1 objects
+	_ "k8s.io/kubernetes/pkg/apis/storage/install" // defaulting of storage/v1 objects
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler"
+	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
+)
+
+// oracleSyncTimeout bounds the wait for the informers of one scenario.
+const oracleSyncTimeout = 30 * time.Second
+
+// oracleObjects are a scenario's objects, validated and defaulted.
+type oracleObjects struct {
+	nodes  []*corev1.Node
+	placed []*corev1.Pod    // pods with spec.nodeName: the scheduler cache's pods
+	pod    *corev1.Pod      // the incoming pod
+	api    []runtime.Object // everything, for the fake clientset
+}
+
+// prepareObjects validates the scenario's objects, gives pods the namespace
+// "default" and a UID when they have none, creates (label-less) namespaces
+// that objects use but the scenario does not list, and, if apiDefaults,
+// applies the API server's defaulting to every object.
+//
+// Terminal pods (Succeeded, Failed) are dropped: the scheduler's pod informer
+// never sees them. Pods without spec.nodeName go to the clientset only.
+func prepareObjects(in *oracleInput, apiDefaults bool) (*oracleObjects, error) {
+	objs := &oracleObjects{}
+	namespaces := sets.New[string]()
+	add := func(obj runtime.Object) {
+		if apiDefaults {
+			legacyscheme.Scheme.Default(obj)
+		}
+		objs.api = append(objs.api, obj)
+	}
+	nsOf := func(ns *string) {
+		if *ns == "" {
+			*ns = corev1.NamespaceDefault
+		}
+		namespaces.Insert(*ns)
+	}
+
+	nodeNames := sets.New[string]()
+	for i := range in.Nodes {
+		n := &in.Nodes[i]
+		if n.Name == "" {
+			return nil, fmt.Errorf("nodes[%d]: no metadata.name", i)
+		}
+		if nodeNames.Has(n.Name) {
+			return nil, fmt.Errorf("nodes[%d]: duplicate node %q", i, n.Name)
+		}
+		nodeNames.Insert(n.Name)
+		add(n)
+		objs.nodes = append(objs.nodes, n)
+	}
+	for i := range in.Pods {
+		p := &in.Pods[i]
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if p.Name == "" {
+			return nil, fmt.Errorf("pods[%d]: no metadata.name", i)
+		}
+		nsOf(&p.Namespace)
+		if p.UID == "" {
+			p.UID = types.UID(fmt.Sprintf("oracle-pod-%d", i))
+		}
+		add(p)
+		if p.Spec.NodeName != "" {
+			objs.placed = append(objs.placed, p)
+		}
+	}
+	p := in.Pod
+	if p.Name == "" {
+		p.Name = "incoming"
+	}
+	nsOf(&p.Namespace)
+	if p.UID == "" {
+		p.UID = "oracle-incoming-pod"
+	}
+	add(p) // it exists in a real cluster too, pending
+	objs.pod = p
+
+	for i := range in.Services {
+		nsOf(&in.Services[i].Namespace)
+		add(&in.Services[i])
+	}
+	for i := range in.ReplicaSets {
+		nsOf(&in.ReplicaSets[i].Namespace)
+		add(&in.ReplicaSets[i])
+	}
+	for i := range in.StatefulSets {
+		nsOf(&in.StatefulSets[i].Namespace)
+		add(&in.StatefulSets[i])
+	}
+	for i := range in.ReplicationControllers {
+		nsOf(&in.ReplicationControllers[i].Namespace)
+		add(&in.ReplicationControllers[i])
+	}
+	for i := range in.PersistentVolumeClaims {
+		nsOf(&in.PersistentVolumeClaims[i].Namespace)
+		add(&in.PersistentVolumeClaims[i])
+	}
+	for i := range in.PersistentVolumes {
+		add(&in.PersistentVolumes[i])
+	}
+	for i := range in.StorageClasses {
+		add(&in.StorageClasses[i])
+	}
+	for i := range in.CSINodes {
+		add(&in.CSINodes[i])
+	}
+
+	for i := range in.Namespaces {
+		if in.Namespaces[i].Name == "" {
+			return nil, fmt.Errorf("namespaces[%d]: no metadata.name", i)
+		}
+		namespaces.Delete(in.Namespaces[i].Name)
+		add(&in.Namespaces[i])
+	}
+	for _, ns := range sets.List(namespaces) {
+		add(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	}
+	return objs, nil
+}
+
+// oracleCluster is the scheduler's view of one scenario.
+type oracleCluster struct {
+	framework framework.Framework
+	snapshot  *internalcache.Snapshot
+	informers informers.SharedInformerFactory
+	cancel    context.CancelFunc
+}
+
+// newOracleCluster loads objs into a fake clientset, builds the framework for
+// profile on informers of it (and on the DRA manager, as scheduler.New
+// does), loads the nodes and placed pods into a scheduler cache, takes its
+// snapshot, and starts and syncs the informers.
+func newOracleCluster(ctx context.Context, registry frameworkruntime.Registry, profile *schedulerapi.KubeSchedulerProfile, objs *oracleObjects) (_ *oracleCluster, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	c := &oracleCluster{cancel: cancel}
+	defer func() {
+		if err != nil {
+			c.close()
+		}
+	}()
+	logger := klog.FromContext(ctx)
+
+	client := fake.NewClientset()
+	for _, obj := range objs.api {
+		if err := client.Tracker().Add(obj); err != nil {
+			return nil, fmt.Errorf("adding %T: %w", obj, err)
+		}
+	}
+	// The scheduler's own factory (its pod informer skips terminal pods).
+	c.informers = scheduler.NewInformerFactory(client, 0)
+	draManager, draSynced, err := newDRAManager(ctx, client, c.informers)
+	if err != nil {
+		return nil, err
+	}
+
+	c.snapshot = internalcache.NewEmptySnapshot()
+	c.framework, err = frameworkruntime.NewFramework(ctx, registry, profile,
+		frameworkruntime.WithClientSet(client),
+		frameworkruntime.WithInformerFactory(c.informers),
+		frameworkruntime.WithSharedDRAManager(draManager),
+		frameworkruntime.WithSnapshotSharedLister(c.snapshot),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("building the framework: %w", err)
+	}
+	c.framework.SetPodNominator(noNominatedPods{})
+
+	cache := internalcache.New(ctx, 0, nil)
+	for _, n := range objs.nodes {
+		cache.AddNode(logger, n)
+	}
+	for _, p := range objs.placed {
+		if err := cache.AddPod(logger, p); err != nil {
+			return nil, fmt.Errorf("adding pod %s/%s to the scheduler cache: %w", p.Namespace, p.Name, err)
+		}
+	}
+	if err := cache.UpdateSnapshot(logger, c.snapshot); err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+
+	c.informers.Start(ctx.Done())
+	if err := waitForInformers(ctx, c.informers, draSynced...); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// close stops the informers and the framework.
+func (c *oracleCluster) close() {
+	c.cancel()
+	if c.informers != nil {
+		c.informers.Shutdown()
+	}
+	if c.framework != nil {
+		_ = c.framework.Close()
+	}
+}
+
+// newDRAManager builds the DynamicResources plugin's manager exactly as
+// scheduler.New does when the DynamicResourceAllocation feature is on (it is
+// by default in v1.34), and returns what must sync before scheduling.
+func newDRAManager(ctx context.Context, client clientset.Interface, factory informers.SharedInformerFactory) (framework.SharedDRAManager, []func() bool, error) {
+	if !feature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
+		return nil, nil, nil
+	}
+	logger := klog.FromContext(ctx)
+	claimInformer := factory.Resource().V1().ResourceClaims().Informer()
+	claimCache := assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
+	opts := resourceslicetracker.Options{
+		EnableDeviceTaints:       feature.DefaultFeatureGate.Enabled(features.DRADeviceTaints),
+		EnableConsumableCapacity: feature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
+		SliceInformer:            factory.Resource().V1().ResourceSlices(),
+		KubeClient:               client,
+	}
+	if opts.EnableDeviceTaints {
+		opts.TaintInformer = factory.Resource().V1alpha3().DeviceTaintRules()
+		opts.ClassInformer = factory.Resource().V1().DeviceClasses()
+	}
+	tracker, err := resourceslicetracker.StartTracker(ctx, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting the resource slice tracker: %w", err)
+	}
+	// The assume cache's own handler registration: synced once it has seen
+	// every claim the informer listed (the scheduler waits for it too).
+	claimHandler := claimCache.AddEventHandler(cacheNoopHandler{})
+	manager := dynamicresources.NewDRAManager(ctx, claimCache, tracker, factory)
+	return manager, []func() bool{claimHandler.HasSynced, tracker.HasSynced}, nil
+}
+
+// waitForInformers waits until every started informer of factory, and every
+// extra check, has synced. It asks factory.WaitForCacheSync with an already
+// closed stop channel, which checks once and returns, and asks again after a
+// short pause: WaitForCacheSync's own polling period (100 ms) would dominate
+// the time per scenario, while a fake clientset's informers sync in well
+// under a millisecond.
+func waitForInformers(ctx context.Context, factory informers.SharedInformerFactory, extra ...func() bool) error {
+	closed := make(chan struct{})
+	close(closed)
+	deadline := time.Now().Add(oracleSyncTimeout)
+	pause := 20 * time.Microsecond
+	for {
+		synced := true
+		for typ, ok := range factory.WaitForCacheSync(closed) {
+			if !ok {
+				synced = false
+				if time.Now().After(deadline) {
+					return fmt.Errorf("informer for %v did not sync in %v", typ, oracleSyncTimeout)
+				}
+			}
+		}
+		for _, hasSynced := range extra {
+			if synced && !hasSynced() {
+				synced = false
+			}
+		}
+		if synced {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("DRA caches did not sync in %v", oracleSyncTimeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+		if pause < time.Millisecond {
+			pause *= 2
+		}
+	}
+}
+
+// noNominatedPods is the scheduling queue's PodNominator when no pod is
+// nominated to any node: RunFilterPluginsWithNominatedPods then runs the
+// Filter plugins once, on the node as it is.
+type noNominatedPods struct{}
+
+func (noNominatedPods) AddNominatedPod(klog.Logger, fwk.PodInfo, *framework.NominatingInfo) {}
+func (noNominatedPods) DeleteNominatedPodIfExists(*corev1.Pod)                              {}
+func (noNominatedPods) UpdateNominatedPod(klog.Logger, *corev1.Pod, fwk.PodInfo)            {}
+func (noNominatedPods) NominatedPodsForNode(string) []fwk.PodInfo                           { return nil }
+
+// cacheNoopHandler is an informer event handler that does nothing.
+type cacheNoopHandler struct{}
+
+func (cacheNoopHandler) OnAdd(any, bool)   {}
+func (cacheNoopHandler) OnUpdate(any, any) {}
+func (cacheNoopHandler) OnDelete(any)      {}
