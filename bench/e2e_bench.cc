@@ -2,6 +2,7 @@
 // same kube-apiserver, in the same run.
 //
 //   build/bench/e2e_bench [--nodes=1000,5000] [--pods=5000] [--runs=2]
+//                         [--workloads=plain,anti-affinity,spread,affinity]
 //                         [--rss_nodes=5000] [--rss_pods=20000]
 //
 // What it does (docs/benchmarks.md explains the method and its limits):
@@ -11,7 +12,8 @@
 //   2. for each node count: creates the nodes (testenv nodes), remote-writes
 //      two metrics for every node, makes sure build/metrics-scheduler (started
 //      once, before the first run, and idle while kube-scheduler runs) knows
-//      them, then alternates runs (ours, theirs, ours, theirs, ...): each
+//      them, then, for each workload (the pods' constraints: see Workload),
+//      alternates runs (ours, theirs, ours, theirs, ...): each
 //      creates --pods pods in one namespace from the same template (only
 //      spec.schedulerName differs) from --creators threads with a connection
 //      each, watches them until every one is bound, and measures:
@@ -77,6 +79,12 @@ ABSL_FLAG(std::vector<std::string>, nodes,
           std::vector<std::string>({"1000", "5000"}),
           "Node counts to measure, in increasing order.");
 ABSL_FLAG(int, pods, 5000, "Pods per run.");
+ABSL_FLAG(std::vector<std::string>, workloads,
+          std::vector<std::string>({"plain"}),
+          "What the pods carry, run in turn at each node count: plain, "
+          "anti-affinity, spread, affinity.");
+ABSL_FLAG(int, zones, 10,
+          "Zones the nodes are labelled with (topology.kubernetes.io/zone).");
 ABSL_FLAG(int, runs, 2, "Runs per scheduler and node count (alternating).");
 ABSL_FLAG(int, warmup_pods, 200,
           "Pods each scheduler places before the measured runs (not counted).");
@@ -236,14 +244,71 @@ class Admin {
   HttpClient http_;
 };
 
+// The pods of a run, in the style of kube-scheduler's scheduler_perf
+// workloads. Every pod is labelled app=bench and requests 100m and 64Mi.
+enum class Workload {
+  kPlain,         // nothing more
+  kAntiAffinity,  // required hostname anti-affinity within its group
+                  // (label group=g<i % groups>, at most half the nodes'
+                  // count of pods per group)
+  kSpread,        // a zone spread, maxSkew 1, DoNotSchedule, over app=bench
+  kAffinity,      // a preferred (weight 1) zone affinity to app=bench
+};
+
+Workload ParseWorkload(const std::string& s) {
+  if (s == "plain") return Workload::kPlain;
+  if (s == "anti-affinity") return Workload::kAntiAffinity;
+  if (s == "spread") return Workload::kSpread;
+  if (s == "affinity") return Workload::kAffinity;
+  std::cerr << "e2e_bench: unknown workload " << s
+            << " (plain, anti-affinity, spread, affinity)" << std::endl;
+  std::exit(2);
+}
+
+// Pod i of a run of `w`: its labels and the spec fields the workload adds.
+struct PodShape {
+  std::string labels = R"({"app":"bench"})";
+  std::string spec;  // "" or JSON fields with a trailing comma
+};
+
+PodShape ShapeOf(Workload w, int i, int groups) {
+  PodShape s;
+  switch (w) {
+    case Workload::kPlain:
+      break;
+    case Workload::kAntiAffinity: {
+      const std::string group = absl::StrCat("g", i % groups);
+      s.labels = absl::StrCat(R"({"app":"bench","group":")", group, R"("})");
+      s.spec = absl::StrCat(
+          R"("affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)",
+          R"({"labelSelector":{"matchLabels":{"group":")", group,
+          R"("}},"topologyKey":"kubernetes.io/hostname"}]}},)");
+      break;
+    }
+    case Workload::kSpread:
+      s.spec =
+          R"("topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone",)"
+          R"("whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":"bench"}}}],)";
+      break;
+    case Workload::kAffinity:
+      s.spec =
+          R"("affinity":{"podAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[)"
+          R"({"weight":1,"podAffinityTerm":{"labelSelector":{"matchLabels":{"app":"bench"}},)"
+          R"("topologyKey":"topology.kubernetes.io/zone"}}]}},)";
+      break;
+  }
+  return s;
+}
+
 std::string PodJson(const std::string& name, const std::string& scheduler,
-                    const std::string& node_name = "") {
+                    const std::string& node_name = "",
+                    const PodShape& shape = {}) {
   std::string node =
       node_name.empty() ? "" : absl::StrCat(R"("nodeName":")", node_name, R"(",)");
   return absl::StrCat(
       R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", name,
-      R"(","labels":{"app":"bench"}},"spec":{"schedulerName":")", scheduler,
-      R"(",)", node,
+      R"(","labels":)", shape.labels, R"(},"spec":{"schedulerName":")",
+      scheduler, R"(",)", node, shape.spec,
       R"("terminationGracePeriodSeconds":0,)",
       R"("containers":[{"name":"c","image":"registry.k8s.io/pause:3.10",)",
       R"("resources":{"requests":{"cpu":"100m","memory":"64Mi"}}}]}})");
@@ -344,7 +409,8 @@ class Bench {
   void WriteMetrics(int nodes);
   double OurMetric(int port, const std::string& sample);
   bool OurReady(int port);
-  RunResult OneRun(const std::string& who, int pods, bool backlog);
+  RunResult OneRun(const std::string& who, int pods, bool backlog,
+                   Workload workload = Workload::kPlain);
   void MeasureMemory();
   void Finish();
 
@@ -522,7 +588,8 @@ void Bench::AddNodes(int from, int to) {
   absl::Time start = absl::Now();
   if (RunCommand(absl::StrCat(testenv_bin_, " nodes --kubeconfig ", dir_,
                               "/admin.kubeconfig --start ", from, " --count ",
-                              to - from, " --quiet --concurrency 32 2>/dev/null")) != 0) {
+                              to - from, " --zones ", absl::GetFlag(FLAGS_zones),
+                              " --quiet --concurrency 32 2>/dev/null")) != 0) {
     Die("testenv nodes failed");
   }
   std::cerr << "created nodes " << from << ".." << to - 1 << " in "
@@ -547,7 +614,8 @@ void Bench::WriteMetrics(int nodes) {
   if (!s.ok()) Die("remote write: " + s.ToString());
 }
 
-RunResult Bench::OneRun(const std::string& who, int pods, bool backlog) {
+RunResult Bench::OneRun(const std::string& who, int pods, bool backlog,
+                        Workload workload) {
   const std::string tag = absl::StrCat("r", run_counter_++);
   const std::string scheduler =
       who == kOurs ? std::string(kOurs) : std::string("default-scheduler");
@@ -602,12 +670,17 @@ RunResult Bench::OneRun(const std::string& who, int pods, bool backlog) {
   watching.WaitForNotification();
   absl::SleepFor(absl::Milliseconds(200));  // let the watch connect
 
+  // Anti-affinity groups of at most half the nodes' count of pods each.
+  const int groups = std::max(1, (2 * pods + nodes_ - 1) / nodes_);
   if (backlog) kill(pid, SIGSTOP);
   const double cpu0 = CpuSeconds(pid);
   const double api0 = CpuSeconds(apiserver_pid_);
   absl::Time t0 = absl::Now();
   CreatePods(*admin_, kNamespace, tag, pods, absl::GetFlag(FLAGS_creators),
-             [&](int i) { return PodJson(absl::StrCat(tag, "-", i), scheduler); },
+             [&](int i) {
+               return PodJson(absl::StrCat(tag, "-", i), scheduler, "",
+                              ShapeOf(workload, i, groups));
+             },
              &sent);
   const absl::Time created = absl::Now();
   const double create_per_second = pods / absl::ToDoubleSeconds(created - t0);
@@ -676,8 +749,14 @@ void Bench::MeasureMemory() {
   }
   CreatePods(*admin_, ns, "m", pods, absl::GetFlag(FLAGS_creators),
              [&](int i) {
+               // Labelled as a Deployment's pods are: 100 apps.
+               PodShape shape{.labels = absl::StrCat(
+                                  R"({"app":"app-)", i % 100,
+                                  R"(","pod-template-hash":"h)", i % 100,
+                                  R"(7f9c6d","tier":")",
+                                  i % 2 ? "backend" : "frontend", R"("})")};
                return PodJson(absl::StrCat("m-", i), "default-scheduler",
-                              absl::StrCat("node-", i % nodes));
+                              absl::StrCat("node-", i % nodes), shape);
              },
              nullptr);
   // A fresh process: its RSS is what 5,000 nodes and 20,000 pods cost,
@@ -770,7 +849,14 @@ int Bench::Run() {
               pods, runs, load_before.c_str());
 
   StartControlPlane();
-  std::vector<std::pair<int, std::pair<RunResult, RunResult>>> medians;
+  struct Medians {
+    int nodes;
+    std::string workload;
+    RunResult ours, theirs;
+  };
+  std::vector<Medians> medians;
+  const std::vector<std::string> workload_names = absl::GetFlag(FLAGS_workloads);
+  for (const std::string& w : workload_names) ParseWorkload(w);  // exits if bad
   for (int n : node_counts) {
     AddNodes(nodes_, n);
     if (ours_pid_ < 0) {
@@ -788,38 +874,44 @@ int Bench::Run() {
       if (absl::Now() > deadline) Die("metrics-scheduler has no metrics for the nodes");
       absl::SleepFor(absl::Milliseconds(200));
     }
-    std::printf("\n%d nodes:\n", n);
     int warmup = absl::GetFlag(FLAGS_warmup_pods);
     if (warmup > 0 && n == node_counts.front()) {
       OneRun(kOurs, warmup, false);
       OneRun(kTheirs, warmup, false);
     }
-    std::vector<RunResult> ours, theirs;
-    for (int i = 0; i < runs; ++i) {
-      ours.push_back(OneRun(kOurs, pods, false));
-      theirs.push_back(OneRun(kTheirs, pods, false));
-      RunResult b = OneRun(kOurs, pods, true);
-      ours.back().backlog_pods_per_second = b.pods_per_second;
-      ours.back().backlog_cpu_per_1000 = b.cpu_per_1000;
-      ours.back().peak_rss_mb = std::max(ours.back().peak_rss_mb, b.peak_rss_mb);
-      b = OneRun(kTheirs, pods, true);
-      theirs.back().backlog_pods_per_second = b.pods_per_second;
-      theirs.back().backlog_cpu_per_1000 = b.cpu_per_1000;
-      theirs.back().peak_rss_mb = std::max(theirs.back().peak_rss_mb, b.peak_rss_mb);
-      PrintRun(kOurs, i + 1, ours.back());
-      PrintRun(kTheirs, i + 1, theirs.back());
+    std::vector<std::string> workload_json;
+    for (const std::string& workload_name : workload_names) {
+      const Workload workload = ParseWorkload(workload_name);
+      std::printf("\n%d nodes, %s:\n", n, workload_name.c_str());
+      std::vector<RunResult> ours, theirs;
+      for (int i = 0; i < runs; ++i) {
+        ours.push_back(OneRun(kOurs, pods, false, workload));
+        theirs.push_back(OneRun(kTheirs, pods, false, workload));
+        RunResult b = OneRun(kOurs, pods, true, workload);
+        ours.back().backlog_pods_per_second = b.pods_per_second;
+        ours.back().backlog_cpu_per_1000 = b.cpu_per_1000;
+        ours.back().peak_rss_mb = std::max(ours.back().peak_rss_mb, b.peak_rss_mb);
+        b = OneRun(kTheirs, pods, true, workload);
+        theirs.back().backlog_pods_per_second = b.pods_per_second;
+        theirs.back().backlog_cpu_per_1000 = b.cpu_per_1000;
+        theirs.back().peak_rss_mb = std::max(theirs.back().peak_rss_mb, b.peak_rss_mb);
+        PrintRun(kOurs, i + 1, ours.back());
+        PrintRun(kTheirs, i + 1, theirs.back());
+      }
+      RunResult a = MedianOf(ours), b = MedianOf(theirs);
+      medians.push_back({n, workload_name, a, b});
+      std::string runs_a, runs_b;
+      for (const RunResult& r : ours) runs_a += (runs_a.empty() ? "" : ", ") + ResultJson(r);
+      for (const RunResult& r : theirs) runs_b += (runs_b.empty() ? "" : ", ") + ResultJson(r);
+      workload_json.push_back(absl::StrFormat(
+          R"("%s": {"metrics-scheduler": %s, "kube-scheduler": %s, "ratio": {"pods_per_second": %.2f, "backlog_pods_per_second": %.2f, "p50": %.2f, "p99": %.2f, "cpu_per_pod": %.3f, "peak_rss": %.3f}, "runs": {"metrics-scheduler": [%s], "kube-scheduler": [%s]}})",
+          workload_name, ResultJson(a), ResultJson(b), a.pods_per_second / b.pods_per_second,
+          a.backlog_pods_per_second / b.backlog_pods_per_second,
+          a.p50_ms / b.p50_ms, a.p99_ms / b.p99_ms, a.cpu_per_1000 / b.cpu_per_1000,
+          a.peak_rss_mb / b.peak_rss_mb, runs_a, runs_b));
     }
-    RunResult a = MedianOf(ours), b = MedianOf(theirs);
-    medians.push_back({n, {a, b}});
-    std::string runs_a, runs_b;
-    for (const RunResult& r : ours) runs_a += (runs_a.empty() ? "" : ", ") + ResultJson(r);
-    for (const RunResult& r : theirs) runs_b += (runs_b.empty() ? "" : ", ") + ResultJson(r);
-    node_json_.push_back(absl::StrFormat(
-        R"("%d": {"metrics-scheduler": %s, "kube-scheduler": %s, "ratio": {"pods_per_second": %.2f, "backlog_pods_per_second": %.2f, "p50": %.2f, "p99": %.2f, "cpu_per_pod": %.3f, "peak_rss": %.3f}, "runs": {"metrics-scheduler": [%s], "kube-scheduler": [%s]}})",
-        n, ResultJson(a), ResultJson(b), a.pods_per_second / b.pods_per_second,
-        a.backlog_pods_per_second / b.backlog_pods_per_second,
-        a.p50_ms / b.p50_ms, a.p99_ms / b.p99_ms, a.cpu_per_1000 / b.cpu_per_1000,
-        a.peak_rss_mb / b.peak_rss_mb, runs_a, runs_b));
+    node_json_.push_back(absl::StrFormat(R"("%d": {%s})", n,
+                                         absl::StrJoin(workload_json, ", ")));
   }
 
   // One query per metric per refresh: Prometheus's count of instant queries
@@ -851,18 +943,18 @@ int Bench::Run() {
   MeasureMemory();
 
   std::printf("\nSide by side (medians of %d runs, %d pods each):\n", runs, pods);
-  std::printf("| nodes | scheduler | pods/s (backlog) | pods/s (streamed) | p50 ms | p99 ms | CPU s / 1000 pods | peak RSS MB |\n");
-  std::printf("|---:|---|---:|---:|---:|---:|---:|---:|\n");
-  for (const auto& [n, ab] : medians) {
-    const auto& [a, b] = ab;
-    std::printf("| %d | metrics-scheduler | %.0f | %.0f | %.0f | %.0f | %.3f | %.1f |\n",
-                n, a.backlog_pods_per_second, a.pods_per_second, a.p50_ms, a.p99_ms,
+  std::printf("| nodes | workload | scheduler | pods/s (backlog) | pods/s (streamed) | p50 ms | p99 ms | CPU s / 1000 pods | peak RSS MB |\n");
+  std::printf("|---:|---|---|---:|---:|---:|---:|---:|---:|\n");
+  for (const auto& [n, workload, a, b] : medians) {
+    const char* w = workload.c_str();
+    std::printf("| %d | %s | metrics-scheduler | %.0f | %.0f | %.0f | %.0f | %.3f | %.1f |\n",
+                n, w, a.backlog_pods_per_second, a.pods_per_second, a.p50_ms, a.p99_ms,
                 a.cpu_per_1000, a.peak_rss_mb);
-    std::printf("| %d | kube-scheduler | %.0f | %.0f | %.0f | %.0f | %.3f | %.1f |\n", n,
-                b.backlog_pods_per_second, b.pods_per_second, b.p50_ms, b.p99_ms,
+    std::printf("| %d | %s | kube-scheduler | %.0f | %.0f | %.0f | %.0f | %.3f | %.1f |\n", n,
+                w, b.backlog_pods_per_second, b.pods_per_second, b.p50_ms, b.p99_ms,
                 b.cpu_per_1000, b.peak_rss_mb);
-    std::printf("| %d | **ratio** | **%.2f×** | %.2f× | %.2f× | %.2f× | **%.3f×** | %.2f× |\n",
-                n, a.backlog_pods_per_second / b.backlog_pods_per_second,
+    std::printf("| %d | %s | **ratio** | **%.2f×** | %.2f× | %.2f× | %.2f× | **%.3f×** | %.2f× |\n",
+                n, w, a.backlog_pods_per_second / b.backlog_pods_per_second,
                 a.pods_per_second / b.pods_per_second, a.p50_ms / b.p50_ms,
                 a.p99_ms / b.p99_ms, a.cpu_per_1000 / b.cpu_per_1000,
                 a.peak_rss_mb / b.peak_rss_mb);

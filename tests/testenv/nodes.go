@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"strings"
 	"sync"
@@ -37,13 +38,14 @@ func runNodes(args []string) int {
 	pods := fs.String("pods", "110", "pods capacity and allocatable")
 	storage := fs.String("ephemeral-storage", "100Gi", "ephemeral-storage capacity and allocatable")
 	labelsFlag := fs.String("labels", "", "extra labels k=v,k2=v2")
+	zones := fs.Int("zones", 0, "if > 0, label node i topology.kubernetes.io/zone=zone-<i % zones>")
 	workers := fs.Int("concurrency", 32, "concurrent requests")
 	quiet := fs.Bool("quiet", false, "do not print one line per node")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *kubeconfig == "" || *count <= 0 || fs.NArg() != 0 {
-		fmt.Fprintln(os.Stderr, "usage: testenv nodes --kubeconfig F --count N [--start 0] [--prefix node-] [--cpu 4] [--memory 16Gi] [--pods 110] [--ephemeral-storage 100Gi] [--labels k=v,...] [--quiet]")
+		fmt.Fprintln(os.Stderr, "usage: testenv nodes --kubeconfig F --count N [--start 0] [--prefix node-] [--cpu 4] [--memory 16Gi] [--pods 110] [--ephemeral-storage 100Gi] [--labels k=v,...] [--zones N] [--quiet]")
 		return 2
 	}
 	extra := map[string]string{}
@@ -94,7 +96,12 @@ func runNodes(args []string) int {
 			defer wg.Done()
 			for i := range idx {
 				name := fmt.Sprintf("%s%d", *prefix, i)
-				isNew, err := ensureNode(cs, name, nodeIP(i), extra, resources)
+				labels := extra
+				if *zones > 0 {
+					labels = maps.Clone(extra)
+					labels["topology.kubernetes.io/zone"] = fmt.Sprintf("zone-%d", i%*zones)
+				}
+				isNew, err := ensureNode(cs, name, nodeIP(i), labels, resources)
 				if err != nil {
 					errs <- fmt.Errorf("%s: %w", name, err)
 					continue
