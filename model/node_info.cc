@@ -26,9 +26,6 @@ void NodeInfo::AddPod(const PodCharge& charge) {
                          charge.host_ports.end());
   if (charge.pod == nullptr) return;
   pods.push_back(charge.pod);
-  pods_with_affinity += charge.pod->has_affinity();
-  pods_with_required_anti_affinity +=
-      charge.pod->has_required_anti_affinity();
 }
 
 void NodeInfo::RemovePod(const PodCharge& charge) {
@@ -43,9 +40,6 @@ void NodeInfo::RemovePod(const PodCharge& charge) {
   if (it == pods.end()) return;
   *it = std::move(pods.back());
   pods.pop_back();
-  pods_with_affinity -= charge.pod->has_affinity();
-  pods_with_required_anti_affinity -=
-      charge.pod->has_required_anti_affinity();
 }
 
 }  // namespace ms

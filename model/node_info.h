@@ -54,11 +54,8 @@ struct NodeInfo {
   Resources requested;           // sum of PodRequests; `pods` is the pod count
   Resources non_zero_requested;  // sum of PodNonZeroRequests
   std::vector<ContainerPort> used_host_ports;
-  // The pods charged here (PodCharge::pod), in no particular order, and
-  // how many of them have pod (anti-)affinity, and required anti-affinity.
+  // The pods charged here (PodCharge::pod), in no particular order.
   std::vector<std::shared_ptr<const PodInfo>> pods;
-  int32_t pods_with_affinity = 0;
-  int32_t pods_with_required_anti_affinity = 0;
 
   // Charges a pod to this node (its requests and host ports).
   void AddPod(const PodCharge& charge);

@@ -108,13 +108,13 @@ size_t Filter(const PodFilter& pf, const std::vector<NodeInfo>& nodes,
     count = 0;
     for (size_t i = 0; i < n; ++i) {
       if (feasible[i] == 0) continue;
-      feasible[i] = CheckNode(pf, nodes[i]).feasible() ? -1 : 0;
+      feasible[i] = CheckNode(pf, nodes, i).feasible() ? -1 : 0;
       count += feasible[i] != 0;
     }
   }
   if (!pod.tolerations.empty()) {
     for (uint32_t i : table.tainted()) {
-      if (feasible[i] == 0 && CheckNode(pf, nodes[i]).feasible()) {
+      if (feasible[i] == 0 && CheckNode(pf, nodes, i).feasible()) {
         feasible[i] = -1;
         ++count;
       }
@@ -183,15 +183,14 @@ void PreScore(const DecideInput& in, const ScoringConfig& cfg, size_t& count,
 void PodAffinityScores(const DecideInput& in, const NodeTable& table,
                        const NamespaceLabels& namespaces, Scratch& s) {
   const std::vector<NodeInfo>& nodes = *in.nodes;
-  s.affinity_score.Build(*in.pod, {&nodes, nullptr, &table.pod_index()},
-                         {&nodes, &table.with_pod_affinity()}, namespaces);
+  s.affinity_score.Build(*in.pod, table.placed(nodes), namespaces);
   if (!s.affinity_score.active()) return;
   const size_t n = nodes.size();
   Grow(s.affinity_raw, n);
   Grow(s.affinity, n);
   for (size_t i = 0; i < n; ++i) {
     if (s.feasible[i] != 0) {
-      s.affinity_raw[i] = s.affinity_score.Raw(nodes[i].node);
+      s.affinity_raw[i] = s.affinity_score.Raw(i);
     }
   }
   NormalizeInterPodAffinity(s.affinity_raw.data(), s.feasible.data(), n,
@@ -202,8 +201,8 @@ void PodAffinityScores(const DecideInput& in, const NodeTable& table,
 // nodes; s.spread_score stays inactive when the plugin is skipped.
 void SpreadScores(const DecideInput& in, const NodeTable& table, Scratch& s) {
   const std::vector<NodeInfo>& nodes = *in.nodes;
-  s.spread_score.Build(*in.pod, {&nodes, nullptr, &table.pod_index()},
-                       s.feasible.data(), in.workloads);
+  s.spread_score.Build(*in.pod, table.placed(nodes), s.feasible.data(),
+                       in.workloads);
   if (!s.spread_score.active()) return;
   const size_t n = nodes.size();
   Grow(s.spread_raw, n);
@@ -416,7 +415,7 @@ Explanation Explain(const DecideInput& in, const ScoringConfig& cfg,
       ne.total = s.scores[i];
       NodeTerms(in, cfg, d.mode, pod, s, i, &ne.terms);
     } else {
-      NodeCheck c = CheckNode(pf, nodes[i]);
+      NodeCheck c = CheckNode(pf, nodes, i);
       if (c.feasible() && i < s.excluded.size() &&
           s.excluded[i] != kNotExcluded) {
         c.failures = kFailMissingMetric;
@@ -442,7 +441,7 @@ std::string NoFitSummary(const std::vector<NodeInfo>& nodes,
       c.failures = kFailMissingMetric;
       c.metric = s.excluded[i];
     } else {
-      c = CheckNode(pf, nodes[i]);
+      c = CheckNode(pf, nodes, i);
     }
     if (!c.feasible()) s.summary.Add(c);
   }
@@ -476,12 +475,9 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
   static const NamespaceLabels* const kNoNamespaces = new NamespaceLabels();
   const NamespaceLabels& namespaces =
       in.namespaces != nullptr ? *in.namespaces : *kNoNamespaces;
-  s.affinity_filter.Build(*in.pod, {&nodes, nullptr, &table->pod_index()},
-                          {&nodes, &table->with_required_anti_affinity()},
-                          namespaces);
+  s.affinity_filter.Build(*in.pod, table->placed(nodes), namespaces);
   if (s.affinity_filter.active()) pf.pod_affinity = &s.affinity_filter;
-  s.spread_filter.Build(*in.pod, {&nodes, nullptr, &table->pod_index()},
-                        in.workloads);
+  s.spread_filter.Build(*in.pod, table->placed(nodes), in.workloads);
   if (s.spread_filter.active()) pf.topology_spread = &s.spread_filter;
 
   // 2. Filter.

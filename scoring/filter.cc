@@ -33,10 +33,9 @@ std::string MetricReason(const std::vector<MetricTerm>* metrics, int metric) {
 
 // PodTopologySpread's failure bit for the node; 0 when it fits or the
 // plugin is skipped (null).
-uint32_t SpreadFailure(const PodTopologySpreadFilter* spread,
-                       const Node& node) {
+uint32_t SpreadFailure(const PodTopologySpreadFilter* spread, size_t i) {
   if (spread == nullptr) return 0;
-  switch (spread->Check(node)) {
+  switch (spread->Check(i)) {
     case PodTopologySpreadFilter::Verdict::kFits:
       return 0;
     case PodTopologySpreadFilter::Verdict::kMissingLabel:
@@ -59,8 +58,10 @@ PodFilter MakePodFilter(const Pod& pod) {
   };
 }
 
-NodeCheck CheckNode(const PodFilter& f, const NodeInfo& info) {
+NodeCheck CheckNode(const PodFilter& f, const std::vector<NodeInfo>& nodes,
+                    size_t i) {
   NodeCheck c;
+  const NodeInfo& info = nodes[i];
   const Node& node = info.node;
   const Pod& pod = *f.pod;
   if (!NodeReadyFilter(node)) {
@@ -83,11 +84,11 @@ NodeCheck CheckNode(const PodFilter& f, const NodeInfo& info) {
                  bit(fit.ephemeral_storage, kFailEphemeralStorage) |
                  bit(fit.scalars != 0, kFailScalar);
     c.scalars = fit.scalars;
-  } else if (uint32_t spread = SpreadFailure(f.topology_spread, node);
+  } else if (uint32_t spread = SpreadFailure(f.topology_spread, i);
              spread != 0) {
     c.failures = spread;
   } else if (f.pod_affinity != nullptr) {
-    switch (f.pod_affinity->Check(node)) {
+    switch (f.pod_affinity->Check(i)) {
       case InterPodAffinityFilter::Verdict::kFits:
         break;
       case InterPodAffinityFilter::Verdict::kAffinity:

@@ -90,8 +90,10 @@ struct NodeCheck {
   bool feasible() const { return failures == 0; }
 };
 
-// The exact filter for one node.
-NodeCheck CheckNode(const PodFilter& filter, const NodeInfo& node);
+// The exact filter for node i of `nodes` (the nodes the pod-to-pod plugins
+// of `filter` were built over).
+NodeCheck CheckNode(const PodFilter& filter, const std::vector<NodeInfo>& nodes,
+                    size_t i);
 
 // The reasons of one node, as kube-scheduler words them, in the order they
 // are found. `metrics` names metrics for kFailMissingMetric.

@@ -51,10 +51,9 @@ void NodeTable::Build(const std::vector<NodeInfo>& nodes) {
     c->resize(n);
   }
   tainted_.clear();
-  with_pod_affinity_.clear();
-  with_required_anti_affinity_.clear();
   num_huge_ = 0;
   pod_index_.Build({});
+  topology_.Build({});
   for (size_t i = 0; i < n; ++i) Update(i, nodes[i]);
 }
 
@@ -104,10 +103,8 @@ void NodeTable::Update(size_t i, const NodeInfo& info) {
   s.both[i] = has_cpu && has_memory ? 1.0 : 0.0;
 
   SetMember(tainted_, i, (flags & kHardTaints) != 0);
-  SetMember(with_pod_affinity_, i, info.pods_with_affinity > 0);
-  SetMember(with_required_anti_affinity_, i,
-            info.pods_with_required_anti_affinity > 0);
   pod_index_.Update(i, info);
+  topology_.Update(i, node);
 }
 
 }  // namespace ms

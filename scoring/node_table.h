@@ -19,6 +19,7 @@
 
 #include "model/node_info.h"
 #include "scoring/pod_label_index.h"
+#include "scoring/topology_index.h"
 
 namespace ms {
 
@@ -86,17 +87,14 @@ class NodeTable {
   // may fit that the vectorised filter pass rejects (when the pod tolerates
   // their taints).
   const std::vector<uint32_t>& tainted() const { return tainted_; }
-  // The nodes with a placed pod that has any pod (anti-)affinity, and those
-  // with one that has required anti-affinity, in ascending order: the
-  // nodes InterPodAffinity visits for pods without terms of their own.
-  const std::vector<uint32_t>& with_pod_affinity() const {
-    return with_pod_affinity_;
-  }
-  const std::vector<uint32_t>& with_required_anti_affinity() const {
-    return with_required_anti_affinity_;
-  }
   // The placed pods by label.
   const PodLabelIndex& pod_index() const { return pod_index_; }
+  // The nodes' label values as ids, by key.
+  const TopologyIndex& topology() const { return topology_; }
+  // `nodes` (those this table was built from) with both indexes.
+  PlacedPods placed(const std::vector<NodeInfo>& nodes) const {
+    return {&nodes, &pod_index_, &topology_};
+  }
   // How many nodes carry kHuge.
   size_t num_huge() const { return num_huge_; }
   // FNV-1a of the node name: the seeded tie-break key is derived from it, so
@@ -113,9 +111,8 @@ class NodeTable {
   std::vector<int64_t> free_cpu_, free_memory_, free_ephemeral_, gate_;
   ScoreStorage score_;
   std::vector<uint32_t> tainted_;
-  std::vector<uint32_t> with_pod_affinity_;
-  std::vector<uint32_t> with_required_anti_affinity_;
   PodLabelIndex pod_index_;
+  TopologyIndex topology_;
   size_t num_huge_ = 0;
 };
 

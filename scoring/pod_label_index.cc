@@ -20,6 +20,8 @@ bool Holds(const std::vector<std::shared_ptr<const PodInfo>>& pods,
 
 void PodLabelIndex::Build(const std::vector<NodeInfo>& nodes) {
   by_label_.clear();
+  with_affinity_.clear();
+  with_required_anti_affinity_.clear();
   indexed_.assign(nodes.size(), {});
   for (size_t i = 0; i < nodes.size(); ++i) Update(i, nodes[i]);
 }
@@ -42,6 +44,10 @@ void PodLabelIndex::Add(uint32_t node,
   for (const auto& [key, value] : pod->labels) {
     by_label_[{key, value}].insert({node, pod.get()});
   }
+  if (pod->has_affinity()) with_affinity_.insert({node, pod.get()});
+  if (pod->has_required_anti_affinity()) {
+    with_required_anti_affinity_.insert({node, pod.get()});
+  }
 }
 
 void PodLabelIndex::Remove(uint32_t node,
@@ -52,6 +58,8 @@ void PodLabelIndex::Remove(uint32_t node,
     it->second.erase({node, pod.get()});
     if (it->second.empty()) by_label_.erase(it);
   }
+  with_affinity_.erase({node, pod.get()});
+  with_required_anti_affinity_.erase({node, pod.get()});
 }
 
 const PodLabelIndex::Entries* PodLabelIndex::With(

@@ -1,6 +1,8 @@
 // PodLabelIndex: the pods placed on nodes, by label, so that a pod
 // affinity term with matchLabels visits only the pods carrying one of its
-// pairs instead of every pod in the cluster.
+// pairs instead of every pod in the cluster; and the pods with pod
+// (anti-)affinity terms of their own, so that the terms of placed pods are
+// found without visiting the pods that have none.
 //
 // Kept by NodeTable beside its per-node columns: Build() indexes every
 // node's pods, Update(i) re-indexes node i's (the pods added or removed
@@ -18,6 +20,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "model/node_info.h"
 #include "model/pod_affinity.h"
+#include "scoring/topology_index.h"
 
 namespace ms {
 
@@ -47,32 +50,56 @@ class PodLabelIndex {
   // some pair labels no pod.
   const Entries* Candidates(const LabelSelector& selector) const;
 
+  // The pods with any pod (anti-)affinity term, and those with a required
+  // anti-affinity term.
+  const Entries& with_affinity() const { return with_affinity_; }
+  const Entries& with_required_anti_affinity() const {
+    return with_required_anti_affinity_;
+  }
+
  private:
   void Add(uint32_t node, const std::shared_ptr<const PodInfo>& pod);
   void Remove(uint32_t node, const std::shared_ptr<const PodInfo>& pod);
 
   absl::flat_hash_map<std::pair<std::string, std::string>, Entries> by_label_;
+  Entries with_affinity_;
+  Entries with_required_anti_affinity_;
   // Per node, the pods indexed for it.
   std::vector<std::vector<std::shared_ptr<const PodInfo>>> indexed_;
 };
 
-// The nodes a pass needs to visit: all of them (`indices` null) or those
-// listed (ascending indices into `nodes`). `index` finds the pods a term
-// may select without visiting the others (null: visit them all).
-struct NodeSubset {
+// What the pod-to-pod plugins read: every node with its placed pods,
+// `pods` to find those pods without visiting them all (null: visit them
+// all), and `topology`, the nodes' label values as ids (required).
+struct PlacedPods {
   const std::vector<NodeInfo>* nodes = nullptr;
-  const std::vector<uint32_t>* indices = nullptr;
-  const PodLabelIndex* index = nullptr;
-
-  template <typename F>
-  void ForEach(F&& f) const {
-    if (indices == nullptr) {
-      for (const NodeInfo& n : *nodes) f(n);
-    } else {
-      for (uint32_t i : *indices) f((*nodes)[i]);
-    }
-  }
+  const PodLabelIndex* pods = nullptr;
+  const TopologyIndex* topology = nullptr;
 };
+
+enum class PodTerms { kAny, kRequiredAntiAffinity };
+
+// Calls f(node index, pod) for every placed pod with pod (anti-)affinity
+// terms of its own (kAny) or with a required anti-affinity term.
+template <typename F>
+void ForEachPodWithTerms(PodTerms terms, PlacedPods view, F&& f) {
+  auto has = [terms](const PodInfo& p) {
+    return terms == PodTerms::kAny ? p.has_affinity()
+                                   : p.has_required_anti_affinity();
+  };
+  if (view.pods == nullptr) {
+    for (size_t i = 0; i < view.nodes->size(); ++i) {
+      for (const auto& pod : (*view.nodes)[i].pods) {
+        if (has(*pod)) f(i, *pod);
+      }
+    }
+    return;
+  }
+  const PodLabelIndex::Entries& entries =
+      terms == PodTerms::kAny ? view.pods->with_affinity()
+                              : view.pods->with_required_anti_affinity();
+  for (const PodLabelIndex::Entry& e : entries) f(size_t{e.node}, *e.pod);
+}
 
 // Calls f(node_index, pod) for every placed pod of `nodes` that `selector`
 // may select: those carrying one of its pairs when `index` can tell (null:

@@ -6,20 +6,6 @@
 namespace ms {
 namespace {
 
-// Adds `value` to the node's pair for `key`, if the node has that label.
-void AddOnNode(TopologyCounts& counts, const Node& node,
-               const std::string& key, int64_t value) {
-  auto it = node.labels.find(key);
-  if (it == node.labels.end()) return;
-  counts[{key, it->second}] += value;
-}
-
-int64_t CountOf(const TopologyCounts& counts, absl::string_view key,
-                absl::string_view value) {
-  auto it = counts.find(std::make_pair(key, value));
-  return it == counts.end() ? 0 : it->second;
-}
-
 // Whether `term` of the incoming pod selects the placed pod `other`.
 bool Selects(const PodAffinityTerm& term, const PodInfo& other,
              const NamespaceLabels& namespaces) {
@@ -32,56 +18,98 @@ bool Selects(const PodAffinityTerm& term, const Pod& pod,
   return TermMatches(term, pod.namespace_, pod.labels, namespaces);
 }
 
-// Calls f(node, pod) for every placed pod `term` may select (`all` lists
-// every node); the caller checks the whole term.
+// Calls f(node index, pod) for every placed pod `term` may select (`all`
+// lists every node); the caller checks the whole term.
 template <typename F>
-void ForEachCandidate(const PodAffinityTerm& term, NodeSubset all, F&& f) {
+void ForEachCandidate(const PodAffinityTerm& term, PlacedPods all, F&& f) {
   if (!term.label_selector) return;  // selects nothing
-  ms::ForEachCandidate(*term.label_selector, *all.nodes, all.index,
-                       [&](size_t i, const PodInfo& pod) {
-                         f((*all.nodes)[i], pod);
-                       });
+  ms::ForEachCandidate(*term.label_selector, *all.nodes, all.pods, f);
 }
 
 }  // namespace
 
-void InterPodAffinityFilter::Build(const Pod& pod, NodeSubset all,
-                                   NodeSubset with_required_anti,
+void TopologyCounts::Reset(const TopologyIndex* topology) {
+  topology_ = topology;
+  keys_.clear();
+}
+
+const TopologyCounts::Key* TopologyCounts::Find(const std::string& key) const {
+  for (const Key& k : keys_) {
+    if (k.key == &key || *k.key == key) return &k;
+  }
+  return nullptr;
+}
+
+bool TopologyCounts::Add(size_t node, const std::string& key, int64_t v) {
+  auto it = std::find_if(keys_.begin(), keys_.end(), [&](const Key& k) {
+    return k.key == &key || *k.key == key;
+  });
+  const TopologyIndex::Column* column =
+      it != keys_.end() ? it->column : topology_->Find(key);
+  const int32_t id = DomainOf(column, node);
+  if (id == TopologyIndex::kNone) return false;
+  if (it == keys_.end()) {
+    keys_.push_back(
+        {&key, column, std::vector<int64_t>(column->num_values(), 0)});
+    it = keys_.end() - 1;
+  }
+  it->counts[id] += v;
+  return true;
+}
+
+int64_t TopologyCounts::On(size_t node, const std::string& key) const {
+  const Key* k = Find(key);
+  if (k == nullptr) return 0;
+  const int32_t id = k->column->ids[node];
+  return id == TopologyIndex::kNone ? 0 : k->counts[id];
+}
+
+int64_t TopologyCounts::SumOn(size_t node) const {
+  int64_t sum = 0;
+  for (const Key& k : keys_) {
+    const int32_t id = k.column->ids[node];
+    if (id != TopologyIndex::kNone) sum += k.counts[id];
+  }
+  return sum;
+}
+
+void InterPodAffinityFilter::Build(const Pod& pod, PlacedPods all,
                                    const NamespaceLabels& namespaces) {
   pod_ = &pod;
-  existing_anti_.clear();
-  affinity_.clear();
-  anti_.clear();
-  with_required_anti.ForEach([&](const NodeInfo& info) {
-    for (const auto& other : info.pods) {
-      for (const PodAffinityTerm& t : other->anti_affinity.required) {
-        if (Selects(t, pod, namespaces)) {
-          AddOnNode(existing_anti_, info.node, t.topology_key, 1);
-        }
-      }
-    }
-  });
+  existing_anti_.Reset(all.topology);
+  affinity_.Reset(all.topology);
+  anti_.Reset(all.topology);
+  ForEachPodWithTerms(PodTerms::kRequiredAntiAffinity, all,
+                      [&](size_t i, const PodInfo& other) {
+                        for (const PodAffinityTerm& t :
+                             other.anti_affinity.required) {
+                          if (Selects(t, pod, namespaces)) {
+                            existing_anti_.Add(i, t.topology_key, 1);
+                          }
+                        }
+                      });
 
   const std::vector<PodAffinityTerm>& affinity = pod.pod_affinity.required;
   const std::vector<PodAffinityTerm>& anti = pod.pod_anti_affinity.required;
   // A pod counts for affinity when it matches every term: the candidates
   // of the first term are enough to look at.
+  affinity_keys_.clear();
+  for (const PodAffinityTerm& t : affinity) {
+    affinity_keys_.push_back(all.topology->Find(t.topology_key));
+  }
   if (!affinity.empty()) {
-    ForEachCandidate(affinity[0], all,
-                     [&](const NodeInfo& info, const PodInfo& other) {
-                       for (const PodAffinityTerm& t : affinity) {
-                         if (!Selects(t, other, namespaces)) return;
-                       }
-                       for (const PodAffinityTerm& t : affinity) {
-                         AddOnNode(affinity_, info.node, t.topology_key, 1);
-                       }
-                     });
+    ForEachCandidate(affinity[0], all, [&](size_t i, const PodInfo& other) {
+      for (const PodAffinityTerm& t : affinity) {
+        if (!Selects(t, other, namespaces)) return;
+      }
+      for (const PodAffinityTerm& t : affinity) {
+        affinity_.Add(i, t.topology_key, 1);
+      }
+    });
   }
   for (const PodAffinityTerm& t : anti) {
-    ForEachCandidate(t, all, [&](const NodeInfo& info, const PodInfo& other) {
-      if (Selects(t, other, namespaces)) {
-        AddOnNode(anti_, info.node, t.topology_key, 1);
-      }
+    ForEachCandidate(t, all, [&](size_t i, const PodInfo& other) {
+      if (Selects(t, other, namespaces)) anti_.Add(i, t.topology_key, 1);
     });
   }
   matches_own_terms_ =
@@ -95,15 +123,15 @@ void InterPodAffinityFilter::Build(const Pod& pod, NodeSubset all,
 }
 
 InterPodAffinityFilter::Verdict InterPodAffinityFilter::Check(
-    const Node& node) const {
+    size_t i) const {
   if (!active_) return Verdict::kFits;
   bool pods_exist = true;
-  for (const PodAffinityTerm& t : pod_->pod_affinity.required) {
-    auto it = node.labels.find(t.topology_key);
-    if (it == node.labels.end()) return Verdict::kAffinity;
-    if (CountOf(affinity_, t.topology_key, it->second) <= 0) {
-      pods_exist = false;
+  const std::vector<PodAffinityTerm>& affinity = pod_->pod_affinity.required;
+  for (size_t k = 0; k < affinity.size(); ++k) {
+    if (DomainOf(affinity_keys_[k], i) == TopologyIndex::kNone) {
+      return Verdict::kAffinity;
     }
+    if (affinity_.On(i, affinity[k].topology_key) <= 0) pods_exist = false;
   }
   // The first pod of a group that selects itself may go anywhere its other
   // constraints allow, but only while no pod matches at all.
@@ -112,79 +140,55 @@ InterPodAffinityFilter::Verdict InterPodAffinityFilter::Check(
   }
   if (!anti_.empty()) {
     for (const PodAffinityTerm& t : pod_->pod_anti_affinity.required) {
-      auto it = node.labels.find(t.topology_key);
-      if (it != node.labels.end() &&
-          CountOf(anti_, t.topology_key, it->second) > 0) {
-        return Verdict::kAntiAffinity;
-      }
+      if (anti_.On(i, t.topology_key) > 0) return Verdict::kAntiAffinity;
     }
   }
-  if (!existing_anti_.empty()) {
-    for (const auto& [key, value] : node.labels) {
-      if (CountOf(existing_anti_, key, value) > 0) {
-        return Verdict::kExistingAntiAffinity;
-      }
-    }
+  if (!existing_anti_.empty() && existing_anti_.SumOn(i) > 0) {
+    return Verdict::kExistingAntiAffinity;
   }
   return Verdict::kFits;
 }
 
-void InterPodAffinityScore::Build(const Pod& pod, NodeSubset all,
-                                  NodeSubset with_affinity,
+void InterPodAffinityScore::Build(const Pod& pod, PlacedPods all,
                                   const NamespaceLabels& namespaces) {
-  scores_.clear();
+  scores_.Reset(all.topology);
   const std::vector<WeightedPodAffinityTerm>& preferred =
       pod.pod_affinity.preferred;
   const std::vector<WeightedPodAffinityTerm>& preferred_anti =
       pod.pod_anti_affinity.preferred;
   bool touched = false;
   // Adds `weight` on the node's pair for the term's key when `matches`.
-  auto add = [&](const Node& node, const PodAffinityTerm& t, bool matches,
+  auto add = [&](size_t i, const PodAffinityTerm& t, bool matches,
                  int64_t weight) {
-    if (!matches) return;
-    auto it = node.labels.find(t.topology_key);
-    if (it == node.labels.end()) return;
-    scores_[{t.topology_key, it->second}] += weight;
-    touched = true;
+    if (matches && scores_.Add(i, t.topology_key, weight)) touched = true;
   };
   // The incoming pod's terms, over the pods they may select.
   for (const auto* terms : {&preferred, &preferred_anti}) {
     const int64_t sign = terms == &preferred ? 1 : -1;
     for (const WeightedPodAffinityTerm& w : *terms) {
-      ForEachCandidate(w.term, all,
-                       [&](const NodeInfo& info, const PodInfo& other) {
-                         add(info.node, w.term,
-                             Selects(w.term, other, namespaces),
-                             sign * w.weight);
-                       });
+      ForEachCandidate(w.term, all, [&](size_t i, const PodInfo& other) {
+        add(i, w.term, Selects(w.term, other, namespaces), sign * w.weight);
+      });
     }
   }
   // The placed pods' terms, over the pods that have any.
-  with_affinity.ForEach([&](const NodeInfo& info) {
-    const Node& node = info.node;
-    for (const auto& other : info.pods) {
-      if (!other->has_affinity()) continue;
-      for (const PodAffinityTerm& t : other->affinity.required) {
-        add(node, t, Selects(t, pod, namespaces), 1);
-      }
-      for (const WeightedPodAffinityTerm& w : other->affinity.preferred) {
-        add(node, w.term, Selects(w.term, pod, namespaces), w.weight);
-      }
-      for (const WeightedPodAffinityTerm& w : other->anti_affinity.preferred) {
-        add(node, w.term, Selects(w.term, pod, namespaces), -w.weight);
-      }
+  ForEachPodWithTerms(PodTerms::kAny, all, [&](size_t i, const PodInfo& other) {
+    for (const PodAffinityTerm& t : other.affinity.required) {
+      add(i, t, Selects(t, pod, namespaces), 1);
+    }
+    for (const WeightedPodAffinityTerm& w : other.affinity.preferred) {
+      add(i, w.term, Selects(w.term, pod, namespaces), w.weight);
+    }
+    for (const WeightedPodAffinityTerm& w : other.anti_affinity.preferred) {
+      add(i, w.term, Selects(w.term, pod, namespaces), -w.weight);
     }
   });
   active_ = touched;
 }
 
-int64_t InterPodAffinityScore::Raw(const Node& node) const {
+int64_t InterPodAffinityScore::Raw(size_t i) const {
   if (!active_) return 0;
-  int64_t sum = 0;
-  for (const auto& [key, value] : node.labels) {
-    sum += CountOf(scores_, key, value);
-  }
-  return sum;
+  return scores_.SumOn(i);
 }
 
 void NormalizeInterPodAffinity(const int64_t* raw, const int64_t* feasible,

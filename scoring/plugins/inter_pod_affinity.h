@@ -41,16 +41,15 @@
 #define METRICS_SCHEDULER_SCORING_PLUGINS_INTER_POD_AFFINITY_H_
 
 #include <cstdint>
-#include <utility>
+#include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/strings/string_view.h"
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "model/pod_affinity.h"
 #include "scoring/explain.h"
 #include "scoring/pod_label_index.h"
+#include "scoring/topology_index.h"
 
 namespace ms {
 
@@ -62,30 +61,55 @@ inline constexpr char kReasonExistingAntiAffinity[] =
     "node(s) didn't satisfy existing pods anti-affinity rules";
 inline constexpr char kTermInterPodAffinity[] = "interPodAffinity";
 
-// Per topology pair (key, value), views of strings that outlive the
-// decision (node labels, term keys).
-using TopologyCounts =
-    absl::flat_hash_map<std::pair<absl::string_view, absl::string_view>,
-                        int64_t>;
+// Counts per topology pair (a node label key and value) for the few
+// distinct keys a pod's terms use, in arrays indexed by the value's id in
+// the TopologyIndex. Keys are views of term keys, which outlive the
+// decision.
+class TopologyCounts {
+ public:
+  void Reset(const TopologyIndex* topology);
+  // Adds `v` to node i's pair for `key`; false (nothing added) when the
+  // node lacks that label.
+  bool Add(size_t node, const std::string& key, int64_t v);
+  // The count of node i's pair for `key` (0 when it lacks the label).
+  int64_t On(size_t node, const std::string& key) const;
+  // The sum of the counts of all node i's pairs.
+  int64_t SumOn(size_t node) const;
+  // Whether nothing has been added.
+  bool empty() const { return keys_.empty(); }
+
+ private:
+  struct Key {
+    const std::string* key;
+    const TopologyIndex::Column* column;
+    std::vector<int64_t> counts;  // by value id
+  };
+  const Key* Find(const std::string& key) const;
+
+  const TopologyIndex* topology_ = nullptr;
+  std::vector<Key> keys_;
+};
 
 class InterPodAffinityFilter {
  public:
   enum class Verdict { kFits, kAffinity, kAntiAffinity, kExistingAntiAffinity };
 
-  // Pre-filter. `all` lists every node; `with_required_anti` the nodes with
-  // a placed pod that has required anti-affinity. `namespaces` are the
-  // namespaces' labels. Everything passed must outlive this object.
-  void Build(const Pod& pod, NodeSubset all, NodeSubset with_required_anti,
+  // Pre-filter over every node. `namespaces` are the namespaces' labels.
+  // Everything passed must outlive this object.
+  void Build(const Pod& pod, PlacedPods all,
              const NamespaceLabels& namespaces);
   // False when the plugin is skipped: every node fits.
   bool active() const { return active_; }
 
-  Verdict Check(const Node& node) const;
+  // Node i of the view.
+  Verdict Check(size_t i) const;
 
  private:
   const Pod* pod_ = nullptr;
   bool active_ = false;
   bool matches_own_terms_ = false;
+  // The columns of the pod's required affinity terms' keys.
+  std::vector<const TopologyIndex::Column*> affinity_keys_;
   TopologyCounts existing_anti_;
   TopologyCounts affinity_;
   TopologyCounts anti_;
@@ -93,15 +117,14 @@ class InterPodAffinityFilter {
 
 class InterPodAffinityScore {
  public:
-  // Pre-score. `all` lists every node; `with_affinity` the nodes with a
-  // placed pod that has any pod (anti-)affinity.
-  void Build(const Pod& pod, NodeSubset all, NodeSubset with_affinity,
+  // Pre-score, over every node.
+  void Build(const Pod& pod, PlacedPods all,
              const NamespaceLabels& namespaces);
   // False when the score is skipped for this pod.
   bool active() const { return active_; }
 
-  // Score: the node's raw score.
-  int64_t Raw(const Node& node) const;
+  // Score: node i's raw score.
+  int64_t Raw(size_t i) const;
 
  private:
   bool active_ = false;

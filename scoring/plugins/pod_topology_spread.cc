@@ -52,11 +52,11 @@ void AddSelector(const std::optional<LabelSelector>& s, LabelSelector& out) {
 // selects, leaving out terminating ones (countPodsMatchSelector), found
 // through the index.
 void CountPerNode(const SpreadConstraint& c, const std::string& ns,
-                  NodeSubset all, std::vector<int32_t>& counts) {
+                  PlacedPods all, std::vector<int32_t>& counts) {
   counts.assign(all.nodes->size(), 0);
   if (!c.selector || IsEmpty(*c.selector)) return;
   const LabelSelector& selector = *c.selector;
-  ForEachCandidate(selector, *all.nodes, all.index,
+  ForEachCandidate(selector, *all.nodes, all.pods,
                    [&](size_t i, const PodInfo& p) {
                      if (p.terminating || p.namespace_ != ns ||
                          !Selects(selector, p.labels)) {
@@ -66,10 +66,21 @@ void CountPerNode(const SpreadConstraint& c, const std::string& ns,
                    });
 }
 
-bool HasAllKeys(const Node& node,
-                const std::vector<SpreadConstraint>& constraints) {
+// The columns of the constraints' keys.
+void FindColumns(const std::vector<SpreadConstraint>& constraints,
+                 const TopologyIndex& topology,
+                 std::vector<const TopologyIndex::Column*>& columns) {
+  columns.clear();
   for (const SpreadConstraint& c : constraints) {
-    if (!node.labels.contains(c.topology_key)) return false;
+    columns.push_back(topology.Find(c.topology_key));
+  }
+}
+
+// Whether node i has every constraint's key.
+bool HasAllKeys(const std::vector<const TopologyIndex::Column*>& columns,
+                size_t i) {
+  for (const TopologyIndex::Column* column : columns) {
+    if (DomainOf(column, i) == TopologyIndex::kNone) return false;
   }
   return true;
 }
@@ -87,11 +98,21 @@ bool Includes(const SpreadConstraint& c, const Pod& pod, const Node& node) {
   return true;
 }
 
-// The node's value of `key`, or "" when it has none.
-absl::string_view ValueOf(const Node& node, const std::string& key) {
-  auto it = node.labels.find(key);
-  return it == node.labels.end() ? absl::string_view()
-                                 : absl::string_view(it->second);
+// Node i's slot for a column's counts: its value's id or, when it lacks
+// the label, the slot of "" (kube-scheduler reads a missing label as the
+// empty value). Counts have num_values() + 1 slots; the last is "" when
+// no node has that value.
+size_t SlotOf(const TopologyIndex::Column* column, size_t i) {
+  if (column == nullptr) return 0;
+  const int32_t id = column->ids[i];
+  if (id != TopologyIndex::kNone) return static_cast<size_t>(id);
+  auto empty = column->by_value.find("");
+  return empty != column->by_value.end() ? static_cast<size_t>(empty->second)
+                                         : column->num_values();
+}
+
+size_t NumSlots(const TopologyIndex::Column* column) {
+  return column == nullptr ? 1 : column->num_values() + 1;
 }
 
 }  // namespace
@@ -179,20 +200,26 @@ std::vector<SpreadConstraint> SpreadConstraints(
   return out;
 }
 
-void PodTopologySpreadFilter::Build(const Pod& pod, NodeSubset all,
+void PodTopologySpreadFilter::Build(const Pod& pod, PlacedPods all,
                                     const WorkloadSelectors* workloads) {
   constraints_ =
       SpreadConstraints(pod, UnsatisfiableAction::kDoNotSchedule, workloads);
   counted_.assign(constraints_.size(), {});
   if (constraints_.empty()) return;
+  FindColumns(constraints_, *all.topology, columns_);
   const std::vector<NodeInfo>& nodes = *all.nodes;
   for (size_t i = 0; i < constraints_.size(); ++i) {
     const SpreadConstraint& c = constraints_[i];
+    Counted& k = counted_[i];
+    // A domain is counted (>= 0) once a node of it is.
+    k.domains.assign(NumSlots(columns_[i]), -1);
     CountPerNode(c, pod.namespace_, all, per_node_);
     for (size_t j = 0; j < nodes.size(); ++j) {
-      const Node& node = nodes[j].node;
-      if (!HasAllKeys(node, constraints_) || !Includes(c, pod, node)) continue;
-      counted_[i].domains[ValueOf(node, c.topology_key)] += per_node_[j];
+      if (!HasAllKeys(columns_, j) || !Includes(c, pod, nodes[j].node)) {
+        continue;
+      }
+      int64_t& count = k.domains[SlotOf(columns_[i], j)];
+      count = std::max<int64_t>(count, 0) + per_node_[j];
     }
   }
   for (size_t i = 0; i < constraints_.size(); ++i) {
@@ -200,59 +227,68 @@ void PodTopologySpreadFilter::Build(const Pod& pod, NodeSubset all,
     const SpreadConstraint& c = constraints_[i];
     k.self = Selects(c.selector, pod.labels) ? 1 : 0;
     k.min = std::numeric_limits<int32_t>::max();  // no domain: no skew
-    for (const auto& [value, count] : k.domains) k.min = std::min(k.min, count);
-    if (k.domains.size() < static_cast<size_t>(std::max(c.min_domains, 0))) {
-      k.min = 0;
+    size_t domains = 0;
+    for (int64_t count : k.domains) {
+      if (count < 0) continue;
+      ++domains;
+      k.min = std::min(k.min, count);
     }
+    if (domains < static_cast<size_t>(std::max(c.min_domains, 0))) k.min = 0;
   }
 }
 
 PodTopologySpreadFilter::Verdict PodTopologySpreadFilter::Check(
-    const Node& node) const {
+    size_t j) const {
   for (size_t i = 0; i < constraints_.size(); ++i) {
     const SpreadConstraint& c = constraints_[i];
-    auto label = node.labels.find(c.topology_key);
-    if (label == node.labels.end()) return Verdict::kMissingLabel;
+    const int32_t id = DomainOf(columns_[i], j);
+    if (id == TopologyIndex::kNone) return Verdict::kMissingLabel;
     const Counted& k = counted_[i];
-    auto it = k.domains.find(absl::string_view(label->second));
-    const int64_t count = it == k.domains.end() ? 0 : it->second;
+    const int64_t count = std::max<int64_t>(k.domains[id], 0);
     if (count + k.self - k.min > c.max_skew) return Verdict::kSkew;
   }
   return Verdict::kFits;
 }
 
-void PodTopologySpreadScore::Build(const Pod& pod, NodeSubset all,
+void PodTopologySpreadScore::Build(const Pod& pod, PlacedPods all,
                                    const int64_t* feasible,
                                    const WorkloadSelectors* workloads) {
   const std::vector<NodeInfo>& nodes = *all.nodes;
-  nodes_ = &nodes;
   constraints_ =
       SpreadConstraints(pod, UnsatisfiableAction::kScheduleAnyway, workloads);
-  domains_.assign(constraints_.size(), {});
-  per_node_.resize(constraints_.size());
-  weights_.assign(constraints_.size(), 0);
   if (constraints_.empty() || nodes.empty()) {
     constraints_.clear();
     return;
+  }
+  FindColumns(constraints_, *all.topology, columns_);
+  domains_.resize(constraints_.size());
+  per_node_.resize(constraints_.size());
+  weights_.assign(constraints_.size(), 0);
+  // A domain is counted (>= 0) once a feasible node of it is.
+  for (size_t i = 0; i < constraints_.size(); ++i) {
+    domains_[i].assign(NumSlots(columns_[i]), -1);
   }
   // Only the system defaults may score nodes that lack one of the keys.
   require_all_keys_ = !pod.topology_spread.empty();
   const size_t n = nodes.size();
   size_t scored = 0;  // feasible and not ignored
+  std::vector<size_t> sizes(constraints_.size(), 0);
   for (size_t j = 0; j < n; ++j) {
     if (feasible[j] == 0) continue;
-    const Node& node = nodes[j].node;
-    if (require_all_keys_ && !HasAllKeys(node, constraints_)) continue;
+    if (require_all_keys_ && !HasAllKeys(columns_, j)) continue;
     ++scored;
     for (size_t i = 0; i < constraints_.size(); ++i) {
       if (constraints_[i].topology_key == kHostnameKey) continue;
-      domains_[i].try_emplace(ValueOf(node, constraints_[i].topology_key), 0);
+      int64_t& count = domains_[i][SlotOf(columns_[i], j)];
+      if (count < 0) {
+        count = 0;
+        ++sizes[i];
+      }
     }
   }
   for (size_t i = 0; i < constraints_.size(); ++i) {
-    const size_t size = constraints_[i].topology_key == kHostnameKey
-                            ? scored
-                            : domains_[i].size();
+    const size_t size =
+        constraints_[i].topology_key == kHostnameKey ? scored : sizes[i];
     weights_[i] = std::log(static_cast<double>(size + 2));
   }
   // The domains' counts, over every node.
@@ -261,31 +297,24 @@ void PodTopologySpreadScore::Build(const Pod& pod, NodeSubset all,
     CountPerNode(c, pod.namespace_, all, per_node_[i]);
     if (c.topology_key == kHostnameKey) continue;
     for (size_t j = 0; j < n; ++j) {
-      const Node& node = nodes[j].node;
-      if (require_all_keys_ && !HasAllKeys(node, constraints_)) continue;
-      if (!Includes(c, pod, node)) continue;
-      auto it = domains_[i].find(ValueOf(node, c.topology_key));
-      if (it == domains_[i].end()) continue;  // no feasible node there
-      it->second += per_node_[i][j];
+      if (require_all_keys_ && !HasAllKeys(columns_, j)) continue;
+      if (!Includes(c, pod, nodes[j].node)) continue;
+      int64_t& count = domains_[i][SlotOf(columns_[i], j)];
+      if (count >= 0) count += per_node_[i][j];  // else no feasible node there
     }
   }
 }
 
 int64_t PodTopologySpreadScore::Raw(size_t j) const {
-  const Node& node = (*nodes_)[j].node;
-  if (require_all_keys_ && !HasAllKeys(node, constraints_)) return -1;
+  if (require_all_keys_ && !HasAllKeys(columns_, j)) return -1;
   double score = 0;
   for (size_t i = 0; i < constraints_.size(); ++i) {
     const SpreadConstraint& c = constraints_[i];
-    auto label = node.labels.find(c.topology_key);
-    if (label == node.labels.end()) continue;
-    int64_t count = 0;
-    if (c.topology_key == kHostnameKey) {
-      count = per_node_[i][j];
-    } else if (auto it = domains_[i].find(absl::string_view(label->second));
-               it != domains_[i].end()) {
-      count = it->second;
-    }
+    const int32_t id = DomainOf(columns_[i], j);
+    if (id == TopologyIndex::kNone) continue;
+    const int64_t count = c.topology_key == kHostnameKey
+                              ? per_node_[i][j]
+                              : std::max<int64_t>(domains_[i][id], 0);
     score += static_cast<double>(count) * weights_[i] +
              static_cast<double>(c.max_skew - 1);
   }

@@ -43,13 +43,12 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/strings/string_view.h"
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "model/topology_spread.h"
 #include "scoring/explain.h"
 #include "scoring/pod_label_index.h"
+#include "scoring/topology_index.h"
 
 namespace ms {
 
@@ -89,31 +88,35 @@ class PodTopologySpreadFilter {
  public:
   enum class Verdict { kFits, kMissingLabel, kSkew };
 
-  // Pre-filter over every node (`all` lists them all). Everything passed
-  // must outlive this object.
-  void Build(const Pod& pod, NodeSubset all,
+  // Pre-filter over every node. Everything passed must outlive this
+  // object.
+  void Build(const Pod& pod, PlacedPods all,
              const WorkloadSelectors* workloads);
   // False when the plugin is skipped: every node fits.
   bool active() const { return !constraints_.empty(); }
 
-  Verdict Check(const Node& node) const;
+  // Node i of the view.
+  Verdict Check(size_t i) const;
 
  private:
   struct Counted {
-    absl::flat_hash_map<absl::string_view, int64_t> domains;
+    // By value id of the constraint's key: the matching pods of the
+    // domain, or -1 when no node counts for it.
+    std::vector<int64_t> domains;
     int64_t min = 0;   // what the skew is measured from
     int64_t self = 0;  // 1 when the selector selects the incoming pod
   };
   std::vector<SpreadConstraint> constraints_;
+  std::vector<const TopologyIndex::Column*> columns_;  // by constraint
   std::vector<Counted> counted_;
   std::vector<int32_t> per_node_;  // scratch
 };
 
 class PodTopologySpreadScore {
  public:
-  // Pre-score (`all` lists every node). `feasible[i] != 0` marks the
-  // feasible nodes.
-  void Build(const Pod& pod, NodeSubset all, const int64_t* feasible,
+  // Pre-score, over every node; `feasible[i] != 0` marks the feasible
+  // nodes.
+  void Build(const Pod& pod, PlacedPods all, const int64_t* feasible,
              const WorkloadSelectors* workloads);
   // False when the score is skipped for this pod.
   bool active() const { return !constraints_.empty(); }
@@ -122,13 +125,14 @@ class PodTopologySpreadScore {
   int64_t Raw(size_t i) const;
 
  private:
-  const std::vector<NodeInfo>* nodes_ = nullptr;
   bool require_all_keys_ = false;
   std::vector<SpreadConstraint> constraints_;
-  // Per constraint: the matching pods of each node, and of each domain
-  // (not for hostname: a node is its own domain).
+  std::vector<const TopologyIndex::Column*> columns_;
+  // Per constraint: the matching pods of each node, and of each domain by
+  // value id, -1 when no feasible node is in it (not for hostname: a node
+  // is its own domain).
   std::vector<std::vector<int32_t>> per_node_;
-  std::vector<absl::flat_hash_map<absl::string_view, int64_t>> domains_;
+  std::vector<std::vector<int64_t>> domains_;
   std::vector<double> weights_;
 };
 

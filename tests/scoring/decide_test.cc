@@ -616,7 +616,7 @@ TEST(DecidePropertyTest, FastFilterAgreesWithCheckNode) {
     Decision d = RunGenerated(g, seed, ws, &table);
     PodFilter pf = MakePodFilter(g.pod);
     for (size_t i = 0; i < g.nodes.size(); ++i) {
-      bool fits = CheckNode(pf, g.nodes[i]).feasible();
+      bool fits = CheckNode(pf, g.nodes, i).feasible();
       bool excluded = absl::StrContains(
           d.explanation->nodes[i].filter_reason, "no usable value");
       EXPECT_EQ(d.explanation->nodes[i].feasible, fits && !excluded)

@@ -19,7 +19,7 @@ using ::ms::testing::MakePod;
 
 std::string Reasons(const Pod& pod, const NodeInfo& node) {
   PodFilter f = MakePodFilter(pod);
-  return absl::StrJoin(FailureReasons(f, CheckNode(f, node)), "; ");
+  return absl::StrJoin(FailureReasons(f, CheckNode(f, {node}, 0)), "; ");
 }
 
 TEST(CheckNodeTest, ReasonsInKubeSchedulerOrder) {
@@ -104,7 +104,7 @@ TEST(FilterSummaryTest, CountsAndSortsLikeKubeScheduler) {
   };
   FilterSummary s;
   s.Reset(&f, nullptr);
-  for (const NodeInfo& n : nodes) s.Add(CheckNode(f, n));
+  for (size_t i = 0; i < nodes.size(); ++i) s.Add(CheckNode(f, nodes, i));
   // Sorted as strings: "1 node(s) had..." < "2 node(s) were..." <
   // "3 Insufficient cpu".
   EXPECT_EQ(s.Message(6),
@@ -122,7 +122,8 @@ TEST(FilterSummaryTest, LongMessagesStayUnder1024Bytes) {
   PodFilter f = MakePodFilter(pod);
   FilterSummary s;
   s.Reset(&f, nullptr);
-  for (int i = 0; i < 200; ++i) s.Add(CheckNode(f, MakeNode("n")));
+  const std::vector<NodeInfo> nodes = {MakeNode("n")};
+  for (int i = 0; i < 200; ++i) s.Add(CheckNode(f, nodes, 0));
   std::string msg = s.Message(200);
   EXPECT_LT(msg.size(), kMaxMessageBytes);
   EXPECT_THAT(msg, ::testing::StartsWith("0/200 nodes are available: 200 Insufficient example.com/"));

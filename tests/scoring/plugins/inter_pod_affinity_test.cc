@@ -37,10 +37,13 @@ NodeInfo With(NodeInfo node, const Pod& pod) {
 std::vector<Verdict> Verdicts(const Pod& pod,
                               const std::vector<NodeInfo>& nodes,
                               const NamespaceLabels& namespaces = {}) {
+  TopologyIndex topology;
+  topology.Build(nodes);
+  const PlacedPods all{&nodes, nullptr, &topology};
   InterPodAffinityFilter f;
-  f.Build(pod, {&nodes, nullptr}, {&nodes, nullptr}, namespaces);
+  f.Build(pod, all, namespaces);
   std::vector<Verdict> out;
-  for (const NodeInfo& n : nodes) out.push_back(f.Check(n.node));
+  for (size_t i = 0; i < nodes.size(); ++i) out.push_back(f.Check(i));
   return out;
 }
 
@@ -65,9 +68,12 @@ TEST(InterPodAffinityFilterTest, ExistingPodsAntiAffinityGuardsItsZone) {
                                   Verdict::kExistingAntiAffinity,
                                   Verdict::kFits}));
   // A pod it does not select goes anywhere, and the plugin is skipped.
+  TopologyIndex topology;
+  topology.Build(nodes);
+  const PlacedPods all{&nodes, nullptr, &topology};
   InterPodAffinityFilter f;
   const Pod api = MakePod("api").Label("app", "api");
-  f.Build(api, {&nodes, nullptr}, {&nodes, nullptr}, {});
+  f.Build(api, all, {});
   EXPECT_FALSE(f.active());
 }
 
@@ -183,10 +189,13 @@ struct Scores {
 };
 
 Scores Score(const Pod& pod, const std::vector<NodeInfo>& nodes) {
+  TopologyIndex topology;
+  topology.Build(nodes);
+  const PlacedPods all{&nodes, nullptr, &topology};
   InterPodAffinityScore s;
-  s.Build(pod, {&nodes, nullptr}, {&nodes, nullptr}, {});
+  s.Build(pod, all, {});
   Scores out{.active = s.active()};
-  for (const NodeInfo& n : nodes) out.raw.push_back(s.Raw(n.node));
+  for (size_t i = 0; i < nodes.size(); ++i) out.raw.push_back(s.Raw(i));
   const std::vector<int64_t> feasible(nodes.size(), -1);
   out.normalized.assign(nodes.size(), -1);
   NormalizeInterPodAffinity(out.raw.data(), feasible.data(), nodes.size(),
@@ -286,19 +295,21 @@ TEST(InterPodAffinityIndexTest, AgreesWithAScanOfEveryPod) {
     const Pod pod = incoming.Build();
     PodLabelIndex index;
     index.Build(nodes);
-    const NodeSubset scan{&nodes, nullptr, nullptr};
-    const NodeSubset indexed{&nodes, nullptr, &index};
+    TopologyIndex topology;
+    topology.Build(nodes);
+    const PlacedPods scan{&nodes, nullptr, &topology};
+    const PlacedPods indexed{&nodes, &index, &topology};
     InterPodAffinityFilter f1, f2;
-    f1.Build(pod, scan, scan, {});
-    f2.Build(pod, indexed, scan, {});
+    f1.Build(pod, scan, {});
+    f2.Build(pod, indexed, {});
     InterPodAffinityScore s1, s2;
-    s1.Build(pod, scan, scan, {});
-    s2.Build(pod, indexed, scan, {});
+    s1.Build(pod, scan, {});
+    s2.Build(pod, indexed, {});
     ASSERT_EQ(f1.active(), f2.active()) << round;
     ASSERT_EQ(s1.active(), s2.active()) << round;
-    for (const NodeInfo& n : nodes) {
-      EXPECT_EQ(f1.Check(n.node), f2.Check(n.node)) << round << n.node.name;
-      EXPECT_EQ(s1.Raw(n.node), s2.Raw(n.node)) << round << n.node.name;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      EXPECT_EQ(f1.Check(i), f2.Check(i)) << round << nodes[i].node.name;
+      EXPECT_EQ(s1.Raw(i), s2.Raw(i)) << round << nodes[i].node.name;
     }
   }
 }

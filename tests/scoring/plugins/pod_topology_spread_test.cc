@@ -30,13 +30,24 @@ NodeInfo Host(const std::string& name, const std::string& zone, int web = 0) {
   return b;
 }
 
+// Every node with its topology index, as Decide passes them.
+struct AllNodes {
+  explicit AllNodes(const std::vector<NodeInfo>& nodes) {
+    topology.Build(nodes);
+    view = {&nodes, nullptr, &topology};
+  }
+  TopologyIndex topology;
+  PlacedPods view;
+};
+
 std::vector<Verdict> Verdicts(const Pod& pod,
                               const std::vector<NodeInfo>& nodes,
                               const WorkloadSelectors* workloads = nullptr) {
+  AllNodes all(nodes);
   PodTopologySpreadFilter f;
-  f.Build(pod, {&nodes}, workloads);
+  f.Build(pod, all.view, workloads);
   std::vector<Verdict> out;
-  for (const NodeInfo& n : nodes) out.push_back(f.Check(n.node));
+  for (size_t i = 0; i < nodes.size(); ++i) out.push_back(f.Check(i));
   return out;
 }
 
@@ -44,8 +55,9 @@ std::vector<Verdict> Verdicts(const Pod& pod,
 std::vector<double> Scores(const Pod& pod, const std::vector<NodeInfo>& nodes,
                            const WorkloadSelectors* workloads = nullptr) {
   std::vector<int64_t> feasible(nodes.size(), -1);
+  AllNodes all(nodes);
   PodTopologySpreadScore s;
-  s.Build(pod, {&nodes}, feasible.data(), workloads);
+  s.Build(pod, all.view, feasible.data(), workloads);
   if (!s.active()) return std::vector<double>(nodes.size(), -1);
   std::vector<int64_t> raw;
   for (size_t i = 0; i < nodes.size(); ++i) raw.push_back(s.Raw(i));
@@ -154,8 +166,9 @@ TEST(PodTopologySpreadFilterTest, ScheduleAnywayNeverFilters) {
   const std::vector<NodeInfo> nodes = {Host("a", "z1", 5), Host("b", "z2")};
   const Pod pod =
       MakePod().Label("app", "web").Spread(1, kZone, kSoft, "app", "web");
+  AllNodes all(nodes);
   PodTopologySpreadFilter f;
-  f.Build(pod, {&nodes}, nullptr);
+  f.Build(pod, all.view, nullptr);
   EXPECT_FALSE(f.active());
 }
 
@@ -230,9 +243,10 @@ TEST(PodTopologySpreadScoreTest, SystemDefaultsScoreNodesWithoutAZone) {
   WorkloadSelectors svc;
   svc.services["default"]["web"] = {{"app", "web"}};
   const Pod pod = MakePod().Label("app", "web");
+  AllNodes all(nodes);
   PodTopologySpreadScore s;
   std::vector<int64_t> feasible(2, -1);
-  s.Build(pod, {&nodes}, feasible.data(), &svc);
+  s.Build(pod, all.view, feasible.data(), &svc);
   ASSERT_TRUE(s.active());
   // hostname weight ln 4: a 1.39 + 2, b 2; zone domains z1 and "" (b's):
   // weight ln 4, a 1.39 + 4. a = round(8.77) = 9, b = 2.
