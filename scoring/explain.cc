@@ -152,8 +152,7 @@ std::string FormatExplanation(const Explanation& e) {
 }
 
 std::string SummarizeTerms(double total, ScoringMode mode,
-                           const std::vector<TermResult>& terms,
-                           size_t max_terms) {
+                           const std::vector<TermResult>& terms) {
   std::vector<const TermResult*> counted;
   for (const TermResult& t : terms) {
     if (t.weight > 0) counted.push_back(&t);
@@ -163,7 +162,7 @@ std::string SummarizeTerms(double total, ScoringMode mode,
                      return a->weight * a->score > b->weight * b->score;
                    });
   std::string out = absl::StrFormat("score %.1f (%s)", total, ModeName(mode));
-  for (size_t i = 0; i < counted.size() && i < max_terms; ++i) {
+  for (size_t i = 0; i < counted.size(); ++i) {
     absl::StrAppend(&out, i == 0 ? ": " : ", ", counted[i]->name, " ",
                     absl::StrFormat("%.1f", counted[i]->score),
                     " (w=", FormatWeight(counted[i]->weight), ")");

@@ -87,11 +87,10 @@ struct Explanation {
 std::string FormatExplanation(const Explanation& explanation);
 
 // For the Scheduled event: "score 91.3 (metrics): http_latency 100.0 (w=3),
-// leastAllocated 75.0 (w=1), ...", the terms that contributed most first, at
-// most `max_terms` of them.
+// leastAllocated 75.0 (w=1), ...": every term that counted (weight > 0),
+// those that contributed most first.
 std::string SummarizeTerms(double total, ScoringMode mode,
-                           const std::vector<TermResult>& terms,
-                           size_t max_terms = 3);
+                           const std::vector<TermResult>& terms);
 
 }  // namespace ms
 

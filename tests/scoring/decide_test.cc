@@ -272,6 +272,33 @@ TEST(DecideTest, BuiltinTermsUseKubeSchedulerFormulas) {
   EXPECT_DOUBLE_EQ(d.score, 62.5);  // (50 + 75) / 2
 }
 
+// Every plugin that scores is in the Scheduled event's summary, pod
+// affinity and topology spread among them.
+TEST(DecideTest, SummaryNamesEveryPluginThatScored) {
+  constexpr char kHost[] = "kubernetes.io/hostname";
+  const Pod web = MakePod("web-0").Label("app", "web");
+  Fixture f;
+  f.nodes = {MakeNode("n1").Label(kHost, "n1").Placed(web),
+             MakeNode("n2").Label(kHost, "n2")};
+  f.pod = MakePod("web-1")
+              .Label("app", "web")
+              .Req(100, 100 * kMi)
+              .PreferPodAntiAffinity(50, testing::Term("app", "web", kHost))
+              .Spread(1, kHost, UnsatisfiableAction::kScheduleAnyway, "app",
+                      "web");
+  ScoringConfig cfg;
+  cfg.recent_placements_weight = 0;
+  Decision d = f.Run(cfg);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(f.nodes[d.node_index].node.name, "n2");
+  const std::string summary = SummarizeTerms(d.score, d.mode, d.terms);
+  for (const char* term : {"interPodAffinity 100.0 (w=2)",
+                           "podTopologySpread 100.0 (w=2)", "leastAllocated",
+                           "balancedAllocation"}) {
+    EXPECT_THAT(summary, HasSubstr(term));
+  }
+}
+
 TEST(DecideTest, BalancedAllocationIsSkippedForBestEffortPods) {
   ScoringConfig cfg;
   cfg.recent_placements_weight = 0;
