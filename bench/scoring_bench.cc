@@ -9,8 +9,11 @@
 // play: four labelled pods placed per node (20,000 at 5,000 nodes), one in
 // ten with a preferred anti-affinity term and one in a hundred with a
 // required one, and an incoming pod with required hostname anti-affinity,
-// a preferred zone affinity, a hard zone spread and a soft hostname spread,
-// so InterPodAffinity and PodTopologySpread filter and score.
+// a preferred zone affinity, a hard zone spread, a soft hostname spread
+// and a preferred node affinity, so InterPodAffinity and PodTopologySpread
+// filter and score and every default-profile plugin scores. (The plain pod
+// /0 is scored by NodeResourcesFit, BalancedAllocation, TaintToleration and
+// ImageLocality besides the metrics.)
 //
 //   build/bench/scoring_bench --benchmark_filter='BM_Decide/5000/4'
 #include <algorithm>
@@ -24,6 +27,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "model/image_names.h"
 #include "model/metrics.h"
 #include "model/node_info.h"
 #include "model/pod.h"
@@ -39,7 +43,9 @@ namespace {
 constexpr int64_t kNowMs = 1700000000000;
 
 // A cluster as the scheduler would hold it: mostly schedulable nodes of a
-// few shapes with pods on them, a few cordoned, tainted or not ready.
+// few shapes with pods on them, a few cordoned, tainted or not ready (with
+// the not-ready taint), one in twenty with a PreferNoSchedule taint, each
+// holding a few images, one of them the pod's.
 struct Cluster {
   std::vector<NodeInfo> nodes;
   NodeTable table;
@@ -64,6 +70,18 @@ Cluster MakeCluster(int num_nodes, int num_metrics) {
                 {"topology.kubernetes.io/zone", absl::StrCat("z", i % 3)}};
     if (i % 50 == 0) {
       n.taints.push_back({"dedicated", "gpu", TaintEffect::kNoSchedule});
+    }
+    if (!n.ready) {
+      n.taints.push_back(
+          {"node.kubernetes.io/not-ready", "", TaintEffect::kNoSchedule});
+    }
+    if (i % 20 == 0) {
+      n.taints.push_back({"spot", "true", TaintEffect::kPreferNoSchedule});
+    }
+    for (int image = 0; image < 3; ++image) {
+      n.images.push_back(
+          {.size_bytes = 300LL << 20,
+           .name = InternImageName(absl::StrCat("app-", (i + image) % 7, ":1"))});
     }
     n.allocatable.milli_cpu = (i % 2 == 0 ? 16000 : 32000);
     n.allocatable.memory = (i % 2 == 0 ? 64LL : 128LL) << 30;
@@ -99,6 +117,7 @@ Cluster MakeCluster(int num_nodes, int num_metrics) {
     c.config.metrics.push_back(t);
   }
   Container container;
+  container.image = "app-3:1";
   container.requests.milli_cpu = 100;
   container.requests.memory = 128LL << 20;
   c.pod.name = "p";
@@ -149,6 +168,11 @@ void AddPodConstraints(Cluster& c) {
          .when_unsatisfiable = action,
          .label_selector = LabelSelector{.match_labels = {{"app", "app-7"}}}});
   }
+  // And a preferred node affinity, so that every default-profile plugin
+  // scores.
+  NodeSelectorTerm zone;
+  zone.match_expressions.push_back({kZone, SelectorOperator::kIn, {"z1"}});
+  c.pod.preferred_node_affinity.push_back({.weight = 10, .preference = zone});
 }
 
 

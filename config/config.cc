@@ -60,7 +60,8 @@ using YNode = YAML::Node;
 constexpr const char* kBuiltinNames[] = {"leastAllocated", "balancedAllocation",
                                          "recentPlacements",
                                          "interPodAffinity",
-                                         "podTopologySpread"};
+                                         "podTopologySpread", "nodeAffinity",
+                                         "taintToleration", "imageLocality"};
 
 std::string Child(const std::string& path, absl::string_view key) {
   return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);
@@ -357,6 +358,13 @@ class Loader {
                         JoinConfig* out);
   absl::Status LoadBuiltins(const YNode& node, const std::string& path,
                             BuiltinWeights* out);
+  absl::Status LoadNodeAffinity(const YNode& node, const std::string& path,
+                                NodeAffinityConfig* out);
+  absl::Status LoadTerm(const YNode& node, const std::string& path,
+                        NodeSelectorTerm* out);
+  absl::Status LoadRequirements(const YNode& node, const std::string& path,
+                                bool fields,
+                                std::vector<NodeSelectorRequirement>* out);
   absl::Status LoadLeaderElection(const YNode& node, const std::string& path,
                                   LeaderElectionConfig* out);
   absl::Status LoadHttp(const YNode& node, const std::string& path,
@@ -410,8 +418,8 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
   if (!root.IsMap()) return Error(root, "", "must be a mapping");
   RETURN_IF_ERROR(CheckMap(root, "",
                            {"apiVersion", "kind", "schedulerName", "backend",
-                            "cache", "metrics", "builtins", "fallback", "herd",
-                            "leaderElection", "http"}));
+                            "cache", "metrics", "builtins", "nodeAffinity",
+                            "fallback", "herd", "leaderElection", "http"}));
 
   // apiVersion and kind identify the schema; both are required.
   for (const auto& [key, want] :
@@ -473,6 +481,10 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
 
   if (YNode n = Find(root, "builtins"); n.IsDefined()) {
     RETURN_IF_ERROR(LoadBuiltins(n, "builtins", &config->builtins));
+  }
+  if (YNode n = Find(root, "nodeAffinity"); n.IsDefined()) {
+    RETURN_IF_ERROR(
+        LoadNodeAffinity(n, "nodeAffinity", &config->node_affinity));
   }
   if (YNode n = Find(root, "fallback"); n.IsDefined()) {
     RETURN_IF_ERROR(CheckMap(n, "fallback", {"coldCacheDeadline"}));
@@ -788,17 +800,168 @@ absl::Status Loader::LoadBuiltins(const YNode& node, const std::string& path,
   RETURN_IF_ERROR(CheckMap(node, path,
                            {"leastAllocated", "balancedAllocation",
                             "recentPlacements", "interPodAffinity",
-                            "podTopologySpread"}));
+                            "podTopologySpread", "nodeAffinity",
+                            "taintToleration", "imageLocality"}));
   for (const auto& [key, field] :
        {std::pair<const char*, double*>{"leastAllocated",
                                         &out->least_allocated},
         {"balancedAllocation", &out->balanced_allocation},
         {"recentPlacements", &out->recent_placements},
         {"interPodAffinity", &out->inter_pod_affinity},
-        {"podTopologySpread", &out->pod_topology_spread}}) {
+        {"podTopologySpread", &out->pod_topology_spread},
+        {"nodeAffinity", &out->node_affinity},
+        {"taintToleration", &out->taint_toleration},
+        {"imageLocality", &out->image_locality}}) {
     YNode v;
     RETURN_IF_ERROR(GetDouble(node, path, key, field, &v));
     if (*field < 0) return Error(v, Child(path, key), "must be >= 0");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadNodeAffinity(const YNode& node,
+                                      const std::string& path,
+                                      NodeAffinityConfig* out) {
+  RETURN_IF_ERROR(CheckMap(node, path, {"addedAffinity"}));
+  YNode added = Find(node, "addedAffinity");
+  if (!added.IsDefined()) return absl::OkStatus();
+  const std::string added_path = Child(path, "addedAffinity");
+  constexpr char kRequired[] = "requiredDuringSchedulingIgnoredDuringExecution";
+  constexpr char kPreferred[] =
+      "preferredDuringSchedulingIgnoredDuringExecution";
+  RETURN_IF_ERROR(CheckMap(added, added_path, {kRequired, kPreferred}));
+  if (YNode required = Find(added, kRequired); required.IsDefined()) {
+    const std::string p = Child(added_path, kRequired);
+    RETURN_IF_ERROR(CheckMap(required, p, {"nodeSelectorTerms"}));
+    YNode terms = Find(required, "nodeSelectorTerms");
+    const std::string tp = Child(p, "nodeSelectorTerms");
+    if (!terms.IsDefined() || !terms.IsSequence() || terms.size() == 0) {
+      return Error(terms.IsDefined() ? terms : required, tp,
+                   "must be a list of at least one term");
+    }
+    for (size_t i = 0; i < terms.size(); ++i) {
+      NodeSelectorTerm term;
+      RETURN_IF_ERROR(LoadTerm(terms[i], absl::StrCat(tp, "[", i, "]"), &term));
+      out->added_required.push_back(std::move(term));
+    }
+  }
+  if (YNode preferred = Find(added, kPreferred); preferred.IsDefined()) {
+    const std::string p = Child(added_path, kPreferred);
+    if (!preferred.IsSequence()) return Error(preferred, p, "must be a list");
+    for (size_t i = 0; i < preferred.size(); ++i) {
+      const std::string ip = absl::StrCat(p, "[", i, "]");
+      RETURN_IF_ERROR(CheckMap(preferred[i], ip, {"weight", "preference"}));
+      double weight = 0;
+      YNode w;
+      RETURN_IF_ERROR(GetDouble(preferred[i], ip, "weight", &weight, &w));
+      if (!w.IsDefined()) return Error(preferred[i], Child(ip, "weight"), "required");
+      if (weight != std::floor(weight) || weight < 1 || weight > 100) {
+        return Error(w, Child(ip, "weight"), "must be an integer in [1, 100]");
+      }
+      YNode pref = Find(preferred[i], "preference");
+      if (!pref.IsDefined()) {
+        return Error(preferred[i], Child(ip, "preference"), "required");
+      }
+      PreferredNodeTerm term{.weight = static_cast<int32_t>(weight)};
+      RETURN_IF_ERROR(LoadTerm(pref, Child(ip, "preference"), &term.preference));
+      out->added_preferred.push_back(std::move(term));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadTerm(const YNode& node, const std::string& path,
+                              NodeSelectorTerm* out) {
+  RETURN_IF_ERROR(CheckMap(node, path, {"matchExpressions", "matchFields"}));
+  if (YNode n = Find(node, "matchExpressions"); n.IsDefined()) {
+    RETURN_IF_ERROR(LoadRequirements(n, Child(path, "matchExpressions"),
+                                     /*fields=*/false, &out->match_expressions));
+  }
+  if (YNode n = Find(node, "matchFields"); n.IsDefined()) {
+    RETURN_IF_ERROR(LoadRequirements(n, Child(path, "matchFields"),
+                                     /*fields=*/true, &out->match_fields));
+  }
+  if (out->match_expressions.empty() && out->match_fields.empty()) {
+    return Error(node, path,
+                 "needs matchExpressions or matchFields (an empty term "
+                 "matches no node)");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadRequirements(
+    const YNode& node, const std::string& path, bool fields,
+    std::vector<NodeSelectorRequirement>* out) {
+  if (!node.IsSequence()) return Error(node, path, "must be a list");
+  for (size_t i = 0; i < node.size(); ++i) {
+    const YNode& item = node[i];
+    const std::string ip = absl::StrCat(path, "[", i, "]");
+    RETURN_IF_ERROR(CheckMap(item, ip, {"key", "operator", "values"}));
+    NodeSelectorRequirement r;
+    YNode key;
+    RETURN_IF_ERROR(GetString(item, ip, "key", &r.key, &key));
+    if (!key.IsDefined() || r.key.empty()) {
+      return Error(key.IsDefined() ? key : item, Child(ip, "key"), "required");
+    }
+    if (fields && r.key != "metadata.name") {
+      return Error(key, Child(ip, "key"),
+                   "must be metadata.name, the only field a node selector "
+                   "may match");
+    }
+    YNode op;
+    RETURN_IF_ERROR(GetEnum<SelectorOperator>(
+        item, ip, "operator",
+        {{"In", SelectorOperator::kIn},
+         {"NotIn", SelectorOperator::kNotIn},
+         {"Exists", SelectorOperator::kExists},
+         {"DoesNotExist", SelectorOperator::kDoesNotExist},
+         {"Gt", SelectorOperator::kGt},
+         {"Lt", SelectorOperator::kLt}},
+        &r.op, &op));
+    if (!op.IsDefined()) return Error(item, Child(ip, "operator"), "required");
+    YNode values = Find(item, "values");
+    const std::string vp = Child(ip, "values");
+    if (values.IsDefined()) {
+      if (!values.IsSequence()) return Error(values, vp, "must be a list");
+      for (size_t j = 0; j < values.size(); ++j) {
+        std::string v;
+        RETURN_IF_ERROR(Scalar(values[j], absl::StrCat(vp, "[", j, "]"), &v));
+        r.values.push_back(std::move(v));
+      }
+    }
+    const YNode& at = values.IsDefined() ? values : item;
+    switch (r.op) {
+      case SelectorOperator::kIn:
+      case SelectorOperator::kNotIn:
+        if (r.values.empty()) return Error(at, vp, "must not be empty for In and NotIn");
+        if (fields && r.values.size() != 1) {
+          return Error(at, vp, "must hold exactly one node name");
+        }
+        break;
+      case SelectorOperator::kExists:
+      case SelectorOperator::kDoesNotExist:
+        if (fields) {
+          return Error(op, Child(ip, "operator"),
+                       "must be In or NotIn for matchFields");
+        }
+        if (!r.values.empty()) {
+          return Error(at, vp, "must be empty for Exists and DoesNotExist");
+        }
+        break;
+      case SelectorOperator::kGt:
+      case SelectorOperator::kLt: {
+        if (fields) {
+          return Error(op, Child(ip, "operator"),
+                       "must be In or NotIn for matchFields");
+        }
+        int64_t unused;
+        if (r.values.size() != 1 || !absl::SimpleAtoi(r.values[0], &unused)) {
+          return Error(at, vp, "must hold exactly one integer for Gt and Lt");
+        }
+        break;
+      }
+    }
+    out->push_back(std::move(r));
   }
   return absl::OkStatus();
 }

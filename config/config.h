@@ -32,7 +32,14 @@
 //       join: {label: node, match: name, regex: ""}
 //       aggregations: {time: timeAvg, group: avg}  # sysdig only
 //   builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 1,
-//              interPodAffinity: 2, podTopologySpread: 2}
+//              interPodAffinity: 2, podTopologySpread: 2, nodeAffinity: 2,
+//              taintToleration: 3, imageLocality: 1}
+//   nodeAffinity:                     # kube-scheduler's NodeAffinityArgs
+//     addedAffinity:                  # applies to every pod; default: none
+//       requiredDuringSchedulingIgnoredDuringExecution:
+//         nodeSelectorTerms: [{matchExpressions: [...], matchFields: [...]}]
+//       preferredDuringSchedulingIgnoredDuringExecution:
+//         - {weight: 1, preference: {matchExpressions: [...]}}  # 1-100
 //   fallback: {coldCacheDeadline: 500ms}
 //   herd: {penaltyPerPlacement: 10, window: 30s}
 //   leaderElection:
@@ -70,6 +77,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "model/pod.h"
 
 namespace ms {
 
@@ -188,8 +196,22 @@ struct BuiltinWeights {
   double least_allocated = 1;
   double balanced_allocation = 1;
   double recent_placements = 1;
-  double inter_pod_affinity = 2;   // kube-scheduler's default weight
-  double pod_topology_spread = 2;  // kube-scheduler's default weight
+  // kube-scheduler's default weights:
+  double inter_pod_affinity = 2;
+  double pod_topology_spread = 2;
+  double node_affinity = 2;
+  double taint_toleration = 3;
+  double image_locality = 1;
+};
+
+// NodeAffinity's addedAffinity (kube-scheduler's NodeAffinityArgs): node
+// affinity every pod gets on top of its own. Each requirement is valid as
+// the apiserver validates a pod's (operators In, NotIn, Exists,
+// DoesNotExist, Gt, Lt with the values each needs; matchFields only
+// metadata.name with In or NotIn and one value); weights in [1, 100].
+struct NodeAffinityConfig {
+  std::vector<NodeSelectorTerm> added_required;  // ORed; empty: none
+  std::vector<PreferredNodeTerm> added_preferred;
 };
 
 struct FallbackConfig {
@@ -227,6 +249,7 @@ struct Config {
   CacheConfig cache;
   std::vector<MetricConfig> metrics;  // default: none
   BuiltinWeights builtins;
+  NodeAffinityConfig node_affinity;
   FallbackConfig fallback;
   HerdConfig herd;
   LeaderElectionConfig leader_election;

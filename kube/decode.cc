@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "model/image_names.h"
 #include "model/quantity.h"
 
 namespace ms::kube {
@@ -74,12 +75,17 @@ int Digits(absl::string_view text, size_t pos, size_t n) {
   return value;
 }
 
-// A resource list such as requests, allocatable or overhead.
-Resources ResourceList(od::value v) {
+// A resource list such as requests, allocatable or overhead; `names`, when
+// given, gets whether cpu and memory are named in it (even as "0").
+Resources ResourceList(od::value v, RequestNames* names = nullptr) {
   Resources r;
   if (IsNull(v)) return r;
   for (od::field f : v.get_object()) {
     std::string_view name = f.unescaped_key();
+    if (names != nullptr) {
+      names->cpu |= name == kResourceCpu;
+      names->memory |= name == kResourceMemory;
+    }
     std::string_view text = f.value();
     absl::string_view q = AbslView(text);
     absl::StatusOr<int64_t> parsed =
@@ -144,22 +150,46 @@ std::vector<NodeSelectorRequirement> Requirements(od::value v) {
   return out;
 }
 
+NodeSelectorTerm Term(od::value v) {
+  NodeSelectorTerm term;
+  if (IsNull(v)) return term;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    if (key == "matchExpressions") {
+      term.match_expressions = Requirements(f.value());
+    } else if (key == "matchFields") {
+      term.match_fields = Requirements(f.value());
+    }
+  }
+  return term;
+}
+
 std::vector<NodeSelectorTerm> NodeSelectorTerms(od::value v) {
   std::vector<NodeSelectorTerm> terms;
   for (od::field f : v.get_object()) {
     if (std::string_view(f.unescaped_key()) != "nodeSelectorTerms") continue;
     for (od::value item : f.value().get_array()) {
-      NodeSelectorTerm term;
-      for (od::field tf : item.get_object()) {
-        std::string_view key = tf.unescaped_key();
-        if (key == "matchExpressions") {
-          term.match_expressions = Requirements(tf.value());
-        } else if (key == "matchFields") {
-          term.match_fields = Requirements(tf.value());
-        }
-      }
-      terms.push_back(std::move(term));
+      terms.push_back(Term(item));
     }
+  }
+  return terms;
+}
+
+// preferredDuringSchedulingIgnoredDuringExecution of node affinity.
+std::vector<PreferredNodeTerm> PreferredNodeTerms(od::value v) {
+  std::vector<PreferredNodeTerm> terms;
+  if (IsNull(v)) return terms;
+  for (od::value item : v.get_array()) {
+    PreferredNodeTerm term;
+    for (od::field f : item.get_object()) {
+      std::string_view key = f.unescaped_key();
+      if (key == "weight") {
+        term.weight = static_cast<int32_t>(int64_t(f.value()));
+      } else if (key == "preference") {
+        term.preference = Term(f.value());
+      }
+    }
+    terms.push_back(std::move(term));
   }
   return terms;
 }
@@ -282,13 +312,14 @@ void Affinity(od::value v, Pod& pod) {
     if (key == "nodeAffinity") {
       if (IsNull(value)) continue;
       for (od::field nf : value.get_object()) {
-        if (std::string_view(nf.unescaped_key()) !=
-            "requiredDuringSchedulingIgnoredDuringExecution") {
-          continue;
-        }
-        od::value required = nf.value();
-        if (!IsNull(required)) {
-          pod.required_node_affinity = NodeSelectorTerms(required);
+        std::string_view nkey = nf.unescaped_key();
+        od::value terms = nf.value();
+        if (nkey == "requiredDuringSchedulingIgnoredDuringExecution") {
+          if (!IsNull(terms)) {
+            pod.required_node_affinity = NodeSelectorTerms(terms);
+          }
+        } else if (nkey == "preferredDuringSchedulingIgnoredDuringExecution") {
+          pod.preferred_node_affinity = PreferredNodeTerms(terms);
         }
       }
     } else if (key == "podAffinity") {
@@ -341,10 +372,12 @@ std::vector<Container> Containers(od::value v) {
       od::value value = f.value();
       if (key == "name") {
         c.name = String(value);
+      } else if (key == "image") {
+        c.image = String(value);
       } else if (key == "resources") {
         for (od::field rf : value.get_object()) {
           if (std::string_view(rf.unescaped_key()) == "requests") {
-            c.requests = ResourceList(rf.value());
+            c.requests = ResourceList(rf.value(), &c.named);
           }
         }
       } else if (key == "ports") {
@@ -455,6 +488,35 @@ bool HasClaimVolumes(od::value v) {
   return found;
 }
 
+// Whether `v` is a list with at least one item.
+bool NonEmptyList(od::value v) {
+  if (IsNull(v)) return false;
+  od::array list = v.get_array();
+  const bool empty = list.is_empty();
+  return !empty;
+}
+
+// spec.resources: the pod-level requests kube-scheduler takes instead of
+// the containers' sum (cpu, memory, hugepages-*; anything else there is
+// ignored, as IsSupportedPodLevelResource does).
+void PodLevelRequests(od::value v, Pod& pod) {
+  if (IsNull(v)) return;
+  for (od::field f : v.get_object()) {
+    if (std::string_view(f.unescaped_key()) != "requests") continue;
+    Resources all = ResourceList(f.value(), &pod.pod_requests_named);
+    Resources supported{.milli_cpu = all.milli_cpu, .memory = all.memory};
+    for (const auto& [name, value] : all.scalar) {
+      if (absl::StartsWith(name, "hugepages-")) {
+        supported.SetScalar(name, value);
+      }
+    }
+    if (pod.pod_requests_named.cpu || pod.pod_requests_named.memory ||
+        !supported.scalar.empty()) {
+      pod.pod_requests = std::move(supported);
+    }
+  }
+}
+
 void PodMetadata(od::value v, Pod& pod) {
   for (od::field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
@@ -501,6 +563,12 @@ void PodSpec(od::value v, Pod& pod) {
       pod.init_containers = Containers(value);
     } else if (key == "overhead") {
       pod.overhead = ResourceList(value);
+    } else if (key == "resources") {
+      PodLevelRequests(value, pod);
+    } else if (key == "schedulingGates") {
+      pod.scheduling_gated = NonEmptyList(value);
+    } else if (key == "resourceClaims") {
+      pod.has_resource_claims = NonEmptyList(value);
     } else if (key == "topologySpreadConstraints") {
       pod.topology_spread = TopologySpread(value);
     } else if (key == "volumes") {
@@ -529,17 +597,20 @@ void ContainerStatuses(od::value v, std::vector<ContainerResourceStatus>& out) {
       if (key == "name") {
         status.name = String(value);
       } else if (key == "allocatedResources") {
-        if (!IsNull(value)) status.allocated = ResourceList(value);
+        if (!IsNull(value)) {
+          status.allocated = ResourceList(value, &status.named);
+        }
       } else if (key == "resources") {
         if (IsNull(value)) continue;
+        status.actual.emplace();
         for (od::field rf : value.get_object()) {
           if (std::string_view(rf.unescaped_key()) != "requests") continue;
-          od::value requests = rf.value();
-          if (!IsNull(requests)) status.actual = ResourceList(requests);
+          status.actual = ResourceList(rf.value(), &status.named);
         }
       }
     }
-    if (status.allocated || status.actual) out.push_back(std::move(status));
+    // Without status.resources kube-scheduler charges the spec alone.
+    if (status.actual) out.push_back(std::move(status));
   }
 }
 
@@ -572,6 +643,9 @@ void PodStatus(od::value v, Pod& pod) {
     std::string_view key = f.unescaped_key();
     if (key == "phase") {
       pod.phase = Phase(f.value());
+    } else if (key == "nominatedNodeName") {
+      od::value value = f.value();
+      if (!IsNull(value)) pod.nominated_node_name = String(value);
     } else if (key == "conditions") {
       pod.resize_infeasible = ResizeInfeasible(f.value());
     } else if (key == "containerStatuses" || key == "initContainerStatuses") {
@@ -612,6 +686,27 @@ void NodeStatus(od::value v, Node& node) {
           if (ckey == "status") status = String(cf.value());
         }
         if (type == "Ready") node.ready = status == "True";
+      }
+    } else if (key == "images") {
+      if (IsNull(value)) continue;
+      for (od::value image : value.get_array()) {
+        int64_t size = 0;
+        size_t first = node.images.size();
+        for (od::field imf : image.get_object()) {
+          std::string_view ikey = imf.unescaped_key();
+          od::value iv = imf.value();
+          if (ikey == "sizeBytes" && !IsNull(iv)) {
+            size = int64_t(iv);
+          } else if (ikey == "names" && !IsNull(iv)) {
+            for (od::value name : iv.get_array()) {
+              node.images.push_back(
+                  {.name = InternImageName(AbslView(std::string_view(name)))});
+            }
+          }
+        }
+        for (size_t i = first; i < node.images.size(); ++i) {
+          node.images[i].size_bytes = size;
+        }
       }
     } else if (key == "addresses") {
       if (IsNull(value)) continue;

@@ -31,6 +31,15 @@ struct NodeAddress {
   friend bool operator==(const NodeAddress&, const NodeAddress&) = default;
 };
 
+// One name of an image the node holds (status.images[].names[]): the
+// name's id (InternImageName) and the image's size.
+struct NodeImageName {
+  int64_t size_bytes = 0;
+  uint32_t name = 0;
+
+  friend bool operator==(const NodeImageName&, const NodeImageName&) = default;
+};
+
 struct Node {
   std::string name;
   std::string uid;
@@ -41,6 +50,7 @@ struct Node {
   Resources allocatable;  // status.allocatable; pods in `allocatable.pods`
   bool ready = false;     // condition Ready == "True"
   std::vector<NodeAddress> addresses;
+  std::vector<NodeImageName> images;  // every name of every image
 
   friend bool operator==(const Node&, const Node&) = default;
 };

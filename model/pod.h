@@ -54,6 +54,16 @@ struct NodeSelectorTerm {
                          const NodeSelectorTerm&) = default;
 };
 
+// One term of preferredDuringSchedulingIgnoredDuringExecution: `weight`
+// (1-100) counts for every node the preference matches.
+struct PreferredNodeTerm {
+  int32_t weight = 0;
+  NodeSelectorTerm preference;
+
+  friend bool operator==(const PreferredNodeTerm&,
+                         const PreferredNodeTerm&) = default;
+};
+
 struct ContainerPort {
   int32_t host_port = 0;  // 0: no host port
   std::string protocol = "TCP";
@@ -62,9 +72,21 @@ struct ContainerPort {
   friend bool operator==(const ContainerPort&, const ContainerPort&) = default;
 };
 
+// Which of cpu and memory a requests list names, even as "0". The non-zero
+// defaults kube-scheduler scores with (100m, 200Mi) replace only amounts no
+// list names; a non-zero amount counts as named whatever these say.
+struct RequestNames {
+  bool cpu = false;
+  bool memory = false;
+
+  friend bool operator==(const RequestNames&, const RequestNames&) = default;
+};
+
 struct Container {
   std::string name;
+  std::string image;
   Resources requests;
+  RequestNames named;  // which of cpu and memory `requests` names
   std::vector<ContainerPort> ports;
   // For init containers: restartPolicy Always makes it a sidecar, whose
   // requests count for the pod's whole life.
@@ -76,11 +98,14 @@ struct Container {
 // What the kubelet reports of a container's resources
 // (status.containerStatuses[] and initContainerStatuses[]). After an
 // in-place resize they may differ from the spec; kube-scheduler charges the
-// larger of the three (see PodRequests).
+// largest of the three (see PodRequests).
 struct ContainerResourceStatus {
   std::string name;
   std::optional<Resources> allocated;  // allocatedResources
-  std::optional<Resources> actual;     // resources.requests
+  // resources.requests; present (maybe empty) whenever status.resources
+  // is, which is when kube-scheduler reads the status at all.
+  std::optional<Resources> actual;
+  RequestNames named;  // which of cpu and memory either list names
 
   friend bool operator==(const ContainerResourceStatus&,
                          const ContainerResourceStatus&) = default;
@@ -94,6 +119,11 @@ struct Pod {
   Labels labels;
   std::string scheduler_name;
   std::string node_name;           // spec.nodeName; empty while unbound
+  // status.nominatedNodeName: where a preemption made room for this pod.
+  std::string nominated_node_name;
+  // spec.schedulingGates is not empty: the pod waits, unattempted, until
+  // its gates are removed.
+  bool scheduling_gated = false;
   bool deleting = false;           // metadata.deletionTimestamp is set
   PodPhase phase = PodPhase::kPending;
   int32_t priority = 0;
@@ -102,6 +132,7 @@ struct Pod {
   // spec.affinity.nodeAffinity.requiredDuringScheduling...: ORed terms.
   // Absent when the pod has no required node affinity.
   std::optional<std::vector<NodeSelectorTerm>> required_node_affinity;
+  std::vector<PreferredNodeTerm> preferred_node_affinity;
   PodAffinityRules pod_affinity;       // spec.affinity.podAffinity
   PodAffinityRules pod_anti_affinity;  // spec.affinity.podAntiAffinity
   std::vector<TopologySpreadConstraint> topology_spread;
@@ -110,6 +141,11 @@ struct Pod {
   std::vector<Container> containers;
   std::vector<Container> init_containers;
   Resources overhead;  // spec.overhead
+  // spec.resources.requests (pod-level resources): only cpu, memory and
+  // hugepages-*, the amounts kube-scheduler takes instead of the
+  // containers' sum. Absent when the pod names none of them.
+  std::optional<Resources> pod_requests;
+  RequestNames pod_requests_named;
   // Status of containers that report resources (in-place resize), and
   // whether a PodResizePending condition says the resize is Infeasible.
   std::vector<ContainerResourceStatus> container_statuses;
@@ -118,6 +154,7 @@ struct Pod {
   // Constraints not implemented yet; a pod with any of them is reported
   // unschedulable, naming the constraint.
   bool has_claim_volumes = false;      // persistentVolumeClaim / ephemeral
+  bool has_resource_claims = false;    // spec.resourceClaims (DRA)
 
   // "namespace/name", the key queues and logs use.
   std::string Key() const { return namespace_ + "/" + name; }
@@ -125,21 +162,37 @@ struct Pod {
   friend bool operator==(const Pod&, const Pod&) = default;
 };
 
-// The pod's effective requests, as kube-scheduler (v1.34) computes them:
-// max(sum of containers + sum of sidecar init containers,
-//     each regular init container + the sidecars started before it)
-// plus the pod overhead. After an in-place resize, the larger of that sum
-// over the spec, over what the kubelet allocated and over what it actuated
-// (container_statuses); the spec is left out while the resize is
-// infeasible. Sums saturate. `pods` is set to 1.
+// The pod's effective requests, as kube-scheduler v1.34 computes them
+// (component-helpers' PodRequests with status resources and pod-level
+// resources on, their defaults):
+//   max(sum of containers + sum of sidecar init containers,
+//       each regular init container + the sidecars started before it),
+// where a container (or sidecar) whose status reports resources (after an
+// in-place resize) counts the largest of its spec, allocated and actual
+// requests, per resource (only the last two while the resize is
+// infeasible); then each of cpu, memory and hugepages-* that the pod sets
+// at pod level replaces that sum; plus the pod overhead. Sums saturate.
+// `pods` is set to 1.
 Resources PodRequests(const Pod& pod);
 
-// Requests used for scoring: like PodRequests, but a container that requests
-// no cpu counts 100m and one that requests no memory counts 200Mi
-// (kube-scheduler's non-zero defaults), so empty pods still spread.
+// What a node's non-zero requested sum charges for a placed pod (its
+// PodInfo's Non0CPU and Non0Mem): as PodRequests, but a container that
+// names no cpu counts 100m and one that names no memory counts 200Mi, so
+// empty pods still spread. With pod-level requests the defaults apply
+// only to a resource that neither the pod nor any container names.
 Resources PodNonZeroRequests(const Pod& pod);
 
-// The host ports the pod's containers (and init containers) claim.
+// What leastAllocated charges for the incoming pod: the containers' sum
+// with the 100m/200Mi defaults for every container that does not name cpu
+// or memory, plus the overhead; pod-level requests are NOT read.
+// kube-scheduler v1.34's NodeResourcesFit builds its scorer without the
+// PodLevelResources (and in-place resize) features, so its leastAllocated
+// ignores them, while NodeResourcesBalancedAllocation (PodRequests) and the
+// fit filter read them; this keeps that.
+Resources PodScoringRequests(const Pod& pod);
+
+// The host ports the pod claims: its containers' and its sidecar init
+// containers' (regular init containers have exited before the pod runs).
 std::vector<ContainerPort> PodHostPorts(const Pod& pod);
 
 }  // namespace ms

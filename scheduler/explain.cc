@@ -132,6 +132,11 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
   if (!pod.node_name.empty()) {
     absl::StrAppend(&out, "already bound to ", pod.node_name,
                     "; explained as if it were pending\n");
+  } else if (pod.scheduling_gated) {
+    absl::StrAppend(&out,
+                    "scheduling gated: not attempted until its "
+                    "spec.schedulingGates are removed; explained as if they "
+                    "were\n");
   }
 
   std::shared_ptr<const MetricsSnapshot> snapshot;

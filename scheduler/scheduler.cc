@@ -147,6 +147,14 @@ void Scheduler::OnPendingPod(const Pod& pod) {
     queue_.Delete(pod.Key());
     return;
   }
+  if (pod.scheduling_gated) {
+    // kube-scheduler's SchedulingGates: not attempted, no event; the
+    // apiserver keeps its SchedulingGated condition. Gates can only be
+    // removed, and the update that removes the last one queues it.
+    VLOG(2) << pod.Key() << " is scheduling-gated; waiting for its gates";
+    queue_.Delete(pod.Key());
+    return;
+  }
   queue_.Update(pod);
 }
 

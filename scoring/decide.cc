@@ -9,6 +9,8 @@
 #include "scoring/filter.h"
 #include "scoring/internal/kernels.h"
 #include "scoring/plugins/balanced_allocation.h"
+#include "scoring/plugins/default_normalize.h"
+#include "scoring/plugins/image_locality.h"
 #include "scoring/plugins/metric_terms.h"
 #include "scoring/plugins/node_resources_fit.h"
 #include "scoring/plugins/recent_placements.h"
@@ -41,6 +43,16 @@ struct Workspace::Scratch {
   PodTopologySpreadScore spread_score;
   std::vector<int64_t> spread_raw;
   std::vector<double> spread;
+  // NodeAffinity and TaintToleration: whether each scores this pod; per
+  // node the raw and the normalised score (feasible nodes only).
+  bool node_affinity_on = false;
+  bool taint_toleration_on = false;
+  std::vector<int64_t> node_affinity_raw, taint_toleration_raw;
+  std::vector<double> node_affinity, taint_toleration;
+  // ImageLocality: likewise (raw: the sum of scaled image sizes).
+  bool image_locality_on = false;
+  std::vector<int64_t> image_locality_raw;
+  std::vector<double> image_locality;
 };
 
 Workspace::Workspace() : scratch_(std::make_unique<Scratch>()) {}
@@ -76,7 +88,7 @@ uint64_t TieKey(uint64_t seed, uint64_t name_hash) {
 // What the score phase needs of the pod.
 struct PodScoring {
   Resources requests;  // PodRequests
-  Resources non_zero;  // PodNonZeroRequests
+  Resources non_zero;  // PodScoringRequests: what leastAllocated charges
 };
 
 // 2. Filter: feasible[i] = -1 for each node that passes, 0 otherwise;
@@ -95,7 +107,7 @@ size_t Filter(const PodFilter& pf, const std::vector<NodeInfo>& nodes,
                         pf.topology_spread != nullptr ||
                         pf.pod_affinity != nullptr;
   const int64_t block =
-      NodeTable::kNotReady | NodeTable::kHardTaints | NodeTable::kNoRoom |
+      NodeTable::kHardTaints | NodeTable::kNoRoom |
       (pf.tolerates_unschedulable ? int64_t{0}
                                   : int64_t{NodeTable::kUnschedulable});
   constexpr int64_t kAny = std::numeric_limits<int64_t>::min();
@@ -214,6 +226,79 @@ void SpreadScores(const DecideInput& in, const NodeTable& table, Scratch& s) {
                              s.spread.data());
 }
 
+// 3-4. NodeAffinity's score and normalisation over the feasible nodes,
+// when the pod (or addedAffinity) has preferred terms.
+void NodeAffinityScores(const DecideInput& in, const ScoringConfig& cfg,
+                        Scratch& s) {
+  s.node_affinity_on =
+      ScoresNodeAffinity(*in.pod, cfg.added_preferred_affinity);
+  if (!s.node_affinity_on) return;
+  const std::vector<NodeInfo>& nodes = *in.nodes;
+  const size_t n = nodes.size();
+  Grow(s.node_affinity_raw, n);
+  Grow(s.node_affinity, n);
+  for (size_t i = 0; i < n; ++i) {
+    if (s.feasible[i] == 0) continue;
+    s.node_affinity_raw[i] =
+        NodeAffinityScore(*in.pod, cfg.added_preferred_affinity, nodes[i].node);
+  }
+  DefaultNormalizeScore(s.node_affinity_raw.data(), s.feasible.data(), n,
+                        /*reverse=*/false, s.node_affinity.data());
+}
+
+// 3-4. TaintToleration's score and normalisation: only the nodes with
+// PreferNoSchedule taints can score below 100, so only they are counted;
+// off when none of the feasible ones has a taint the pod does not
+// tolerate (every node would score 100).
+void TaintTolerationScores(const DecideInput& in, const NodeTable& table,
+                           Scratch& s) {
+  const std::vector<NodeInfo>& nodes = *in.nodes;
+  const size_t n = nodes.size();
+  s.taint_toleration_on = false;
+  int64_t hi = 0;
+  for (uint32_t i : table.soft_tainted()) {
+    if (s.feasible[i] == 0) continue;
+    if (!s.taint_toleration_on) {
+      Grow(s.taint_toleration_raw, n);
+      Grow(s.taint_toleration, n);
+      std::fill_n(s.taint_toleration_raw.begin(), n, 0);
+      s.taint_toleration_on = true;
+    }
+    const int64_t count =
+        TaintTolerationScore(in.pod->tolerations, nodes[i].node.taints);
+    s.taint_toleration_raw[i] = count;
+    hi = std::max(hi, count);
+  }
+  if (hi == 0) {
+    s.taint_toleration_on = false;
+    return;
+  }
+  DefaultNormalizeScore(s.taint_toleration_raw.data(), s.feasible.data(), n,
+                        /*reverse=*/true, s.taint_toleration.data());
+}
+
+// 3-4. ImageLocality's score (it needs no normalisation): from the nodes
+// that hold the pod's images; off when no feasible node scores above 0.
+void ImageLocalityScores(const DecideInput& in, const NodeTable& table,
+                         Scratch& s) {
+  const Pod& pod = *in.pod;
+  const size_t n = in.nodes->size();
+  s.image_locality_on = false;
+  Grow(s.image_locality_raw, n);
+  if (!ImageLocalitySums(pod, table.images(), n, s.feasible.data(),
+                         s.image_locality_raw.data())) {
+    return;
+  }
+  Grow(s.image_locality, n);
+  const size_t containers = pod.init_containers.size() + pod.containers.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (s.feasible[i] == 0) continue;
+    s.image_locality[i] = static_cast<double>(
+        ImageLocalityScore(s.image_locality_raw[i], containers));
+    s.image_locality_on |= s.image_locality[i] > 0;
+  }
+}
+
 // 4. Normalise: resolves the plan of each metric that scores into
 // s.active; returns the sum of their weights where uniform, and sets
 // `per_node_weights` when a skipped metric makes weights vary by node.
@@ -252,9 +337,20 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
   const double w_pts = s.spread_score.active()
                            ? std::max(cfg.pod_topology_spread_weight, 0.0)
                            : 0.0;
-  const double builtin_weight = w_la + w_ba + w_rp + w_ipa + w_pts;
+  const double w_na = s.node_affinity_on
+                          ? std::max(cfg.node_affinity_weight, 0.0)
+                          : 0.0;
+  const double w_tt = s.taint_toleration_on
+                          ? std::max(cfg.taint_toleration_weight, 0.0)
+                          : 0.0;
+  const double w_il = s.image_locality_on
+                          ? std::max(cfg.image_locality_weight, 0.0)
+                          : 0.0;
+  const double builtin_weight =
+      w_la + w_ba + w_rp + w_ipa + w_pts + w_na + w_tt + w_il;
   const bool resources = w_la > 0 || w_ba > 0;
-  const bool builtins = resources || w_ipa > 0 || w_pts > 0;
+  const bool builtins = resources || w_ipa > 0 || w_pts > 0 || w_na > 0 ||
+                        w_tt > 0 || w_il > 0;
   const double uniform_weight = metric_weight + builtin_weight;
 
   Grow(s.scores, n);
@@ -321,6 +417,18 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
     if (w_ipa > 0) {
       const double* affinity = s.affinity.data() + b;
       for (size_t j = 0; j < len; ++j) builtin[j] += w_ipa * affinity[j];
+    }
+    if (w_na > 0) {
+      const double* na = s.node_affinity.data() + b;
+      for (size_t j = 0; j < len; ++j) builtin[j] += w_na * na[j];
+    }
+    if (w_tt > 0) {
+      const double* tt = s.taint_toleration.data() + b;
+      for (size_t j = 0; j < len; ++j) builtin[j] += w_tt * tt[j];
+    }
+    if (w_il > 0) {
+      const double* il = s.image_locality.data() + b;
+      for (size_t j = 0; j < len; ++j) builtin[j] += w_il * il[j];
     }
     s.block_best[b / kBlock] = internal::ScoreBlock(
         combine, b, len, s.totals.data(), s.weight_sums.data(),
@@ -392,6 +500,21 @@ void NodeTerms(const DecideInput& in, const ScoringConfig& cfg,
     out->push_back(InterPodAffinityTerm(s.affinity_raw[i], s.affinity[i],
                                         cfg.inter_pod_affinity_weight));
   }
+  if (s.node_affinity_on) {
+    out->push_back(BuiltinTermRow(
+        kTermNodeAffinity, static_cast<double>(s.node_affinity_raw[i]),
+        s.node_affinity[i], cfg.node_affinity_weight));
+  }
+  if (s.taint_toleration_on) {
+    out->push_back(BuiltinTermRow(
+        kTermTaintToleration, static_cast<double>(s.taint_toleration_raw[i]),
+        s.taint_toleration[i], cfg.taint_toleration_weight));
+  }
+  if (s.image_locality_on) {
+    out->push_back(BuiltinTermRow(
+        kTermImageLocality, static_cast<double>(s.image_locality_raw[i]),
+        s.image_locality[i], cfg.image_locality_weight));
+  }
 }
 
 // 7. Explain: one row per node. `refused` (the pre-filter's sentence), when
@@ -459,9 +582,9 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
   d.num_nodes = static_cast<int>(n);
 
   // 1. Pre-filter.
-  PodFilter pf = MakePodFilter(*in.pod);
+  PodFilter pf = MakePodFilter(*in.pod, &cfg.added_affinity);
   const PodScoring pod{.requests = pf.requests,
-                       .non_zero = PodNonZeroRequests(*in.pod)};
+                       .non_zero = PodScoringRequests(*in.pod)};
   if (std::string why = UnsupportedConstraints(*in.pod); !why.empty()) {
     d.filter_summary = absl::StrCat("0/", n, " nodes are available: ", why, ".");
     if (in.explain) d.explanation = Explain(in, cfg, d, pf, pod, s, why);
@@ -494,6 +617,9 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
     // 4. Normalise. 5. Score. 6. Pick.
     SpreadScores(in, *table, s);
     PodAffinityScores(in, *table, namespaces, s);
+    NodeAffinityScores(in, cfg, s);
+    TaintTolerationScores(in, *table, s);
+    ImageLocalityScores(in, *table, s);
     bool per_node_weights = false;
     const double metric_weight =
         Normalise(cfg, d.mode, count, s, per_node_weights);

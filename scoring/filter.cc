@@ -12,8 +12,8 @@ namespace {
 // The fixed reasons by bit, in bit order (scalar resources and metrics are
 // worded apart).
 constexpr const char* kFixedReasons[] = {
-    kReasonNotReady,      kReasonUnschedulable,
-    kReasonNodeName,      kReasonUntoleratedTaint,
+    kReasonUnschedulable, kReasonNodeName,
+    kReasonUntoleratedTaint, kReasonEnforcedAffinity,
     kReasonAffinity,      kReasonPorts,
     kReasonTooManyPods,   "Insufficient cpu",
     "Insufficient memory", "Insufficient ephemeral-storage",
@@ -48,13 +48,18 @@ uint32_t SpreadFailure(const PodTopologySpreadFilter* spread, size_t i) {
 
 }  // namespace
 
-PodFilter MakePodFilter(const Pod& pod) {
+PodFilter MakePodFilter(const Pod& pod,
+                        const std::vector<NodeSelectorTerm>* added_affinity) {
+  if (added_affinity != nullptr && added_affinity->empty()) {
+    added_affinity = nullptr;
+  }
   return PodFilter{
       .pod = &pod,
       .requests = PodRequests(pod),
       .host_ports = PodHostPorts(pod),
       .tolerates_unschedulable = ToleratesUnschedulable(pod),
-      .has_node_affinity = HasNodeAffinity(pod),
+      .has_node_affinity = HasNodeAffinity(pod) || added_affinity != nullptr,
+      .added_affinity = added_affinity,
   };
 }
 
@@ -64,14 +69,15 @@ NodeCheck CheckNode(const PodFilter& f, const std::vector<NodeInfo>& nodes,
   const NodeInfo& info = nodes[i];
   const Node& node = info.node;
   const Pod& pod = *f.pod;
-  if (!NodeReadyFilter(node)) {
-    c.failures = kFailNotReady;
-  } else if (!NodeUnschedulableFilter(f.tolerates_unschedulable, node)) {
+  if (!NodeUnschedulableFilter(f.tolerates_unschedulable, node)) {
     c.failures = kFailUnschedulable;
   } else if (!NodeNameFilter(pod, node)) {
     c.failures = kFailNodeName;
   } else if (FirstUntoleratedTaint(pod.tolerations, node.taints) != nullptr) {
     c.failures = kFailTaint;
+  } else if (f.added_affinity != nullptr &&
+             !MatchesNodeSelectorTerms(*f.added_affinity, node)) {
+    c.failures = kFailEnforcedAffinity;
   } else if (f.has_node_affinity && !MatchesNodeAffinity(pod, node)) {
     c.failures = kFailAffinity;
   } else if (!f.host_ports.empty() &&
@@ -199,6 +205,9 @@ std::string UnsupportedConstraints(const Pod& pod) {
   std::vector<const char*> what;
   if (pod.has_claim_volumes) {
     what.push_back("volumes that need binding (PersistentVolumeClaim)");
+  }
+  if (pod.has_resource_claims) {
+    what.push_back("dynamic resource allocation (spec.resourceClaims)");
   }
   if (what.empty()) return "";
   return absl::StrCat("pod requires ", absl::StrJoin(what, ", "),

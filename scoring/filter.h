@@ -2,12 +2,16 @@
 //
 // The rules are kube-scheduler's default filter plugins, each in its file
 // under scoring/plugins/, run here in kube-scheduler's order, stopping at the
-// first plugin that rejects a node: node readiness (ours), NodeUnschedulable,
-// NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit
+// first plugin that rejects a node: NodeUnschedulable, NodeName,
+// TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit
 // (which reports every insufficient resource at once), PodTopologySpread,
 // InterPodAffinity.
 // The reason strings are kube-scheduler's, so FailedScheduling events read
-// the same.
+// the same. As in kube-scheduler v1.34 there is no readiness filter: a node
+// that is not ready, unreachable or without network carries the node
+// lifecycle controller's node.kubernetes.io/* NoSchedule taints, which
+// TaintToleration applies (so a pod that tolerates them, as a CNI
+// DaemonSet's does, can be placed there).
 //
 // MakePodFilter is the pre-filter: what each plugin needs of the pod,
 // computed once per decision (PodTopologySpread's and InterPodAffinity's,
@@ -31,7 +35,6 @@
 #include "scoring/plugins/node_affinity.h"
 #include "scoring/plugins/node_name.h"
 #include "scoring/plugins/node_ports.h"
-#include "scoring/plugins/node_ready.h"
 #include "scoring/plugins/node_resources_fit.h"
 #include "scoring/plugins/node_unschedulable.h"
 #include "scoring/plugins/pod_topology_spread.h"
@@ -43,10 +46,10 @@ namespace ms {
 // Why a node was rejected: a bit set, so one node can report several
 // insufficient resources.
 enum FilterFailure : uint32_t {
-  kFailNotReady = 1u << 0,
-  kFailUnschedulable = 1u << 1,
-  kFailNodeName = 1u << 2,
-  kFailTaint = 1u << 3,
+  kFailUnschedulable = 1u << 0,
+  kFailNodeName = 1u << 1,
+  kFailTaint = 1u << 2,
+  kFailEnforcedAffinity = 1u << 3,  // the configured addedAffinity
   kFailAffinity = 1u << 4,
   kFailPorts = 1u << 5,
   kFailTooManyPods = 1u << 6,
@@ -74,14 +77,21 @@ struct PodFilter {
   Resources requests;                   // PodRequests(pod)
   std::vector<ContainerPort> host_ports;  // PodHostPorts(pod)
   bool tolerates_unschedulable = false;
-  bool has_node_affinity = false;  // node selector or required affinity
+  // Node selector, required node affinity or a required addedAffinity.
+  bool has_node_affinity = false;
+  // The configuration's addedAffinity, required terms; null when none.
+  const std::vector<NodeSelectorTerm>* added_affinity = nullptr;
   // PodTopologySpread's and InterPodAffinity's pre-filters; null when the
   // plugin is skipped.
   const PodTopologySpreadFilter* topology_spread = nullptr;
   const InterPodAffinityFilter* pod_affinity = nullptr;
 };
 
-PodFilter MakePodFilter(const Pod& pod);
+// `added_affinity`: the configuration's addedAffinity required terms, or
+// null.
+PodFilter MakePodFilter(
+    const Pod& pod,
+    const std::vector<NodeSelectorTerm>* added_affinity = nullptr);
 
 struct NodeCheck {
   uint32_t failures = 0;  // FilterFailure bits; 0 = feasible
@@ -123,8 +133,8 @@ class FilterSummary {
 };
 
 // Pre-filter: constraints the pod requires that this scheduler does not
-// implement (volumes that need binding), as a sentence;
-// empty when there are none. Such a pod is never placed.
+// implement (volumes that need binding, dynamic resource allocation), as a
+// sentence; empty when there are none. Such a pod is never placed.
 std::string UnsupportedConstraints(const Pod& pod);
 
 // kube-scheduler caps event messages; FilterSummary keeps under this.

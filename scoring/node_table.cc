@@ -51,9 +51,11 @@ void NodeTable::Build(const std::vector<NodeInfo>& nodes) {
     c->resize(n);
   }
   tainted_.clear();
+  soft_tainted_.clear();
   num_huge_ = 0;
   pod_index_.Build({});
   topology_.Build({});
+  images_.Build({});
   for (size_t i = 0; i < n; ++i) Update(i, nodes[i]);
 }
 
@@ -63,10 +65,10 @@ void NodeTable::Update(size_t i, const NodeInfo& info) {
   const Resources& req = info.requested;
   const Resources& nz = info.non_zero_requested;
   uint32_t flags = 0;
-  if (!node.ready) flags |= kNotReady;
   if (node.unschedulable) flags |= kUnschedulable;
   for (const Taint& t : node.taints) {
-    if (t.effect != TaintEffect::kPreferNoSchedule) flags |= kHardTaints;
+    flags |= t.effect == TaintEffect::kPreferNoSchedule ? kSoftTaints
+                                                        : kHardTaints;
   }
   if (Huge(alloc.milli_cpu) || Huge(alloc.memory) || Huge(req.milli_cpu) ||
       Huge(req.memory) || Huge(nz.milli_cpu) || Huge(nz.memory)) {
@@ -81,7 +83,7 @@ void NodeTable::Update(size_t i, const NodeInfo& info) {
   free_memory_[i] = alloc.memory - req.memory;
   free_ephemeral_[i] = alloc.ephemeral_storage - req.ephemeral_storage;
   gate_[i] =
-      static_cast<int64_t>(flags & (kNotReady | kUnschedulable | kHardTaints)) |
+      static_cast<int64_t>(flags & (kUnschedulable | kHardTaints)) |
       (ClampToInt32(alloc.pods - req.pods) < 1 ? kNoRoom : 0);
 
   // A kHuge row is scored in integers: zeros keep the vectorised pass's
@@ -103,8 +105,10 @@ void NodeTable::Update(size_t i, const NodeInfo& info) {
   s.both[i] = has_cpu && has_memory ? 1.0 : 0.0;
 
   SetMember(tainted_, i, (flags & kHardTaints) != 0);
+  SetMember(soft_tainted_, i, (flags & kSoftTaints) != 0);
   pod_index_.Update(i, info);
   topology_.Update(i, node);
+  images_.Update(i, node);
 }
 
 }  // namespace ms

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "model/node_info.h"
+#include "scoring/image_index.h"
 #include "scoring/pod_label_index.h"
 #include "scoring/topology_index.h"
 
@@ -27,7 +28,7 @@ class NodeTable {
  public:
   // Flags of a node that do not depend on the pod.
   enum Flag : uint32_t {
-    kNotReady = 1u << 0,
+    kSoftTaints = 1u << 0,  // has a PreferNoSchedule taint
     kUnschedulable = 1u << 1,
     kHardTaints = 1u << 2,  // has a NoSchedule or NoExecute taint
     // An amount beyond 2^42 (4 TiB of memory) or below 0: the double-based
@@ -44,7 +45,7 @@ class NodeTable {
   const uint32_t* flags() const { return flags_.data(); }
 
   // What the fit filter reads, one array per field: free = allocatable -
-  // requested. `gate` has kNotReady, kUnschedulable and kHardTaints as in
+  // requested. `gate` has kUnschedulable and kHardTaints as in
   // flags(), plus kNoRoom when no pod fits any more.
   struct FitColumns {
     const int64_t* free_cpu;
@@ -87,10 +88,15 @@ class NodeTable {
   // may fit that the vectorised filter pass rejects (when the pod tolerates
   // their taints).
   const std::vector<uint32_t>& tainted() const { return tainted_; }
+  // The nodes with kSoftTaints, in ascending order: the only nodes
+  // TaintToleration's score can tell apart.
+  const std::vector<uint32_t>& soft_tainted() const { return soft_tainted_; }
   // The placed pods by label.
   const PodLabelIndex& pod_index() const { return pod_index_; }
   // The nodes' label values as ids, by key.
   const TopologyIndex& topology() const { return topology_; }
+  // Which nodes hold each image.
+  const ImageIndex& images() const { return images_; }
   // `nodes` (those this table was built from) with both indexes.
   PlacedPods placed(const std::vector<NodeInfo>& nodes) const {
     return {&nodes, &pod_index_, &topology_};
@@ -110,9 +116,10 @@ class NodeTable {
   std::vector<uint64_t> name_hash_;
   std::vector<int64_t> free_cpu_, free_memory_, free_ephemeral_, gate_;
   ScoreStorage score_;
-  std::vector<uint32_t> tainted_;
+  std::vector<uint32_t> tainted_, soft_tainted_;
   PodLabelIndex pod_index_;
   TopologyIndex topology_;
+  ImageIndex images_;
   size_t num_huge_ = 0;
 };
 

@@ -19,6 +19,11 @@ ScoringConfig MakeScoringConfig(const Config& config) {
   out.recent_placements_weight = config.builtins.recent_placements;
   out.inter_pod_affinity_weight = config.builtins.inter_pod_affinity;
   out.pod_topology_spread_weight = config.builtins.pod_topology_spread;
+  out.node_affinity_weight = config.builtins.node_affinity;
+  out.taint_toleration_weight = config.builtins.taint_toleration;
+  out.image_locality_weight = config.builtins.image_locality;
+  out.added_affinity = config.node_affinity.added_required;
+  out.added_preferred_affinity = config.node_affinity.added_preferred;
   out.penalty_per_placement = config.herd.penalty_per_placement;
   return out;
 }

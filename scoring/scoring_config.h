@@ -31,6 +31,13 @@ struct ScoringConfig {
   double recent_placements_weight = 1;
   double inter_pod_affinity_weight = 2;
   double pod_topology_spread_weight = 2;
+  double node_affinity_weight = 2;
+  double taint_toleration_weight = 3;
+  double image_locality_weight = 1;
+  // NodeAffinity's addedAffinity: required terms (ORed; empty: none) and
+  // preferred terms, for every pod.
+  std::vector<NodeSelectorTerm> added_affinity;
+  std::vector<PreferredNodeTerm> added_preferred_affinity;
   double penalty_per_placement = 10;  // herd.penaltyPerPlacement
 };
 

@@ -111,10 +111,29 @@ bool MatchesNodeAffinity(const Pod& pod, const Node& node) {
     if (it == node.labels.end() || it->second != value) return false;
   }
   if (!pod.required_node_affinity.has_value()) return true;
-  for (const NodeSelectorTerm& term : *pod.required_node_affinity) {
+  return MatchesNodeSelectorTerms(*pod.required_node_affinity, node);
+}
+
+bool MatchesNodeSelectorTerms(const std::vector<NodeSelectorTerm>& terms,
+                              const Node& node) {
+  for (const NodeSelectorTerm& term : terms) {
     if (MatchesTerm(term, node)) return true;
   }
   return false;
+}
+
+int64_t NodeAffinityScore(const Pod& pod,
+                          const std::vector<PreferredNodeTerm>& added,
+                          const Node& node) {
+  int64_t score = 0;
+  for (const auto* terms : {&added, &pod.preferred_node_affinity}) {
+    for (const PreferredNodeTerm& t : *terms) {
+      // An empty preference matches nothing (MatchesTerm), as
+      // NewPreferredSchedulingTerms leaves such terms out.
+      if (t.weight != 0 && MatchesTerm(t.preference, node)) score += t.weight;
+    }
+  }
+  return score;
 }
 
 }  // namespace ms

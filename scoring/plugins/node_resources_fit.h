@@ -12,8 +12,10 @@
 //   per resource: (allocatable - requested) * 100 / allocatable, 0 when
 //   requested > allocatable; a resource with allocatable 0 is left out;
 //   score = sum / number of resources counted (0 when none).
-// `requested` is the node's NON-ZERO requests plus the pod's (a container
-// without a request counts 100m cpu and 200Mi memory: PodNonZeroRequests).
+// `requested` is the node's NON-ZERO requests (PodNonZeroRequests of each
+// placed pod) plus the pod's (PodScoringRequests: a container that names
+// no cpu counts 100m, one that names no memory 200Mi, an explicit 0 stays
+// 0, and pod-level requests are not read, as in kube-scheduler v1.34).
 #ifndef METRICS_SCHEDULER_SCORING_PLUGINS_NODE_RESOURCES_FIT_H_
 #define METRICS_SCHEDULER_SCORING_PLUGINS_NODE_RESOURCES_FIT_H_
 
@@ -49,8 +51,8 @@ FitResult Fit(const Resources& requests, const NodeInfo& node);
 int64_t LeastAllocatedScore(int64_t alloc_cpu, int64_t requested_cpu,
                             int64_t alloc_memory, int64_t requested_memory);
 
-// The explanation row of a node: raw = score = LeastAllocatedScore with the
-// pod's non-zero requests added to the node's. A weight <= 0 leaves the term
+// The explanation row of a node: raw = score = LeastAllocatedScore with
+// `pod_non_zero` (PodScoringRequests) added to the node's non-zero requests. A weight <= 0 leaves the term
 // unused.
 TermResult LeastAllocatedTerm(const NodeInfo& node,
                               const Resources& pod_non_zero, double weight);

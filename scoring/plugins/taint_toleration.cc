@@ -37,4 +37,16 @@ const Taint* FirstUntoleratedTaint(const std::vector<Toleration>& tolerations,
   return nullptr;
 }
 
+int64_t TaintTolerationScore(const std::vector<Toleration>& tolerations,
+                             const std::vector<Taint>& taints) {
+  int64_t count = 0;
+  for (const Taint& taint : taints) {
+    if (taint.effect == TaintEffect::kPreferNoSchedule &&
+        !ToleratesTaint(tolerations, taint)) {
+      ++count;
+    }
+  }
+  return count;
+}
+
 }  // namespace ms

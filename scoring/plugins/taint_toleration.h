@@ -3,10 +3,15 @@
 // Filter: every NoSchedule and NoExecute taint of the node must be tolerated
 // by one of the pod's tolerations, else "node(s) had untolerated taint(s)"
 // (kube-scheduler logs which one at -v=4; it is not in the reason).
-// PreferNoSchedule
-// taints never filter. (Its score, the count of intolerable
-// PreferNoSchedule taints, is not computed yet: see the README's
-// limitations.)
+// PreferNoSchedule taints never filter.
+//
+// Score: how many PreferNoSchedule taints of the node the pod does not
+// tolerate, normalised in reverse (DefaultNormalizeScore): 100 - 100 *
+// count / the highest count among the feasible nodes, 100 everywhere when
+// that is 0. kube-scheduler never skips it, but with no PreferNoSchedule
+// taint on any node it is 100 on every node and cannot change the choice:
+// Decide then leaves it out (no row, no weight), as it does for skipped
+// plugins.
 #ifndef METRICS_SCHEDULER_SCORING_PLUGINS_TAINT_TOLERATION_H_
 #define METRICS_SCHEDULER_SCORING_PLUGINS_TAINT_TOLERATION_H_
 
@@ -33,6 +38,11 @@ const Taint* FirstUntoleratedTaint(const std::vector<Toleration>& tolerations,
 
 inline constexpr char kReasonUntoleratedTaint[] =
     "node(s) had untolerated taint(s)";
+inline constexpr char kTermTaintToleration[] = "taintToleration";
+
+// Score.
+int64_t TaintTolerationScore(const std::vector<Toleration>& tolerations,
+                             const std::vector<Taint>& taints);
 
 }  // namespace ms
 

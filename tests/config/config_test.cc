@@ -95,6 +95,13 @@ TEST(LoadConfigTest, MinimalGivesDefaults) {
   EXPECT_EQ(c->builtins.least_allocated, 1);
   EXPECT_EQ(c->builtins.balanced_allocation, 1);
   EXPECT_EQ(c->builtins.recent_placements, 1);
+  EXPECT_EQ(c->builtins.inter_pod_affinity, 2);
+  EXPECT_EQ(c->builtins.pod_topology_spread, 2);
+  EXPECT_EQ(c->builtins.node_affinity, 2);
+  EXPECT_EQ(c->builtins.taint_toleration, 3);
+  EXPECT_EQ(c->builtins.image_locality, 1);
+  EXPECT_TRUE(c->node_affinity.added_required.empty());
+  EXPECT_TRUE(c->node_affinity.added_preferred.empty());
   EXPECT_EQ(c->fallback.cold_cache_deadline, absl::Milliseconds(500));
   EXPECT_EQ(c->herd.penalty_per_placement, 10);
   EXPECT_EQ(c->herd.window, absl::Seconds(30));
@@ -475,6 +482,52 @@ TEST(LoadConfigTest, Errors) {
        "[0, 65535], got \":70000\""},
       {"http: {port: 1}\n",
        "file.yaml:3:8: http.port: unknown key"},
+      // nodeAffinity.addedAffinity.
+      {"nodeAffinity: {added: {}}\n",
+       "file.yaml:3:16: nodeAffinity.added: unknown key"},
+      {"nodeAffinity:\n  addedAffinity:\n"
+       "    requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: []}\n",
+       "file.yaml:5:73: nodeAffinity.addedAffinity."
+       "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: must "
+       "be a list of at least one term"},
+      {"nodeAffinity:\n  addedAffinity:\n"
+       "    requiredDuringSchedulingIgnoredDuringExecution:\n"
+       "      nodeSelectorTerms: [{matchExpressions: [{key: pool, operator: Near}]}]\n",
+       "file.yaml:6:69: nodeAffinity.addedAffinity."
+       "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]."
+       "matchExpressions[0].operator: must be one of In, NotIn, Exists, "
+       "DoesNotExist, Gt, Lt; got \"Near\""},
+      {"nodeAffinity:\n  addedAffinity:\n"
+       "    requiredDuringSchedulingIgnoredDuringExecution:\n"
+       "      nodeSelectorTerms: [{matchExpressions: [{key: pool, operator: In}]}]\n",
+       "file.yaml:6:47: nodeAffinity.addedAffinity."
+       "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]."
+       "matchExpressions[0].values: must not be empty for In and NotIn"},
+      {"nodeAffinity:\n  addedAffinity:\n"
+       "    preferredDuringSchedulingIgnoredDuringExecution:\n"
+       "      - {weight: 101, preference: {matchExpressions: [{key: a, operator: Exists}]}}\n",
+       "file.yaml:6:18: nodeAffinity.addedAffinity."
+       "preferredDuringSchedulingIgnoredDuringExecution[0].weight: must be an "
+       "integer in [1, 100]"},
+      {"nodeAffinity:\n  addedAffinity:\n"
+       "    preferredDuringSchedulingIgnoredDuringExecution:\n"
+       "      - {weight: 1, preference: {matchFields: [{key: metadata.labels, operator: In, values: [a]}]}}\n",
+       "file.yaml:6:54: nodeAffinity.addedAffinity."
+       "preferredDuringSchedulingIgnoredDuringExecution[0].preference."
+       "matchFields[0].key: must be metadata.name, the only field a node "
+       "selector may match"},
+      {"nodeAffinity:\n  addedAffinity:\n"
+       "    preferredDuringSchedulingIgnoredDuringExecution:\n"
+       "      - {weight: 1, preference: {matchExpressions: [{key: n, operator: Gt, values: [x]}]}}\n",
+       "file.yaml:6:84: nodeAffinity.addedAffinity."
+       "preferredDuringSchedulingIgnoredDuringExecution[0].preference."
+       "matchExpressions[0].values: must hold exactly one integer for Gt and "
+       "Lt"},
+      {"builtins: {taintToleration: -1}\n",
+       "file.yaml:3:29: builtins.taintToleration: must be >= 0"},
+      {"metrics: [{name: imageLocality, query: q}]\nbackend: {url: 'http://x'}\n",
+       "file.yaml:3:18: metrics[0].name: \"imageLocality\" is a built-in term "
+       "name"},
       // YAML syntax.
       {"backend: {url: x\n",
        "file.yaml:4:1: invalid YAML: end of map flow not found"},
@@ -494,6 +547,37 @@ TEST(LoadConfigTest, Errors) {
 // Debian's yaml-cpp 0.7's LoadAll never returns on a document that starts
 // with a token its parser has no rule for, such as ',' (common/yaml.h):
 // found by tests/fuzz/config_fuzz. The loader reports it where it is.
+TEST(LoadConfigTest, AddedAffinity) {
+  absl::StatusOr<Config> c = Load(R"(
+builtins: {nodeAffinity: 5, taintToleration: 0, imageLocality: 0.5}
+nodeAffinity:
+  addedAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+      nodeSelectorTerms:
+        - matchExpressions: [{key: pool, operator: In, values: [web, api]}]
+        - matchFields: [{key: metadata.name, operator: In, values: [n1]}]
+    preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 30
+        preference:
+          matchExpressions: [{key: lifecycle, operator: NotIn, values: [spot]},
+                             {key: cores, operator: Gt, values: ["8"]}]
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->builtins.node_affinity, 5);
+  EXPECT_EQ(c->builtins.taint_toleration, 0);
+  EXPECT_EQ(c->builtins.image_locality, 0.5);
+  const NodeAffinityConfig& a = c->node_affinity;
+  ASSERT_EQ(a.added_required.size(), 2u);
+  EXPECT_EQ(a.added_required[0].match_expressions[0],
+            (NodeSelectorRequirement{"pool", SelectorOperator::kIn, {"web", "api"}}));
+  EXPECT_EQ(a.added_required[1].match_fields[0].values,
+            std::vector<std::string>{"n1"});
+  ASSERT_EQ(a.added_preferred.size(), 1u);
+  EXPECT_EQ(a.added_preferred[0].weight, 30);
+  EXPECT_EQ(a.added_preferred[0].preference.match_expressions[1],
+            (NodeSelectorRequirement{"cores", SelectorOperator::kGt, {"8"}}));
+}
+
 TEST(LoadConfigTest, TextThatHangsTheYamlParserIsAnError) {
   struct Case {
     std::string text;

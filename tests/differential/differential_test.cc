@@ -60,6 +60,9 @@ const std::map<std::string, std::string>& PluginOfTerm() {
       {"balancedAllocation", "NodeResourcesBalancedAllocation"},
       {"interPodAffinity", "InterPodAffinity"},
       {"podTopologySpread", "PodTopologySpread"},
+      {"nodeAffinity", "NodeAffinity"},
+      {"taintToleration", "TaintToleration"},
+      {"imageLocality", "ImageLocality"},
   };
   return *m;
 }
@@ -387,7 +390,8 @@ TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
 
   const uint64_t show = EnvOr("MS_DIFF_SHOW", 5);
   uint64_t disagreements = 0;
-  size_t nodes = 0, infeasible = 0, spread = 0, affinity = 0;
+  size_t nodes = 0, infeasible = 0, spread = 0, affinity = 0,
+         node_affinity = 0, soft_taints = 0, images = 0;
   for (size_t i = 0; i < scenarios.size(); ++i) {
     const Result theirs = Theirs(lines[i]);
     const Result ours = Ours(scenarios[i]);
@@ -396,6 +400,11 @@ TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
       infeasible += !v.feasible;
       spread += v.scores.contains("PodTopologySpread");
       affinity += v.scores.contains("InterPodAffinity");
+      node_affinity += v.scores.contains("NodeAffinity");
+      auto taint = v.scores.find("TaintToleration");
+      soft_taints += taint != v.scores.end() && taint->second < 100;
+      auto image = v.scores.find("ImageLocality");
+      images += image != v.scores.end() && image->second > 0;
     }
     std::vector<std::string> diffs = Compare(ours, theirs);
     if (diffs.empty()) continue;
@@ -411,10 +420,15 @@ TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
   EXPECT_GT(infeasible, nodes / 10);
   EXPECT_GT(spread, nodes / 10);
   EXPECT_GT(affinity, nodes / 10);
+  EXPECT_GT(node_affinity, nodes / 10);
+  EXPECT_GT(soft_taints, nodes / 20);
+  EXPECT_GT(images, nodes / 10);
   std::printf("%zu scenarios, %zu nodes (%zu infeasible; %zu scored by "
-              "PodTopologySpread, %zu by InterPodAffinity), %lu disagreements\n",
+              "PodTopologySpread, %zu by InterPodAffinity, %zu by "
+              "NodeAffinity, %zu below 100 by TaintToleration, %zu above 0 "
+              "by ImageLocality), %lu disagreements\n",
               scenarios.size(), nodes, infeasible, spread, affinity,
-              disagreements);
+              node_affinity, soft_taints, images, disagreements);
 }
 
 }  // namespace

@@ -59,6 +59,10 @@ class Random {
 
 const std::vector<std::string> kApps = {"web", "db", "cache"};
 const std::vector<std::string> kNamespaces = {"default", "team-a", "team-b"};
+// What containers run: "redis" has no tag (":latest" is implied), "busybox"
+// is on no node.
+const std::vector<std::string> kImages = {"registry.k8s.io/pause:3.10",
+                                          "nginx:1.27", "redis", "busybox"};
 
 class Generator {
  public:
@@ -127,8 +131,33 @@ class Generator {
     if (r_.Chance(0.9)) labels[kZone] = absl::StrCat("z", r_.Int(1, 3));
     if (r_.Chance(0.5)) labels[kRack] = absl::StrCat("r", r_.Int(1, 2));
     if (r_.Chance(0.3)) labels["disk"] = "ssd";
+    if (r_.Chance(0.6)) labels["lifecycle"] = r_.Chance(0.5) ? "spot" : "on-demand";
     Fields spec;
     std::vector<std::string> taints;
+    if (r_.Chance(0.25)) {
+      taints.push_back(Obj({{"key", Q("spot")}, {"value", Q("true")},
+                            {"effect", Q("PreferNoSchedule")}}));
+    }
+    if (r_.Chance(0.1)) {
+      taints.push_back(Obj({{"key", Q("autoscaler/scale-down")},
+                            {"effect", Q("PreferNoSchedule")}}));
+    }
+    // Readiness as the node lifecycle controller shows it: a condition and
+    // its NoSchedule taint; rarely a condition alone (a taint not yet
+    // added), which kube-scheduler does not filter on.
+    std::string ready = "True";
+    const int readiness = r_.Int(0, 99);
+    if (readiness < 8) {
+      ready = "False";
+      taints.push_back(Obj({{"key", Q("node.kubernetes.io/not-ready")},
+                            {"effect", Q("NoSchedule")}}));
+    } else if (readiness < 12) {
+      ready = "Unknown";
+      taints.push_back(Obj({{"key", Q("node.kubernetes.io/unreachable")},
+                            {"effect", Q("NoSchedule")}}));
+    } else if (readiness < 14) {
+      ready = "False";
+    }
     if (r_.Chance(0.15)) {
       taints.push_back(Obj({{"key", Q("dedicated")}, {"value", Q("gpu")},
                             {"effect", Q("NoSchedule")}}));
@@ -144,14 +173,31 @@ class Generator {
     const std::string pods = r_.Chance(0.1) ? "4" : "110";
     const std::string resources = Obj(
         {{"cpu", Q(cpu)}, {"memory", Q(memory)}, {"pods", Q(pods)}});
+    // Images, each by all its names, with one size per image everywhere.
+    std::vector<std::string> images;
+    if (r_.Chance(0.5)) {
+      images.push_back(Obj({{"names", Arr({Q("registry.k8s.io/pause:3.10"),
+                                           Q("registry.k8s.io/pause@sha256:ee6521f2")})},
+                            {"sizeBytes", "104857600"}}));
+    }
+    if (r_.Chance(0.4)) {
+      images.push_back(Obj({{"names", Arr({Q("docker.io/library/nginx:1.27"),
+                                           Q("nginx:1.27")})},
+                            {"sizeBytes", "524288000"}}));
+    }
+    if (r_.Chance(0.3)) {
+      images.push_back(Obj({{"names", Arr({Q("redis:latest")})},
+                            {"sizeBytes", "943718400"}}));
+    }
     return Obj(
         {{"metadata", Obj({{"name", Q(name)}, {"labels", LabelsJson(labels)}})},
          {"spec", Obj(spec)},
          {"status",
           Obj({{"capacity", resources},
                {"allocatable", resources},
+               {"images", Arr(images)},
                {"conditions",
-                Arr({Obj({{"type", Q("Ready")}, {"status", Q("True")}})})}})}});
+                Arr({Obj({{"type", Q("Ready")}, {"status", Q(ready)}})})}})}});
   }
 
   std::string TopologyKey() {
@@ -291,23 +337,25 @@ class Generator {
     Fields spec;
     if (!node.empty()) spec.push_back({"nodeName", Q(node)});
     if (incoming) spec.push_back({"schedulerName", Q("metrics-scheduler")});
-    Fields container = {{"name", Q("c")},
-                        {"image", Q("registry.k8s.io/pause:3.10")}};
-    if (r_.Chance(0.9)) {  // else none: scored with 100m and 200Mi
-      container.push_back(
-          {"resources",
-           Obj({{"requests",
-                 Obj({{"cpu", Q(Quantity(r_.Int(1, 20) * 100))},
-                      {"memory",
-                       Q(absl::StrCat(r_.Int(1, 16) * 128, "Mi"))}})}})});
+    std::vector<std::string> containers = {Container("c", 8080)};
+    if (r_.Chance(0.2)) containers.push_back(Container("c2", 8081));
+    spec.push_back({"containers", Arr(containers)});
+    std::vector<std::string> init;
+    if (r_.Chance(0.15)) init.push_back(Container("init", 9090));
+    if (r_.Chance(0.1)) {  // a sidecar
+      std::string sidecar = Container("sidecar", 9091);
+      sidecar.insert(sidecar.size() - 1, R"(,"restartPolicy":"Always")");
+      init.push_back(sidecar);
     }
-    if (r_.Chance(0.05)) {
-      container.push_back(
-          {"ports", Arr({Obj({{"containerPort", "8080"},
-                              {"hostPort", "8080"},
-                              {"protocol", Q("TCP")}})})});
+    if (!init.empty()) spec.push_back({"initContainers", Arr(init)});
+    if (r_.Chance(0.1)) {  // pod-level requests, at least the containers'
+      Fields level;
+      if (r_.Chance(0.7)) level.push_back({"cpu", Q(Quantity(r_.Int(10, 25) * 100))});
+      if (level.empty() || r_.Chance(0.5)) {
+        level.push_back({"memory", Q(absl::StrCat(r_.Int(8, 24) * 128, "Mi"))});
+      }
+      spec.push_back({"resources", Obj({{"requests", Obj(level)}})});
     }
-    spec.push_back({"containers", Arr({Obj(container)})});
     Fields affinity;
     const double scale = incoming ? 1.0 : 0.5;
     if (std::string a = Rules(labels, 0.15 * scale, 0.25 * scale); !a.empty()) {
@@ -320,21 +368,40 @@ class Generator {
       if (r_.Chance(0.1)) {
         spec.push_back({"nodeSelector", LabelsJson({{"disk", "ssd"}})});
       }
-      if (r_.Chance(0.1)) {  // required node affinity
-        affinity.push_back(
-            {"nodeAffinity",
-             Obj({{"requiredDuringSchedulingIgnoredDuringExecution",
-                   Obj({{"nodeSelectorTerms",
-                         Arr({Obj({{"matchExpressions",
-                                    Arr({Obj({{"key", Q(kZone)},
-                                              {"operator", Q("In")},
-                                              {"values", Arr({Q("z1"), Q("z2")})}})})}})})}})}})});
+      Fields node_affinity;
+      if (r_.Chance(0.1)) {
+        node_affinity.push_back(
+            {"requiredDuringSchedulingIgnoredDuringExecution",
+             Obj({{"nodeSelectorTerms",
+                   Arr({Obj({{"matchExpressions",
+                              Arr({Obj({{"key", Q(kZone)},
+                                        {"operator", Q("In")},
+                                        {"values", Arr({Q("z1"), Q("z2")})}})})}})})}})});
       }
+      if (r_.Chance(0.4)) {
+        node_affinity.push_back(
+            {"preferredDuringSchedulingIgnoredDuringExecution",
+             PreferredNodeAffinity()});
+      }
+      if (!node_affinity.empty()) {
+        affinity.push_back({"nodeAffinity", Obj(node_affinity)});
+      }
+      std::vector<std::string> tolerations;
       if (r_.Chance(0.25)) {
-        spec.push_back(
-            {"tolerations",
-             Arr({Obj({{"key", Q("dedicated")}, {"operator", Q("Exists")}})})});
+        tolerations.push_back(
+            Obj({{"key", Q("dedicated")}, {"operator", Q("Exists")}}));
       }
+      if (r_.Chance(0.2)) {
+        tolerations.push_back(Obj({{"key", Q("spot")}, {"operator", Q("Equal")},
+                                   {"value", Q("true")},
+                                   {"effect", Q("PreferNoSchedule")}}));
+      }
+      if (r_.Chance(0.1)) {  // as a CNI DaemonSet's pods do
+        tolerations.push_back(
+            Obj({{"key", Q("node.kubernetes.io/not-ready")},
+                 {"operator", Q("Exists")}, {"effect", Q("NoSchedule")}}));
+      }
+      if (!tolerations.empty()) spec.push_back({"tolerations", Arr(tolerations)});
       std::vector<std::string> spread;
       for (int i = r_.Chance(0.6) ? r_.Int(1, 2) : 0; i > 0; --i) {
         spread.push_back(Spread(app));
@@ -342,9 +409,87 @@ class Generator {
       if (!spread.empty()) spec.push_back({"topologySpreadConstraints", Arr(spread)});
     }
     if (!affinity.empty()) spec.push_back({"affinity", Obj(affinity)});
+    Fields status = {{"phase", Q(incoming ? "Pending" : "Running")}};
+    if (!incoming && r_.Chance(0.1)) {  // resized in place
+      Fields cs = {{"name", Q("c")}};
+      if (r_.Chance(0.7)) {
+        cs.push_back({"allocatedResources",
+                      Obj({{"cpu", Q(Quantity(r_.Int(1, 30) * 100))}})});
+      }
+      if (r_.Chance(0.8)) {
+        cs.push_back({"resources",
+                      Obj({{"requests",
+                            Obj({{"cpu", Q(Quantity(r_.Int(1, 30) * 100))}})}})});
+      }
+      status.push_back({"containerStatuses", Arr({Obj(cs)})});
+      if (r_.Chance(0.3)) {
+        status.push_back(
+            {"conditions",
+             Arr({Obj({{"type", Q("PodResizePending")}, {"status", Q("True")},
+                       {"reason", Q("Infeasible")}})})});
+      }
+    }
     return Obj({{"metadata", Obj(metadata)},
                 {"spec", Obj(spec)},
-                {"status", Obj({{"phase", Q(incoming ? "Pending" : "Running")}})}});
+                {"status", Obj(status)}});
+  }
+
+  // A container: requests of every form kube-scheduler tells apart (none,
+  // one of cpu and memory, an explicit 0), sometimes a host port.
+  std::string Container(const std::string& name, int host_port) {
+    Fields container = {{"name", Q(name)}, {"image", Q(r_.Pick(kImages))}};
+    if (r_.Chance(0.9)) {  // else none: scored with 100m and 200Mi
+      Fields requests;
+      const int k = r_.Int(0, 9);
+      if (k != 0) {
+        requests.push_back({"cpu", Q(k == 1 ? "0" : Quantity(r_.Int(1, 20) * 100))});
+      }
+      if (k != 9) {
+        requests.push_back(
+            {"memory", Q(k == 8 ? "0" : absl::StrCat(r_.Int(1, 16) * 128, "Mi"))});
+      }
+      container.push_back({"resources", Obj({{"requests", Obj(requests)}})});
+    }
+    if (r_.Chance(0.05)) {
+      container.push_back(
+          {"ports", Arr({Obj({{"containerPort", absl::StrCat(host_port)},
+                              {"hostPort", absl::StrCat(host_port)},
+                              {"protocol", Q("TCP")}})})});
+    }
+    return Obj(container);
+  }
+
+  // Preferred node affinity: a few weighted terms on labels, or on the
+  // node's name.
+  std::string PreferredNodeAffinity() {
+    std::vector<std::string> terms;
+    for (int i = r_.Int(1, 3); i > 0; --i) {
+      std::string requirement;
+      switch (r_.Int(0, 4)) {
+        case 0:
+        case 1:
+          requirement = Obj({{"key", Q("lifecycle")}, {"operator", Q("In")},
+                             {"values", Arr({Q("spot")})}});
+          break;
+        case 2:
+          requirement = Obj({{"key", Q(kZone)}, {"operator", Q("NotIn")},
+                             {"values", Arr({Q("z1")})}});
+          break;
+        case 3:
+          requirement = Obj({{"key", Q("disk")}, {"operator", Q("Exists")}});
+          break;
+        default:
+          requirement = Obj({{"key", Q("metadata.name")}, {"operator", Q("In")},
+                             {"values", Arr({Q(absl::StrCat("n", r_.Int(0, 3)))})}});
+          break;
+      }
+      const bool field = requirement.find("metadata.name") != std::string::npos;
+      terms.push_back(Obj(
+          {{"weight", absl::StrCat(r_.Int(1, 100))},
+           {"preference", Obj({{field ? "matchFields" : "matchExpressions",
+                                Arr({requirement})}})}}));
+    }
+    return Arr(terms);
   }
 
   Random r_;

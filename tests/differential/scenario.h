@@ -1,9 +1,12 @@
 // Random scheduling scenarios for the differential suite: nodes with zones,
-// labels and taints; namespaces with labels; pods already placed, with
-// labels, owners, host ports and pod (anti-)affinity; the Services,
-// ReplicaSets, StatefulSets and ReplicationControllers the default
-// topology spread reads; and an incoming pod with any mix of node selector,
-// required node affinity, tolerations, pod (anti-)affinity and topology
+// labels, hard and PreferNoSchedule taints, images, and readiness as the
+// node lifecycle controller shows it; namespaces with labels; pods already
+// placed, with labels, owners, host ports, pod (anti-)affinity, init and
+// sidecar containers, requests of every form (none, partial, explicit 0,
+// pod-level) and in-place resizes; the Services, ReplicaSets,
+// StatefulSets and ReplicationControllers the default topology spread
+// reads; and an incoming pod with any mix of node selector, required and
+// preferred node affinity, tolerations, pod (anti-)affinity and topology
 // spread constraints.
 //
 // Every object is Kubernetes JSON as the apiserver would serve it after
@@ -12,8 +15,7 @@
 // decoder.
 // The scenarios leave out what the scheduler does not implement yet and
 // what would make kube-scheduler's total ranking differ for reasons
-// outside this suite (preferred node affinity, PreferNoSchedule taints,
-// images, volumes): see the README's "differential" paragraph.
+// outside this suite (volumes): see the README's "differential" paragraph.
 // Pure and seeded: the same seed gives the same scenario.
 #ifndef METRICS_SCHEDULER_TESTS_DIFFERENTIAL_SCENARIO_H_
 #define METRICS_SCHEDULER_TESTS_DIFFERENTIAL_SCENARIO_H_

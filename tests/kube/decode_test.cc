@@ -7,6 +7,7 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "model/image_names.h"
 #include "tests/testing/paths.h"
 
 namespace ms::kube {
@@ -156,9 +157,11 @@ TEST(DecodePodTest, RecordedInPlaceResizeInfeasible) {
   // Both lists, in the order of the JSON (kubectl sorts the keys; the
   // apiserver sends init containers first): match them by name. `quiet`
   // reports no resources and is left out.
+  const RequestNames both{.cpu = true, .memory = true};
   EXPECT_THAT(pod->container_statuses,
-              UnorderedElementsAre(ContainerResourceStatus{"sidecar", sidecar, sidecar},
-                          ContainerResourceStatus{"app", app, app}));
+              UnorderedElementsAre(
+                  ContainerResourceStatus{"sidecar", sidecar, sidecar, both},
+                  ContainerResourceStatus{"app", app, app, both}));
 }
 
 TEST(DecodePodTest, RecordedInPlaceResizeInProgress) {
@@ -176,8 +179,10 @@ TEST(DecodePodTest, RecordedInPlaceResizeInProgress) {
   EXPECT_EQ(app.actual->memory, 1LL << 30);
 }
 
-// Either half may be reported alone; only the first PodResizePending
-// condition counts, as in kube-scheduler (IsPodResizeInfeasible).
+// Either half may be reported alone, but a status counts only with
+// `resources` (kube-scheduler reads it only then: `a` is left out, `b`
+// counts with no requests); only the first PodResizePending condition
+// counts, as in kube-scheduler (IsPodResizeInfeasible).
 TEST(DecodePodTest, ContainerStatusHalvesAndResizeConditions) {
   absl::StatusOr<Pod> pod = DecodePod(R"({"status":{
     "conditions":[{"type":"PodResizePending","status":"True","reason":"Deferred"},
@@ -191,10 +196,10 @@ TEST(DecodePodTest, ContainerStatusHalvesAndResizeConditions) {
   EXPECT_FALSE(pod->resize_infeasible);
   EXPECT_THAT(
       pod->container_statuses,
-      ElementsAre(ContainerResourceStatus{"a", Resources{.milli_cpu = 1000},
-                                          std::nullopt},
+      ElementsAre(ContainerResourceStatus{"b", std::nullopt, Resources{}},
                   ContainerResourceStatus{"c", std::nullopt,
-                                          Resources{.memory = 1024}}));
+                                          Resources{.memory = 1024},
+                                          {.memory = true}}));
   // A status with a quantity the decoder refuses refuses the pod.
   EXPECT_EQ(DecodePod(R"({"status":{"containerStatuses":[)"
                       R"({"name":"a","allocatedResources":{"cpu":"1x"}}]}})")
@@ -267,6 +272,68 @@ TEST(DecodePodTest, BadInputIsInvalidArgument) {
 }
 
 // tests/testdata/kube/node.json: a testenv Node after its status was set.
+// What the default profile's scores and exact accounting read of a pod.
+TEST(DecodePodTest, PreferencesGatesNominationAndExactRequests) {
+  absl::StatusOr<Pod> pod = DecodePod(R"({
+    "metadata":{"name":"p","namespace":"n"},
+    "spec":{
+      "schedulingGates":[{"name":"example.com/quota"}],
+      "resourceClaims":[{"name":"gpu","resourceClaimName":"gpu-claim"}],
+      "resources":{"requests":{"cpu":"2","hugepages-2Mi":"4Mi","example.com/x":"1"}},
+      "affinity":{"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[
+        {"weight":80,"preference":{"matchExpressions":[
+          {"key":"lifecycle","operator":"In","values":["spot"]}]}},
+        {"weight":20,"preference":{"matchFields":[
+          {"key":"metadata.name","operator":"In","values":["n1"]}]}}]}},
+      "containers":[
+        {"name":"a","image":"nginx","resources":{"requests":{"cpu":"0"}}},
+        {"name":"b","image":"redis:7","resources":{}}]},
+    "status":{"phase":"Pending","nominatedNodeName":"n2"}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_TRUE(pod->scheduling_gated);
+  EXPECT_TRUE(pod->has_resource_claims);
+  EXPECT_EQ(pod->nominated_node_name, "n2");
+  ASSERT_TRUE(pod->pod_requests.has_value());
+  EXPECT_EQ(pod->pod_requests->milli_cpu, 2000);
+  EXPECT_EQ(pod->pod_requests->Scalar("hugepages-2Mi"), 4 << 20);
+  EXPECT_EQ(pod->pod_requests->Scalar("example.com/x"), 0);  // not pod-level
+  EXPECT_TRUE(pod->pod_requests_named.cpu);
+  EXPECT_FALSE(pod->pod_requests_named.memory);
+  ASSERT_EQ(pod->preferred_node_affinity.size(), 2u);
+  EXPECT_EQ(pod->preferred_node_affinity[0].weight, 80);
+  EXPECT_EQ(pod->preferred_node_affinity[0].preference.match_expressions[0].key,
+            "lifecycle");
+  EXPECT_EQ(pod->preferred_node_affinity[1].preference.match_fields[0].values,
+            std::vector<std::string>{"n1"});
+  ASSERT_EQ(pod->containers.size(), 2u);
+  EXPECT_EQ(pod->containers[0].image, "nginx");
+  // An explicit "0" is named; an absent amount is not.
+  EXPECT_EQ(pod->containers[0].named, (RequestNames{.cpu = true}));
+  EXPECT_EQ(pod->containers[1].named, RequestNames{});
+
+  absl::StatusOr<Pod> plain = DecodePod(
+      R"({"spec":{"schedulingGates":[],"containers":[]},"status":{}})");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(plain->scheduling_gated);
+  EXPECT_FALSE(plain->pod_requests.has_value());
+  EXPECT_EQ(plain->nominated_node_name, "");
+}
+
+TEST(DecodeNodeTest, ImagesAreInternedByEveryName) {
+  absl::StatusOr<Node> node = DecodeNode(R"({"metadata":{"name":"n"},
+    "status":{"images":[
+      {"names":["docker.io/library/nginx:1.27","nginx:1.27"],"sizeBytes":1000},
+      {"names":["redis:latest"],"sizeBytes":2000}]}})");
+  ASSERT_TRUE(node.ok()) << node.status();
+  const uint32_t nginx = InternImageName("nginx:1.27");
+  const uint32_t redis = InternImageName("redis:latest");
+  EXPECT_THAT(node->images,
+              ElementsAre(NodeImageName{1000, *FindImageName(
+                                                  "docker.io/library/nginx:1.27")},
+                          NodeImageName{1000, nginx},
+                          NodeImageName{2000, redis}));
+}
+
 TEST(DecodeNodeTest, RecordedNode) {
   absl::StatusOr<Node> node =
       DecodeNode(ReadFileOrDie(TestDataPath("kube/node.json")));

@@ -8,6 +8,9 @@
 namespace ms {
 namespace {
 
+constexpr int64_t kMi = 1024 * 1024;
+constexpr int64_t kGi = 1024 * kMi;
+
 Container MakeContainer(int64_t milli_cpu, int64_t memory,
                         bool restart_always = false) {
   Container c;
@@ -69,15 +72,16 @@ Pod Resized(int64_t spec_cpu, std::optional<int64_t> allocated_cpu,
   return pod;
 }
 
-TEST(PodRequestsTest, AResizeChargesTheLargerOfSpecAllocatedAndActual) {
+TEST(PodRequestsTest, AResizeChargesTheLargestOfSpecAllocatedAndActual) {
   // An upsize not yet allocated: the spec.
   EXPECT_EQ(PodRequests(Resized(2000, 1000, 1000)).milli_cpu, 2000);
   // Allocated, not yet actuated: the allocation.
   EXPECT_EQ(PodRequests(Resized(2000, 2000, 1000)).milli_cpu, 2000);
   // A downsize the kubelet has not actuated: what the container still has.
   EXPECT_EQ(PodRequests(Resized(500, 500, 1000)).milli_cpu, 1000);
-  // A downsize allocated but not reported actual: the larger allocation.
-  EXPECT_EQ(PodRequests(Resized(500, 1000, std::nullopt)).milli_cpu, 1000);
+  // Without status.resources kube-scheduler reads no status at all: the
+  // spec, whatever is allocated.
+  EXPECT_EQ(PodRequests(Resized(500, 1000, std::nullopt)).milli_cpu, 500);
   // Nothing reported: the spec alone.
   EXPECT_EQ(PodRequests(Resized(500, std::nullopt, std::nullopt)).milli_cpu,
             500);
@@ -87,23 +91,96 @@ TEST(PodRequestsTest, AnInfeasibleResizeChargesWhatTheKubeletHas) {
   Pod pod = Resized(8000, 1000, 1000);  // an upsize no node could take
   pod.resize_infeasible = true;
   EXPECT_EQ(PodRequests(pod).milli_cpu, 1000);
-  // A container that reports nothing counts nothing while infeasible, as
-  // in kube-scheduler.
+  // A container that reports nothing counts its spec.
   pod.containers.push_back(MakeContainer(300, 0));
   pod.containers.back().name = "quiet";
-  EXPECT_EQ(PodRequests(pod).milli_cpu, 1000);
+  EXPECT_EQ(PodRequests(pod).milli_cpu, 1300);
 }
 
-// The larger of the three is taken over the pod's sums, not per container.
-TEST(PodRequestsTest, TheLargerAmountIsTakenOverThePodsSums) {
+// determineContainerReqs takes the largest amount per container, then the
+// containers are summed.
+TEST(PodRequestsTest, TheLargestAmountIsTakenPerContainer) {
   Pod pod;
   pod.containers = {MakeContainer(1000, 0), MakeContainer(3000, 0)};
   pod.containers[0].name = "a";
   pod.containers[1].name = "b";
   pod.container_statuses = {
-      {.name = "a", .allocated = Resources{.milli_cpu = 3000}},
-      {.name = "b", .allocated = Resources{.milli_cpu = 1000}}};
-  EXPECT_EQ(PodRequests(pod).milli_cpu, 4000);  // not 3000 + 3000
+      {.name = "a", .actual = Resources{.milli_cpu = 3000}},
+      {.name = "b", .actual = Resources{.milli_cpu = 1000}}};
+  EXPECT_EQ(PodRequests(pod).milli_cpu, 6000);  // 3000 + 3000
+}
+
+// A regular init container's status is never read; a sidecar's is.
+TEST(PodRequestsTest, OnlySidecarsStatusesCount) {
+  Pod pod;
+  pod.containers = {MakeContainer(100, 0)};
+  pod.containers[0].name = "app";
+  pod.init_containers = {MakeContainer(200, 0), MakeContainer(300, 0)};
+  pod.init_containers[0].name = "setup";
+  pod.init_containers[1].name = "proxy";
+  pod.init_containers[1].restart_always = true;
+  pod.container_statuses = {
+      {.name = "setup", .actual = Resources{.milli_cpu = 5000}},
+      {.name = "proxy", .actual = Resources{.milli_cpu = 700}}};
+  // max(app 100 + proxy 700, setup 200 alone before the sidecar started).
+  EXPECT_EQ(PodRequests(pod).milli_cpu, 800);
+}
+
+TEST(PodRequestsTest, PodLevelRequestsReplaceTheContainersSum) {
+  Pod pod;
+  pod.containers = {MakeContainer(500, 256 * kMi), MakeContainer(500, 0)};
+  pod.overhead = Resources{.milli_cpu = 10};
+  pod.pod_requests = Resources{.milli_cpu = 3000};
+  pod.pod_requests->SetScalar("hugepages-2Mi", 4 * kMi);
+  Resources r = PodRequests(pod);
+  EXPECT_EQ(r.milli_cpu, 3010);       // pod level, plus the overhead
+  EXPECT_EQ(r.memory, 256 * kMi);     // not set at pod level: the sum
+  EXPECT_EQ(r.Scalar("hugepages-2Mi"), 4 * kMi);
+  // An explicit pod-level 0 replaces the sum too.
+  pod.pod_requests = Resources{};
+  pod.pod_requests_named = {.memory = true};
+  EXPECT_EQ(PodRequests(pod).memory, 0);
+}
+
+TEST(PodNonZeroRequestsTest, OnlyUnnamedAmountsGetTheDefaults) {
+  constexpr int64_t k200Mi = 200 * kMi;
+  Pod pod;
+  pod.containers = {MakeContainer(0, 0), MakeContainer(0, 0)};
+  pod.containers[0].named = {.cpu = true, .memory = true};  // explicit "0"s
+  Resources nz = PodNonZeroRequests(pod);
+  EXPECT_EQ(nz.milli_cpu, 100);  // the second container's default only
+  EXPECT_EQ(nz.memory, k200Mi);
+  EXPECT_EQ(PodScoringRequests(pod).milli_cpu, 100);
+
+  // With pod-level requests, a default only for what nothing names; the
+  // incoming pod's leastAllocated amounts ignore pod-level requests, as
+  // kube-scheduler's NodeResourcesFit scorer does.
+  Pod level;
+  level.containers = {MakeContainer(200, 0), MakeContainer(0, 0)};
+  level.pod_requests = Resources{.memory = kGi};
+  Resources accounted = PodNonZeroRequests(level);
+  EXPECT_EQ(accounted.milli_cpu, 200);  // cpu is named: no default
+  EXPECT_EQ(accounted.memory, kGi);
+  Resources scored = PodScoringRequests(level);
+  EXPECT_EQ(scored.milli_cpu, 300);  // 200 + the second container's 100m
+  EXPECT_EQ(scored.memory, 2 * k200Mi);  // not the pod-level 1Gi
+}
+
+TEST(PodHostPortsTest, RegularInitContainersReserveNone) {
+  Pod pod;
+  Container init = MakeContainer(0, 0);
+  init.ports = {{.host_port = 9090}};
+  Container sidecar = init;
+  sidecar.ports = {{.host_port = 9091}};
+  sidecar.restart_always = true;
+  Container app = MakeContainer(0, 0);
+  app.ports = {{.host_port = 8080}, {.host_port = 0}};
+  pod.init_containers = {init, sidecar};
+  pod.containers = {app};
+  std::vector<ContainerPort> ports = PodHostPorts(pod);
+  ASSERT_EQ(ports.size(), 2u);
+  EXPECT_EQ(ports[0].host_port, 9091);
+  EXPECT_EQ(ports[1].host_port, 8080);
 }
 
 TEST(PodRequestsTest, SumsSaturate) {

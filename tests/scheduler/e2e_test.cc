@@ -742,5 +742,114 @@ TEST_F(EndToEndTest, DeploymentReplicasGetTheDefaultSpread) {
   }
 }
 
+// Node preferences, as kube-scheduler's default profile weighs them.
+TEST_F(EndToEndTest, PreferredNodeAffinityFillsSpotNodesFirst) {
+  // Two spot and two on-demand nodes; the on-demand ones are bigger, so
+  // by requests alone most pods would go there.
+  for (int i = 0; i < 4; ++i) {
+    const bool spot = i < 2;
+    AddNode(Node(i), spot ? "4" : "16");
+    env_.AdminOk("PATCH", "/api/v1/nodes/" + Node(i),
+                 absl::StrCat(R"({"metadata":{"labels":{"lifecycle":")",
+                              spot ? "spot" : "on-demand", R"("}}})"),
+                 "application/merge-patch+json");
+  }
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  const std::string prefer_spot =
+      R"({"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":)"
+      R"([{"weight":100,"preference":{"matchExpressions":[{"key":"lifecycle",)"
+      R"("operator":"In","values":["spot"]}]}}]}})";
+  // The node label patch must be seen before the pods are: the first pod
+  // goes only once the scheduler is up, and nodes come before pods.
+  for (int i = 0; i < 8; ++i) {
+    CreatePodWith(absl::StrCat("web-", i), R"({"app":"web"})", prefer_spot);
+  }
+  ASSERT_TRUE(WaitFor([&] { return AllBound(8); }, absl::Seconds(60)))
+      << s->Log();
+  std::map<std::string, int> per_node = PodsPerNode();
+  EXPECT_EQ(per_node[Node(0)] + per_node[Node(1)], 8) << s->Log();
+  EventsWith("web-0", "nodeAffinity 100.0 (w=2)");
+}
+
+TEST_F(EndToEndTest, PreferNoScheduleNodeIsAvoidedWhileAnotherFits) {
+  // n0 is empty but about to be scaled down; n1 is half full.
+  AddNode(Node(0));
+  AddNode(Node(1));
+  env_.AdminOk("PATCH", "/api/v1/nodes/" + Node(0),
+               R"({"spec":{"taints":[{"key":"autoscaler/scale-down",)"
+               R"("effect":"PreferNoSchedule"}]}})",
+               "application/merge-patch+json");
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  CreatePodWith("half", R"({"app":"filler"})",
+                absl::StrCat(R"({"nodeAffinity":{"requiredDuringScheduling)",
+                             R"(IgnoredDuringExecution":{"nodeSelectorTerms":)",
+                             R"([{"matchFields":[{"key":"metadata.name",)",
+                             R"("operator":"In","values":[")", Node(1),
+                             R"("]}]}]}}})"),
+                "2");
+  ASSERT_TRUE(WaitFor([&] { return AllBound(1); }, absl::Seconds(60)))
+      << s->Log();
+  CreatePodWith("web", R"({"app":"web"})", "{}", "1");
+  ASSERT_TRUE(WaitFor([&] { return AllBound(2); }, absl::Seconds(60)))
+      << s->Log();
+  EXPECT_EQ(Placements()["web"], Node(1));
+  // When the other node is full, the tainted one still takes pods.
+  CreatePodWith("big", R"({"app":"web"})", "{}", "3");
+  ASSERT_TRUE(WaitFor([&] { return AllBound(3); }, absl::Seconds(60)))
+      << s->Log();
+  EXPECT_EQ(Placements()["big"], Node(0));
+}
+
+// A pod-level request is what the node is charged, not the containers' sum.
+TEST_F(EndToEndTest, PodLevelRequestsAreCharged) {
+  AddNode(Node(0), "4");
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  env_.AdminOk(
+      "POST", "/api/v1/namespaces/" + suite_ + "/pods",
+      absl::StrCat(
+          R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"level"},)",
+          R"("spec":{"schedulerName":"metrics-scheduler","nodeSelector":)",
+          R"({"e2e-suite":")", suite_,
+          R"("},"resources":{"requests":{"cpu":"3","memory":"1Gi"}},)",
+          R"("containers":[{"name":"c","image":"registry.k8s.io/pause:3.10",)",
+          R"("resources":{"requests":{"cpu":"100m","memory":"64Mi"}}}]}})"));
+  ASSERT_TRUE(WaitFor([&] { return AllBound(1); }, absl::Seconds(60)))
+      << s->Log();
+  // 3 of the 4 CPUs are taken: a 2-CPU pod does not fit.
+  CreatePod("two", "2");
+  EventsWith("two", "0/1 nodes are available: 1 Insufficient cpu");
+  EXPECT_EQ(Placements()["two"], "");
+}
+
+// spec.schedulingGates: left alone, no event, until the gates are removed.
+TEST_F(EndToEndTest, GatedPodWaitsForItsGatesThenIsPlaced) {
+  AddNode(Node(0));
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  const std::string pods = "/api/v1/namespaces/" + suite_ + "/pods";
+  std::string gated = PodJson("gated");
+  gated.insert(gated.find(R"("containers")"),
+               R"("schedulingGates":[{"name":"example.com/quota"}],)");
+  env_.AdminOk("POST", pods, gated);
+  // A pod created after it is bound: the scheduler has seen the gated pod
+  // by then (one watch, in order) and left it.
+  CreatePod("after");
+  ASSERT_TRUE(WaitFor([&] { return Placements()["after"] == Node(0); },
+                      absl::Seconds(60)))
+      << s->Log();
+  EXPECT_EQ(Placements()["gated"], "");
+  const std::string pod = env_.AdminOk("GET", pods + "/gated");
+  EXPECT_NE(pod.find("SchedulingGated"), std::string::npos) << pod;
+  EXPECT_EQ(Events("gated").find("FailedScheduling"), std::string::npos);
+  env_.AdminOk("PATCH", pods + "/gated", R"({"spec":{"schedulingGates":null}})",
+               "application/merge-patch+json");
+  ASSERT_TRUE(WaitFor([&] { return Placements()["gated"] == Node(0); },
+                      absl::Seconds(60)))
+      << s->Log();
+}
+
 }  // namespace
 }  // namespace ms

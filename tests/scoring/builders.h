@@ -73,9 +73,11 @@ class NodeBuilder {
     info_.node.unschedulable = true;
     return *this;
   }
+  // Not ready as the node lifecycle controller shows it: the condition and
+  // the node.kubernetes.io/not-ready NoSchedule taint.
   NodeBuilder& NotReady() {
     info_.node.ready = false;
-    return *this;
+    return Taint("node.kubernetes.io/not-ready", "", TaintEffect::kNoSchedule);
   }
   NodeBuilder& UsedPort(int32_t port, const std::string& protocol = "TCP",
                         const std::string& ip = "") {

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "model/image_names.h"
 #include "scoring/explain.h"
 #include "scoring/metric_table.h"
 #include "scoring/filter.h"
@@ -31,6 +32,7 @@ using ::ms::testing::kNow;
 using ::ms::testing::MakeNode;
 using ::ms::testing::MakePod;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -299,6 +301,110 @@ TEST(DecideTest, SummaryNamesEveryPluginThatScored) {
   }
 }
 
+// "Spot nodes first, then on-demand": a preferred node affinity outweighs
+// leastAllocated, as in kube-scheduler (NodeAffinity weight 2, normalised
+// to 100 on the preferred nodes).
+TEST(DecideTest, PreferredNodeAffinityFillsPreferredNodesFirst) {
+  Fixture f;
+  f.nodes = {MakeNode("spot-1").Label("lifecycle", "spot").Requested(3000, 0),
+             MakeNode("od-1").Label("lifecycle", "on-demand"),
+             MakeNode("od-2").Label("lifecycle", "on-demand")};
+  NodeSelectorTerm spot;
+  spot.match_expressions.push_back(
+      {"lifecycle", SelectorOperator::kIn, {"spot"}});
+  f.pod.preferred_node_affinity = {{.weight = 1, .preference = spot}};
+  ScoringConfig cfg;
+  cfg.recent_placements_weight = 0;
+  Decision d = f.Run(cfg);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(f.nodes[d.node_index].node.name, "spot-1");
+  EXPECT_THAT(SummarizeTerms(d.score, d.mode, d.terms),
+              HasSubstr("nodeAffinity 100.0 (w=2)"));
+  // Weight 0 turns it off: the emptier on-demand nodes win.
+  cfg.node_affinity_weight = 0;
+  d = f.Run(cfg);
+  EXPECT_NE(f.nodes[d.node_index].node.name, "spot-1");
+}
+
+// The configured addedAffinity applies to every pod: its required terms
+// filter with their own reason, its preferred terms score.
+TEST(DecideTest, AddedAffinityAppliesToEveryPod) {
+  Fixture f;
+  f.nodes = {MakeNode("a").Label("pool", "batch"),
+             MakeNode("b").Label("pool", "web"),
+             MakeNode("c").Label("pool", "web").Label("disk", "ssd")};
+  ScoringConfig cfg;
+  cfg.recent_placements_weight = 0;
+  NodeSelectorTerm web;
+  web.match_expressions.push_back({"pool", SelectorOperator::kIn, {"web"}});
+  cfg.added_affinity = {web};
+  NodeSelectorTerm ssd;
+  ssd.match_expressions.push_back({"disk", SelectorOperator::kExists, {}});
+  cfg.added_preferred_affinity = {{.weight = 10, .preference = ssd}};
+  Decision d = f.Run(cfg);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(f.nodes[d.node_index].node.name, "c");
+  EXPECT_EQ(d.explanation->nodes[0].filter_reason,
+            "node(s) didn't match scheduler-enforced node affinity");
+}
+
+// PreferNoSchedule taints: avoided while another node fits, counted and
+// normalised in reverse as kube-scheduler does; tolerated ones do not count.
+TEST(DecideTest, PreferNoScheduleTaintsAreAvoided) {
+  Fixture f;
+  f.nodes = {MakeNode("leaving").Taint("autoscaler/scale-down", "",
+                                       TaintEffect::kPreferNoSchedule),
+             MakeNode("staying").Requested(2000, 0)};
+  ScoringConfig cfg;
+  cfg.recent_placements_weight = 0;
+  Decision d = f.Run(cfg);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(f.nodes[d.node_index].node.name, "staying");
+  const NodeExplanation& leaving = d.explanation->nodes[0];
+  ASSERT_TRUE(leaving.feasible);
+  bool found = false;
+  for (const TermResult& t : leaving.terms) {
+    if (t.name != "taintToleration") continue;
+    found = true;
+    EXPECT_EQ(t.raw, 1);
+    EXPECT_EQ(t.score, 0);
+    EXPECT_EQ(t.weight, 3);
+  }
+  EXPECT_TRUE(found);
+  // Still placed there when nothing else fits.
+  f.nodes[1] = MakeNode("staying").Requested(4000, 0);
+  d = f.Run(cfg);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(f.nodes[d.node_index].node.name, "leaving");
+  // A pod that tolerates the taint has no reason to avoid it.
+  f.nodes[1] = MakeNode("staying").Requested(2000, 0);
+  f.pod = MakePod().Req(100, 100 * kMi).Tolerate(
+      "autoscaler/scale-down", TolerationOperator::kExists, "",
+      TaintEffect::kPreferNoSchedule);
+  d = f.Run(cfg);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(f.nodes[d.node_index].node.name, "leaving");
+  EXPECT_THAT(SummarizeTerms(d.score, d.mode, d.terms),
+              Not(HasSubstr("taintToleration")));
+}
+
+TEST(DecideTest, ImageLocalityPrefersNodesThatHoldTheImage) {
+  Fixture f;
+  f.nodes = {MakeNode("cold"), MakeNode("warm")};
+  f.nodes[1].node.images.push_back(
+      {.size_bytes = int64_t{900} << 20,
+       .name = InternImageName("decide-test/app:1")});
+  f.pod.containers[0].image = "decide-test/app:1";
+  ScoringConfig cfg;
+  cfg.recent_placements_weight = 0;
+  Decision d = f.Run(cfg);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(f.nodes[d.node_index].node.name, "warm");
+  // 900 MB held by 1 of 2 nodes: 450 MB, 100 * (450 - 23) / 977 = 43.
+  EXPECT_THAT(SummarizeTerms(d.score, d.mode, d.terms),
+              HasSubstr("imageLocality 43.0 (w=1)"));
+}
+
 TEST(DecideTest, BalancedAllocationIsSkippedForBestEffortPods) {
   ScoringConfig cfg;
   cfg.recent_placements_weight = 0;
@@ -355,8 +461,8 @@ TEST(DecideTest, NoFeasibleNodeMixedReasons) {
              MakeNode("e").NotReady()};
   Decision d = f.Run(MetricsOnly({}));
   EXPECT_EQ(d.filter_summary,
-            "0/5 nodes are available: 1 node(s) were not ready, 1 node(s) "
-            "were unschedulable, 3 Insufficient cpu.");
+            "0/5 nodes are available: 1 node(s) had untolerated taint(s), 1 "
+            "node(s) were unschedulable, 3 Insufficient cpu.");
   EXPECT_EQ(d.explanation->nodes[0].filter_reason, "Insufficient cpu");
   EXPECT_THAT(FormatExplanation(*d.explanation),
               HasSubstr("no node: 0/5 nodes are available"));

@@ -32,11 +32,26 @@ TEST(CheckNodeTest, ReasonsInKubeSchedulerOrder) {
   const Pod plain = MakePod().Req(1000, kGi);
   for (const Case& c : std::vector<Case>{
            {"fits", plain, MakeNode("n"), ""},
+           // Readiness is the not-ready taint's business, as in
+           // kube-scheduler v1.34: no filter reads the condition.
            {"not ready", plain, MakeNode("n").NotReady(),
-            "node(s) were not ready"},
-           // Not ready comes first, then cordoned.
+            "node(s) had untolerated taint(s)"},
+           {"not ready, taint tolerated",
+            MakePod().Tolerate("node.kubernetes.io/not-ready",
+                               TolerationOperator::kExists, "",
+                               TaintEffect::kNoSchedule),
+            MakeNode("n").NotReady(), ""},
+           {"Ready=False, no taint yet", plain,
+            [] {
+              NodeInfo n = MakeNode("n");
+              n.node.ready = false;
+              return n;
+            }(),
+            ""},
+           // Cordoned comes first, then taints.
            {"not ready and cordoned", plain,
-            MakeNode("n").NotReady().Unschedulable(), "node(s) were not ready"},
+            MakeNode("n").NotReady().Unschedulable(),
+            "node(s) were unschedulable"},
            {"cordoned", plain, MakeNode("n").Unschedulable(),
             "node(s) were unschedulable"},
            {"cordoned, tolerated",

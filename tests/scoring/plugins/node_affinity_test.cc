@@ -75,5 +75,38 @@ TEST(MatchesNodeAffinityTest, Operators) {
       MakePod().NodeSelector("zone", "a").NodeSelector("disk", "ssd"), node));
 }
 
+// Preferred terms: the weights of those that match, the pod's and the
+// configured addedAffinity's; empty and zero-weight terms never count.
+TEST(NodeAffinityScoreTest, SumsTheWeightsOfMatchingTerms) {
+  using S = SelectorOperator;
+  Pod pod = MakePod();
+  pod.preferred_node_affinity = {
+      {.weight = 80, .preference = Expr("lifecycle", S::kIn, {"spot"})},
+      {.weight = 20, .preference = Field(S::kIn, {"n1"})},
+      {.weight = 5, .preference = {}},  // matches nothing
+      {.weight = 0, .preference = Expr("lifecycle", S::kExists, {})},
+  };
+  const std::vector<PreferredNodeTerm> none;
+  NodeInfo spot = MakeNode("n1").Label("lifecycle", "spot");
+  NodeInfo other = MakeNode("n2").Label("lifecycle", "on-demand");
+  EXPECT_EQ(NodeAffinityScore(pod, none, spot.node), 100);
+  EXPECT_EQ(NodeAffinityScore(pod, none, other.node), 0);
+  const std::vector<PreferredNodeTerm> added = {
+      {.weight = 7, .preference = Expr("lifecycle", S::kIn, {"on-demand"})}};
+  EXPECT_EQ(NodeAffinityScore(pod, added, other.node), 7);
+  EXPECT_TRUE(ScoresNodeAffinity(pod, none));
+  EXPECT_FALSE(ScoresNodeAffinity(MakePod(), none));
+  EXPECT_TRUE(ScoresNodeAffinity(MakePod(), added));
+}
+
+TEST(MatchesNodeSelectorTermsTest, TermsAreOred) {
+  using S = SelectorOperator;
+  NodeInfo node = MakeNode("n1").Label("zone", "a");
+  EXPECT_TRUE(MatchesNodeSelectorTerms(
+      {Expr("zone", S::kIn, {"b"}), Expr("zone", S::kIn, {"a"})}, node.node));
+  EXPECT_FALSE(MatchesNodeSelectorTerms({Expr("zone", S::kIn, {"b"})},
+                                        node.node));
+}
+
 }  // namespace
 }  // namespace ms

@@ -37,5 +37,28 @@ TEST(ToleratesTaintTest, Table) {
   }
 }
 
+// Only PreferNoSchedule taints count, and only those not tolerated.
+TEST(TaintTolerationScoreTest, CountsIntolerablePreferNoScheduleTaints) {
+  using E = TaintEffect;
+  const std::vector<Taint> taints = {{"spot", "true", E::kPreferNoSchedule},
+                                     {"scale-down", "", E::kPreferNoSchedule},
+                                     {"dedicated", "gpu", E::kNoSchedule}};
+  EXPECT_EQ(TaintTolerationScore({}, taints), 2);
+  EXPECT_EQ(TaintTolerationScore(
+                {{"spot", TolerationOperator::kEqual, "true",
+                  E::kPreferNoSchedule}},
+                taints),
+            1);
+  // A toleration of another effect does not tolerate PreferNoSchedule.
+  EXPECT_EQ(TaintTolerationScore(
+                {{"spot", TolerationOperator::kExists, "", E::kNoSchedule}},
+                taints),
+            2);
+  // An empty effect tolerates every effect.
+  EXPECT_EQ(TaintTolerationScore(
+                {{"", TolerationOperator::kExists, "", std::nullopt}}, taints),
+            0);
+}
+
 }  // namespace
 }  // namespace ms

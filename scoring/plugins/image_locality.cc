@@ -1,0 +1,69 @@
+#include "scoring/plugins/image_locality.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "model/image_names.h"
+#include "scoring/explain.h"
+
+namespace ms {
+namespace {
+
+constexpr int64_t kMiB = 1024 * 1024;
+constexpr int64_t kMinThreshold = 23 * kMiB;
+constexpr int64_t kMaxContainerThreshold = 1000 * kMiB;
+
+}  // namespace
+
+std::string NormalizedImageName(absl::string_view image) {
+  const size_t colon = image.rfind(':');
+  const size_t slash = image.rfind('/');
+  // Go's LastIndex gives -1 when absent: colon <= slash, with npos as -1.
+  const bool has_tag =
+      colon != absl::string_view::npos &&
+      (slash == absl::string_view::npos || colon > slash);
+  return has_tag ? std::string(image) : absl::StrCat(image, ":latest");
+}
+
+int64_t ImageLocalityScore(int64_t sum, size_t num_containers) {
+  const int64_t max_threshold =
+      kMaxContainerThreshold * static_cast<int64_t>(num_containers);
+  sum = std::clamp(sum, kMinThreshold, std::max(max_threshold, kMinThreshold));
+  if (max_threshold <= kMinThreshold) return 0;
+  return static_cast<int64_t>(kMaxNodeScore) * (sum - kMinThreshold) /
+         (max_threshold - kMinThreshold);
+}
+
+bool ImageLocalitySums(const Pod& pod, const ImageIndex& index,
+                       size_t num_nodes, const int64_t* feasible,
+                       int64_t* sums) {
+  bool cleared = false;
+  bool any = false;
+  for (const auto* list : {&pod.init_containers, &pod.containers}) {
+    for (const Container& c : *list) {
+      const std::optional<uint32_t> name =
+          FindImageName(NormalizedImageName(c.image));
+      if (!name) continue;
+      const ImageIndex::Image* image = index.Find(*name);
+      if (image == nullptr) continue;
+      if (!cleared) {
+        std::fill_n(sums, num_nodes, 0);
+        cleared = true;
+      }
+      // scaledImageScore.
+      const double spread = static_cast<double>(image->nodes.size()) /
+                            static_cast<double>(num_nodes);
+      const int64_t scaled = static_cast<int64_t>(
+          static_cast<double>(image->size_bytes) * spread);
+      for (uint32_t i : image->nodes) {
+        if (i >= num_nodes) continue;
+        sums[i] += scaled;
+        any |= feasible[i] != 0;
+      }
+    }
+  }
+  return any;
+}
+
+}  // namespace ms

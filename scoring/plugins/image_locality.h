@@ -1,0 +1,44 @@
+// ImageLocality (kube-scheduler: plugins/imagelocality).
+//
+// Score, with no normalisation: for each container and init container of
+// the pod whose image the node holds (the image name with ":latest" added
+// when it has neither tag nor digest, matched against every name the node
+// reports), the image's size scaled by the share of all nodes that hold it
+// (int64(size * holders / nodes)), summed; then clamped to [23 MB, 1000 MB
+// * containers] and mapped linearly onto [0, 100]. kube-scheduler never
+// skips it, but when no feasible node holds any of the pod's images it is 0
+// on every node and cannot change the choice: Decide then leaves it out (no
+// row, no weight), as it does for skipped plugins.
+#ifndef METRICS_SCHEDULER_SCORING_PLUGINS_IMAGE_LOCALITY_H_
+#define METRICS_SCHEDULER_SCORING_PLUGINS_IMAGE_LOCALITY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "model/pod.h"
+#include "scoring/image_index.h"
+
+namespace ms {
+
+inline constexpr char kTermImageLocality[] = "imageLocality";
+
+// normalizedImageName: `image` with ":latest" appended when the last ':'
+// does not come after the last '/'.
+std::string NormalizedImageName(absl::string_view image);
+
+// calculatePriority: the score of a node from the sum of its scaled image
+// sizes and the pod's number of containers (init containers included).
+int64_t ImageLocalityScore(int64_t sum, size_t num_containers);
+
+// Pre-score: into sums[i], for each feasible node i of the `num_nodes`
+// indexed, the sum of the scaled sizes of the pod's images it holds; nodes
+// that hold none are set to 0. Returns whether any feasible node holds one.
+bool ImageLocalitySums(const Pod& pod, const ImageIndex& index,
+                       size_t num_nodes, const int64_t* feasible,
+                       int64_t* sums);
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_SCORING_PLUGINS_IMAGE_LOCALITY_H_

@@ -1,0 +1,84 @@
+#include "scoring/plugins/image_locality.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "model/image_names.h"
+#include "scoring/image_index.h"
+#include "tests/scoring/builders.h"
+
+namespace ms {
+namespace {
+
+using ::ms::testing::MakeNode;
+
+constexpr int64_t kMB = 1024 * 1024;
+
+TEST(NormalizedImageNameTest, AddsLatestWithoutATag) {
+  EXPECT_EQ(NormalizedImageName("redis"), "redis:latest");
+  EXPECT_EQ(NormalizedImageName("redis:7"), "redis:7");
+  EXPECT_EQ(NormalizedImageName("registry:5000/redis"),
+            "registry:5000/redis:latest");
+  EXPECT_EQ(NormalizedImageName("registry:5000/redis:7"),
+            "registry:5000/redis:7");
+  EXPECT_EQ(NormalizedImageName("redis@sha256:abc"), "redis@sha256:abc");
+}
+
+// calculatePriority: clamped to [23 MB, 1000 MB per container], linear.
+TEST(ImageLocalityScoreTest, Thresholds) {
+  EXPECT_EQ(ImageLocalityScore(0, 1), 0);
+  EXPECT_EQ(ImageLocalityScore(23 * kMB, 1), 0);
+  EXPECT_EQ(ImageLocalityScore(1000 * kMB, 1), 100);
+  EXPECT_EQ(ImageLocalityScore(5000 * kMB, 1), 100);
+  // 100 * (511.5 - 23) / (1000 - 23) MB = 50.
+  EXPECT_EQ(ImageLocalityScore(511 * kMB + kMB / 2, 1), 50);
+  EXPECT_EQ(ImageLocalityScore(1000 * kMB, 2), 49);  // 100 * 977 / 1977
+  EXPECT_EQ(ImageLocalityScore(1000 * kMB, 0), 0);
+}
+
+NodeInfo WithImages(const std::string& name,
+                    const std::vector<std::pair<std::string, int64_t>>& images) {
+  NodeInfo n = MakeNode(name);
+  for (const auto& [image, size] : images) {
+    n.node.images.push_back({.size_bytes = size, .name = InternImageName(image)});
+  }
+  return n;
+}
+
+// The size scaled by the share of nodes that hold the image, summed over
+// the containers (twice for an image two containers run).
+TEST(ImageLocalitySumsTest, ScalesBySpread) {
+  std::vector<NodeInfo> nodes = {
+      WithImages("a", {{"il-test/app:1", 800 * kMB}, {"il-test/db:1", 400 * kMB}}),
+      WithImages("b", {{"il-test/app:1", 800 * kMB}}),
+      WithImages("c", {}), WithImages("d", {})};
+  ImageIndex index;
+  index.Build(nodes);
+  Pod pod;
+  pod.containers = {{.name = "x", .image = "il-test/app:1"},
+                    {.name = "y", .image = "il-test/db:1"},
+                    {.name = "z", .image = "il-test/app:1"}};
+  std::vector<int64_t> feasible = {-1, -1, -1, 0};
+  std::vector<int64_t> sums(4, -7);
+  ASSERT_TRUE(ImageLocalitySums(pod, index, 4, feasible.data(), sums.data()));
+  EXPECT_EQ(sums[0], 400 * kMB + 100 * kMB + 400 * kMB);  // app twice at 2/4
+  EXPECT_EQ(sums[1], 800 * kMB);
+  EXPECT_EQ(sums[2], 0);
+
+  // The index follows a node that drops an image.
+  nodes[1] = WithImages("b", {});
+  index.Update(1, nodes[1].node);
+  ASSERT_TRUE(ImageLocalitySums(pod, index, 4, feasible.data(), sums.data()));
+  EXPECT_EQ(sums[0], 2 * 200 * kMB + 100 * kMB);  // app now at 1/4, twice
+  EXPECT_EQ(sums[1], 0);
+
+  Pod elsewhere;
+  elsewhere.containers = {{.name = "x", .image = "il-test/unknown"}};
+  EXPECT_FALSE(
+      ImageLocalitySums(elsewhere, index, 4, feasible.data(), sums.data()));
+}
+
+}  // namespace
+}  // namespace ms
