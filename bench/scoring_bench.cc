@@ -34,8 +34,11 @@
 #include "scoring/decide.h"
 #include "scoring/metric_table.h"
 #include "scoring/node_table.h"
+#include "scoring/plugins/image_locality.h"
 #include "scoring/plugins/inter_pod_affinity.h"
+#include "scoring/plugins/node_affinity.h"
 #include "scoring/plugins/pod_topology_spread.h"
+#include "scoring/plugins/taint_toleration.h"
 
 namespace ms {
 namespace {
@@ -280,10 +283,18 @@ void BM_Decide(benchmark::State& state) {
     state.counters["vs_baseline"] = ns / it->second;
   }
   state.counters["nodes_feasible"] = first.num_feasible;
+  auto scored = [&](absl::string_view term) {
+    return std::any_of(first.terms.begin(), first.terms.end(),
+                       [&](const TermResult& t) { return t.name == term; });
+  };
   if (constraints &&
-      (first.terms.back().name != kTermInterPodAffinity ||
-       first.terms[first.terms.size() - 2].name != kTermPodTopologySpread)) {
-    state.SkipWithError("InterPodAffinity or PodTopologySpread did not score");
+      !(scored(kTermInterPodAffinity) && scored(kTermPodTopologySpread) &&
+        scored(kTermNodeAffinity))) {
+    state.SkipWithError(
+        "InterPodAffinity, PodTopologySpread or NodeAffinity did not score");
+  }
+  if (!(scored(kTermTaintToleration) && scored(kTermImageLocality))) {
+    state.SkipWithError("TaintToleration or ImageLocality did not score");
   }
 }
 

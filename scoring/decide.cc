@@ -256,25 +256,31 @@ void TaintTolerationScores(const DecideInput& in, const NodeTable& table,
   const size_t n = nodes.size();
   s.taint_toleration_on = false;
   int64_t hi = 0;
+  bool zeroed = false;
   for (uint32_t i : table.soft_tainted()) {
     if (s.feasible[i] == 0) continue;
-    if (!s.taint_toleration_on) {
+    if (!zeroed) {
       Grow(s.taint_toleration_raw, n);
-      Grow(s.taint_toleration, n);
       std::fill_n(s.taint_toleration_raw.begin(), n, 0);
-      s.taint_toleration_on = true;
+      zeroed = true;
     }
     const int64_t count =
         TaintTolerationScore(in.pod->tolerations, nodes[i].node.taints);
     s.taint_toleration_raw[i] = count;
     hi = std::max(hi, count);
   }
-  if (hi == 0) {
-    s.taint_toleration_on = false;
-    return;
+  if (hi == 0) return;
+  s.taint_toleration_on = true;
+  // DefaultNormalizeScore, reversed, over the only nodes that can differ
+  // from 100.
+  Grow(s.taint_toleration, n);
+  std::fill_n(s.taint_toleration.begin(), n, kMaxNodeScore);
+  for (uint32_t i : table.soft_tainted()) {
+    const int64_t count = s.taint_toleration_raw[i];
+    if (s.feasible[i] == 0 || count == 0) continue;
+    constexpr int64_t kMax = static_cast<int64_t>(kMaxNodeScore);
+    s.taint_toleration[i] = static_cast<double>(kMax - kMax * count / hi);
   }
-  DefaultNormalizeScore(s.taint_toleration_raw.data(), s.feasible.data(), n,
-                        /*reverse=*/true, s.taint_toleration.data());
 }
 
 // 3-4. ImageLocality's score (it needs no normalisation): from the nodes
@@ -290,13 +296,10 @@ void ImageLocalityScores(const DecideInput& in, const NodeTable& table,
     return;
   }
   Grow(s.image_locality, n);
-  const size_t containers = pod.init_containers.size() + pod.containers.size();
-  for (size_t i = 0; i < n; ++i) {
-    if (s.feasible[i] == 0) continue;
-    s.image_locality[i] = static_cast<double>(
-        ImageLocalityScore(s.image_locality_raw[i], containers));
-    s.image_locality_on |= s.image_locality[i] > 0;
-  }
+  s.image_locality_on = ::ms::ImageLocalityScores(
+      s.image_locality_raw.data(), s.feasible.data(), n,
+      pod.init_containers.size() + pod.containers.size(),
+      s.image_locality.data());
 }
 
 // 4. Normalise: resolves the plan of each metric that scores into

@@ -13,11 +13,17 @@ void DefaultNormalizeScore(const int64_t* raw, const int64_t* feasible,
   for (size_t i = 0; i < n; ++i) {
     if (feasible[i] != 0) hi = std::max(hi, raw[i]);
   }
+  // Most raw scores are 0 (no preferred term matches, no taint): those
+  // need no division.
+  const double zero = reverse ? kMaxNodeScore : 0.0;
   for (size_t i = 0; i < n; ++i) {
     if (feasible[i] == 0) continue;
-    int64_t score = hi == 0 ? 0 : kMax * raw[i] / hi;
-    if (reverse) score = kMax - score;
-    out[i] = static_cast<double>(score);
+    if (raw[i] == 0) {
+      out[i] = zero;
+      continue;
+    }
+    const int64_t score = kMax * raw[i] / hi;
+    out[i] = static_cast<double>(reverse ? kMax - score : score);
   }
 }
 

@@ -66,4 +66,20 @@ bool ImageLocalitySums(const Pod& pod, const ImageIndex& index,
   return any;
 }
 
+bool ImageLocalityScores(const int64_t* sums, const int64_t* feasible,
+                         size_t num_nodes, size_t num_containers,
+                         double* out) {
+  bool any = false;
+  for (size_t i = 0; i < num_nodes; ++i) {
+    // A node that holds too little of the pod's images scores 0 without
+    // the division.
+    const bool counts = feasible[i] != 0 && sums[i] > kMinThreshold;
+    out[i] = counts ? static_cast<double>(
+                          ImageLocalityScore(sums[i], num_containers))
+                    : 0.0;
+    any |= out[i] > 0;
+  }
+  return any;
+}
+
 }  // namespace ms

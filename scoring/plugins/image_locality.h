@@ -39,6 +39,11 @@ bool ImageLocalitySums(const Pod& pod, const ImageIndex& index,
                        size_t num_nodes, const int64_t* feasible,
                        int64_t* sums);
 
+// Score: out[i] = ImageLocalityScore(sums[i], num_containers) for each
+// feasible node i (0 for the others). Returns whether any is above 0.
+bool ImageLocalityScores(const int64_t* sums, const int64_t* feasible,
+                         size_t num_nodes, size_t num_containers, double* out);
+
 }  // namespace ms
 
 #endif  // METRICS_SCHEDULER_SCORING_PLUGINS_IMAGE_LOCALITY_H_
