@@ -85,6 +85,9 @@ ABSL_FLAG(std::vector<std::string>, workloads,
           "anti-affinity, spread, affinity.");
 ABSL_FLAG(int, zones, 10,
           "Zones the nodes are labelled with (topology.kubernetes.io/zone).");
+ABSL_FLAG(int, node_images, 30,
+          "Images each node reports in status.images, each by two names "
+          "(testenv nodes --images), as a kubelet reports them.");
 ABSL_FLAG(int, runs, 2, "Runs per scheduler and node count (alternating).");
 ABSL_FLAG(int, warmup_pods, 200,
           "Pods each scheduler places before the measured runs (not counted).");
@@ -589,6 +592,7 @@ void Bench::AddNodes(int from, int to) {
   if (RunCommand(absl::StrCat(testenv_bin_, " nodes --kubeconfig ", dir_,
                               "/admin.kubeconfig --start ", from, " --count ",
                               to - from, " --zones ", absl::GetFlag(FLAGS_zones),
+                              " --images ", absl::GetFlag(FLAGS_node_images),
                               " --quiet --concurrency 32 2>/dev/null")) != 0) {
     Die("testenv nodes failed");
   }

@@ -82,9 +82,8 @@ Cluster MakeCluster(int num_nodes, int num_metrics) {
       n.taints.push_back({"spot", "true", TaintEffect::kPreferNoSchedule});
     }
     for (int image = 0; image < 3; ++image) {
-      n.images.push_back(
-          {.size_bytes = 300LL << 20,
-           .name = InternImageName(absl::StrCat("app-", (i + image) % 7, ":1"))});
+      n.images.push_back(InternImageName(
+          absl::StrCat("app-", (i + image) % 7, ":1"), 300LL << 20));
     }
     n.allocatable.milli_cpu = (i % 2 == 0 ? 16000 : 32000);
     n.allocatable.memory = (i % 2 == 0 ? 64LL : 128LL) << 30;

@@ -690,8 +690,9 @@ void NodeStatus(od::value v, Node& node) {
     } else if (key == "images") {
       if (IsNull(value)) continue;
       for (od::value image : value.get_array()) {
+        // The size may come after the names: take both, then intern.
         int64_t size = 0;
-        size_t first = node.images.size();
+        std::vector<std::string_view> names;
         for (od::field imf : image.get_object()) {
           std::string_view ikey = imf.unescaped_key();
           od::value iv = imf.value();
@@ -699,13 +700,12 @@ void NodeStatus(od::value v, Node& node) {
             size = int64_t(iv);
           } else if (ikey == "names" && !IsNull(iv)) {
             for (od::value name : iv.get_array()) {
-              node.images.push_back(
-                  {.name = InternImageName(AbslView(std::string_view(name)))});
+              names.push_back(std::string_view(name));
             }
           }
         }
-        for (size_t i = first; i < node.images.size(); ++i) {
-          node.images[i].size_bytes = size;
+        for (std::string_view name : names) {
+          node.images.push_back(InternImageName(AbslView(name), size));
         }
       }
     } else if (key == "addresses") {

@@ -1,5 +1,6 @@
 // Container image names, interned process-wide: thousands of nodes report
-// the same images (node.status.images), and each name is held once.
+// the same images (node.status.images), and each name is held once, with
+// the image's size.
 //
 // Ids are dense from 0 and never reused; a name stays interned for the
 // life of the process (a cluster's set of images is bounded; one that no
@@ -14,12 +15,18 @@
 
 namespace ms {
 
-// The id of `name`, interning it if new.
-uint32_t InternImageName(absl::string_view name);
+// The id of `name`, interning it if new. `size_bytes` becomes the image's
+// size if none was recorded yet: a name (a tag or a digest) names the same
+// image on every node, and kube-scheduler too keeps the size the first
+// node reported.
+uint32_t InternImageName(absl::string_view name, int64_t size_bytes);
 
 // The id of `name`, or nullopt when it was never interned (no node has
 // reported it).
 std::optional<uint32_t> FindImageName(absl::string_view name);
+
+// The size recorded for name id `id` (0 for an unknown id).
+int64_t ImageSize(uint32_t id);
 
 }  // namespace ms
 

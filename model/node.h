@@ -31,15 +31,6 @@ struct NodeAddress {
   friend bool operator==(const NodeAddress&, const NodeAddress&) = default;
 };
 
-// One name of an image the node holds (status.images[].names[]): the
-// name's id (InternImageName) and the image's size.
-struct NodeImageName {
-  int64_t size_bytes = 0;
-  uint32_t name = 0;
-
-  friend bool operator==(const NodeImageName&, const NodeImageName&) = default;
-};
-
 struct Node {
   std::string name;
   std::string uid;
@@ -50,7 +41,9 @@ struct Node {
   Resources allocatable;  // status.allocatable; pods in `allocatable.pods`
   bool ready = false;     // condition Ready == "True"
   std::vector<NodeAddress> addresses;
-  std::vector<NodeImageName> images;  // every name of every image
+  // Every name of every image the node holds (status.images[].names[]),
+  // interned (InternImageName, which also keeps the sizes).
+  std::vector<uint32_t> images;
 
   friend bool operator==(const Node&, const Node&) = default;
 };

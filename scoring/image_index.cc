@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/image_names.h"
+
 namespace ms {
 
 void ImageIndex::Build(const std::vector<NodeInfo>& nodes) {
@@ -12,9 +14,7 @@ void ImageIndex::Build(const std::vector<NodeInfo>& nodes) {
 
 void ImageIndex::Update(size_t i, const Node& node) {
   if (names_of_.size() <= i) names_of_.resize(i + 1);
-  std::vector<uint32_t> names;
-  names.reserve(node.images.size());
-  for (const NodeImageName& image : node.images) names.push_back(image.name);
+  std::vector<uint32_t> names = node.images;
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   std::vector<uint32_t>& old = names_of_[i];
@@ -32,13 +32,11 @@ void ImageIndex::Update(size_t i, const Node& node) {
     }
     if (holders.empty()) images_.erase(it);
   }
-  for (const NodeImageName& image : node.images) {
-    if (std::binary_search(old.begin(), old.end(), image.name)) continue;
-    auto [it, added] = images_.try_emplace(image.name);
-    if (added) it->second.size_bytes = image.size_bytes;
-    std::vector<uint32_t>& holders = it->second.nodes;
-    // A name listed twice on the node (two images) counts the node once.
-    if (holders.empty() || holders.back() != index) holders.push_back(index);
+  for (uint32_t name : names) {
+    if (std::binary_search(old.begin(), old.end(), name)) continue;
+    auto [it, added] = images_.try_emplace(name);
+    if (added) it->second.size_bytes = ImageSize(name);
+    it->second.nodes.push_back(index);
   }
   old = std::move(names);
 }

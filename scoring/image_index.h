@@ -4,8 +4,7 @@
 //
 // Kept by NodeTable beside its per-node columns: Build() indexes every
 // node's status.images, Update(i) node i's again. An image's size is the
-// one reported by the first node indexed with that name, as kube-scheduler's
-// cache keeps it. Thread-compatible.
+// one interned with its name (ImageSize). Thread-compatible.
 #ifndef METRICS_SCHEDULER_SCORING_IMAGE_INDEX_H_
 #define METRICS_SCHEDULER_SCORING_IMAGE_INDEX_H_
 

@@ -325,13 +325,14 @@ TEST(DecodeNodeTest, ImagesAreInternedByEveryName) {
       {"names":["docker.io/library/nginx:1.27","nginx:1.27"],"sizeBytes":1000},
       {"names":["redis:latest"],"sizeBytes":2000}]}})");
   ASSERT_TRUE(node.ok()) << node.status();
-  const uint32_t nginx = InternImageName("nginx:1.27");
-  const uint32_t redis = InternImageName("redis:latest");
+  const std::optional<uint32_t> nginx = FindImageName("nginx:1.27");
+  const std::optional<uint32_t> redis = FindImageName("redis:latest");
+  ASSERT_TRUE(nginx && redis);
   EXPECT_THAT(node->images,
-              ElementsAre(NodeImageName{1000, *FindImageName(
-                                                  "docker.io/library/nginx:1.27")},
-                          NodeImageName{1000, nginx},
-                          NodeImageName{2000, redis}));
+              ElementsAre(*FindImageName("docker.io/library/nginx:1.27"),
+                          *nginx, *redis));
+  EXPECT_EQ(ImageSize(*nginx), 1000);
+  EXPECT_EQ(ImageSize(*redis), 2000);
 }
 
 TEST(DecodeNodeTest, RecordedNode) {

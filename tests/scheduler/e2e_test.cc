@@ -181,6 +181,15 @@ class EndToEndTest : public ::testing::Test {
         R"(","memory":"64Mi"}}}]})");
   }
 
+  // spec.affinity that allows only `node` (required node affinity on its
+  // name).
+  static std::string PinnedTo(const std::string& node) {
+    return absl::StrCat(
+        R"({"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":)",
+        R"({"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name",)",
+        R"("operator":"In","values":[")", node, R"("]}]}]}}})");
+  }
+
   // A pod labelled `labels` (a JSON object) with `affinity`.
   void CreatePodWith(const std::string& name, const std::string& labels,
                      const std::string& affinity,
@@ -606,11 +615,7 @@ TEST_F(EndToEndTest, APlacedPodsAntiAffinityKeepsTheIncomingPodAway) {
   // Everything else makes n0 the better node: it is emptier.
   for (int i = 0; i < 3; ++i) {
     CreatePodWith(absl::StrCat("filler-", i), R"({"app":"filler"})",
-                  absl::StrCat(R"({"nodeAffinity":{"requiredDuringScheduling)",
-                               R"(IgnoredDuringExecution":{"nodeSelectorTerms":)",
-                               R"([{"matchFields":[{"key":"metadata.name",)",
-                               R"("operator":"In","values":[")", Node(1),
-                               R"("]}]}]}}})"),
+                  PinnedTo(Node(1)),
                   "500m");
   }
   ASSERT_TRUE(WaitFor([&] { return AllBound(4); }, absl::Seconds(60)))
@@ -783,11 +788,7 @@ TEST_F(EndToEndTest, PreferNoScheduleNodeIsAvoidedWhileAnotherFits) {
   SchedulerProcess* s = StartScheduler(Params());
   ASSERT_NE(s, nullptr);
   CreatePodWith("half", R"({"app":"filler"})",
-                absl::StrCat(R"({"nodeAffinity":{"requiredDuringScheduling)",
-                             R"(IgnoredDuringExecution":{"nodeSelectorTerms":)",
-                             R"([{"matchFields":[{"key":"metadata.name",)",
-                             R"("operator":"In","values":[")", Node(1),
-                             R"("]}]}]}}})"),
+                PinnedTo(Node(1)),
                 "2");
   ASSERT_TRUE(WaitFor([&] { return AllBound(1); }, absl::Seconds(60)))
       << s->Log();

@@ -392,8 +392,7 @@ TEST(DecideTest, ImageLocalityPrefersNodesThatHoldTheImage) {
   Fixture f;
   f.nodes = {MakeNode("cold"), MakeNode("warm")};
   f.nodes[1].node.images.push_back(
-      {.size_bytes = int64_t{900} << 20,
-       .name = InternImageName("decide-test/app:1")});
+      InternImageName("decide-test/app:1", int64_t{900} << 20));
   f.pod.containers[0].image = "decide-test/app:1";
   ScoringConfig cfg;
   cfg.recent_placements_weight = 0;

@@ -39,13 +39,14 @@ func runNodes(args []string) int {
 	storage := fs.String("ephemeral-storage", "100Gi", "ephemeral-storage capacity and allocatable")
 	labelsFlag := fs.String("labels", "", "extra labels k=v,k2=v2")
 	zones := fs.Int("zones", 0, "if > 0, label node i topology.kubernetes.io/zone=zone-<i % zones>")
+	images := fs.Int("images", 0, "images each node reports in status.images, each by a tag and a digest name, drawn from 4x as many in the cluster")
 	workers := fs.Int("concurrency", 32, "concurrent requests")
 	quiet := fs.Bool("quiet", false, "do not print one line per node")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *kubeconfig == "" || *count <= 0 || fs.NArg() != 0 {
-		fmt.Fprintln(os.Stderr, "usage: testenv nodes --kubeconfig F --count N [--start 0] [--prefix node-] [--cpu 4] [--memory 16Gi] [--pods 110] [--ephemeral-storage 100Gi] [--labels k=v,...] [--zones N] [--quiet]")
+		fmt.Fprintln(os.Stderr, "usage: testenv nodes --kubeconfig F --count N [--start 0] [--prefix node-] [--cpu 4] [--memory 16Gi] [--pods 110] [--ephemeral-storage 100Gi] [--labels k=v,...] [--zones N] [--images N] [--quiet]")
 		return 2
 	}
 	extra := map[string]string{}
@@ -101,7 +102,7 @@ func runNodes(args []string) int {
 					labels = maps.Clone(extra)
 					labels["topology.kubernetes.io/zone"] = fmt.Sprintf("zone-%d", i%*zones)
 				}
-				isNew, err := ensureNode(cs, name, nodeIP(i), labels, resources)
+				isNew, err := ensureNode(cs, name, nodeIP(i), labels, resources, nodeImages(i, *images))
 				if err != nil {
 					errs <- fmt.Errorf("%s: %w", name, err)
 					continue
@@ -140,9 +141,29 @@ func runNodes(args []string) int {
 	return 0
 }
 
+// nodeImages is what node i reports in status.images when nodes report n
+// images each: images (i + k*7) mod 4n for k < n, so that each image is on
+// about a quarter of the nodes, as a cluster's shared base images and
+// per-team application images are. Sizes run from 20 MB to 1 GB.
+func nodeImages(i, n int) []corev1.ContainerImage {
+	out := make([]corev1.ContainerImage, 0, n)
+	for k := 0; k < n; k++ {
+		id := (i + k*7) % (4 * n)
+		out = append(out, corev1.ContainerImage{
+			Names: []string{
+				fmt.Sprintf("registry.example.com/team-%d/app-%d@sha256:%064x", id%16, id, id*2654435761),
+				fmt.Sprintf("registry.example.com/team-%d/app-%d:v1.%d", id%16, id, id%5),
+			},
+			SizeBytes: int64(20+(id*37)%1000) << 20,
+		})
+	}
+	return out
+}
+
 // ensureNode creates the Node if needed, adds the labels if missing, and
-// (re)writes its status: capacity/allocatable, Ready=True, addresses.
-func ensureNode(cs kubernetes.Interface, name, ip string, extra map[string]string, res corev1.ResourceList) (bool, error) {
+// (re)writes its status: capacity/allocatable, Ready=True, addresses,
+// images.
+func ensureNode(cs kubernetes.Interface, name, ip string, extra map[string]string, res corev1.ResourceList, images []corev1.ContainerImage) (bool, error) {
 	ctx := context.Background()
 	labels := map[string]string{
 		"kubernetes.io/hostname": name,
@@ -206,6 +227,7 @@ func ensureNode(cs kubernetes.Interface, name, ip string, extra map[string]strin
 				{Type: corev1.NodeInternalIP, Address: ip},
 				{Type: corev1.NodeHostName, Address: name},
 			},
+			Images: images,
 			NodeInfo: corev1.NodeSystemInfo{
 				KubeletVersion:          "v1.34.4",
 				OperatingSystem:         "linux",

@@ -42,7 +42,7 @@ NodeInfo WithImages(const std::string& name,
                     const std::vector<std::pair<std::string, int64_t>>& images) {
   NodeInfo n = MakeNode(name);
   for (const auto& [image, size] : images) {
-    n.node.images.push_back({.size_bytes = size, .name = InternImageName(image)});
+    n.node.images.push_back(InternImageName(image, size));
   }
   return n;
 }
