@@ -413,25 +413,14 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
         }
       }
     }
-    if (w_pts > 0) {
-      const double* spread = s.spread.data() + b;
-      for (size_t j = 0; j < len; ++j) builtin[j] += w_pts * spread[j];
-    }
-    if (w_ipa > 0) {
-      const double* affinity = s.affinity.data() + b;
-      for (size_t j = 0; j < len; ++j) builtin[j] += w_ipa * affinity[j];
-    }
-    if (w_na > 0) {
-      const double* na = s.node_affinity.data() + b;
-      for (size_t j = 0; j < len; ++j) builtin[j] += w_na * na[j];
-    }
-    if (w_tt > 0) {
-      const double* tt = s.taint_toleration.data() + b;
-      for (size_t j = 0; j < len; ++j) builtin[j] += w_tt * tt[j];
-    }
-    if (w_il > 0) {
-      const double* il = s.image_locality.data() + b;
-      for (size_t j = 0; j < len; ++j) builtin[j] += w_il * il[j];
+    // The plugins normalised in the pre-score phase, in plugin order.
+    for (const auto& [w, scores] :
+         {std::pair{w_pts, &s.spread}, std::pair{w_ipa, &s.affinity},
+          std::pair{w_na, &s.node_affinity}, std::pair{w_tt, &s.taint_toleration},
+          std::pair{w_il, &s.image_locality}}) {
+      if (w <= 0) continue;
+      const double* score = scores->data() + b;
+      for (size_t j = 0; j < len; ++j) builtin[j] += w * score[j];
     }
     s.block_best[b / kBlock] = internal::ScoreBlock(
         combine, b, len, s.totals.data(), s.weight_sums.data(),

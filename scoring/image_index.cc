@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "model/image_names.h"
-
 namespace ms {
 
 void ImageIndex::Build(const std::vector<NodeInfo>& nodes) {
@@ -34,9 +32,7 @@ void ImageIndex::Update(size_t i, const Node& node) {
   }
   for (uint32_t name : names) {
     if (std::binary_search(old.begin(), old.end(), name)) continue;
-    auto [it, added] = images_.try_emplace(name);
-    if (added) it->second.size_bytes = ImageSize(name);
-    it->second.nodes.push_back(index);
+    images_[name].nodes.push_back(index);
   }
   old = std::move(names);
 }

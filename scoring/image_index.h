@@ -3,8 +3,8 @@
 // every container up on every node.
 //
 // Kept by NodeTable beside its per-node columns: Build() indexes every
-// node's status.images, Update(i) node i's again. An image's size is the
-// one interned with its name (ImageSize). Thread-compatible.
+// node's status.images, Update(i) node i's again. An image's size is kept
+// with its interned name (ImageSize). Thread-compatible.
 #ifndef METRICS_SCHEDULER_SCORING_IMAGE_INDEX_H_
 #define METRICS_SCHEDULER_SCORING_IMAGE_INDEX_H_
 
@@ -20,7 +20,6 @@ namespace ms {
 class ImageIndex {
  public:
   struct Image {
-    int64_t size_bytes = 0;
     std::vector<uint32_t> nodes;  // the nodes that report the name, any order
   };
 

@@ -55,7 +55,7 @@ bool ImageLocalitySums(const Pod& pod, const ImageIndex& index,
       const double spread = static_cast<double>(image->nodes.size()) /
                             static_cast<double>(num_nodes);
       const int64_t scaled = static_cast<int64_t>(
-          static_cast<double>(image->size_bytes) * spread);
+          static_cast<double>(ImageSize(*name)) * spread);
       for (uint32_t i : image->nodes) {
         if (i >= num_nodes) continue;
         sums[i] += scaled;
