@@ -253,7 +253,12 @@ TEST_F(ApiserverFaultTest, ABlackholedLeaderStopsBeforeTheStandbyLeads) {
   EXPECT_LT(bound_at_partition, kSlots) << "the burst was over too soon";
   BindingReport report = ExpectEveryPodBoundOnce(
       kOverfilled, /*allow_lost_events=*/true, kSlots);
-  EXPECT_GE(report.events_by_instance["replica-b"], kSlots - bound_at_partition);
+  // The standby placed the rest, but for the pods a binding of the former
+  // leader's placed: one the apiserver applied after bound_at_partition was
+  // read, or one held in the partition and delivered on healing. Those
+  // have no Scheduled event (the former leader never heard back).
+  EXPECT_GE(report.events_by_instance["replica-b"] + report.pods_without_event,
+            kSlots - bound_at_partition);
 }
 
 TEST_F(ApiserverFaultTest, LeaderKilledInTheMiddleOfABurst) {
