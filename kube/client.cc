@@ -293,6 +293,45 @@ absl::Status KubeClient::PatchPodCondition(const std::string& namespace_,
       .status();
 }
 
+absl::Status KubeClient::BindVolume(const VolumeBindings::Bind& bind,
+                                    absl::Duration timeout) {
+  const ClaimRef& c = bind.claim;
+  std::string patch = absl::StrCat(
+      "{\"metadata\":{\"resourceVersion\":", JsonQuote(bind.volume_version),
+      bind.prebound
+          ? ""
+          : ",\"annotations\":{\"pv.kubernetes.io/bound-by-controller\":"
+            "\"yes\"}",
+      "},\"spec\":{\"claimRef\":{\"kind\":\"PersistentVolumeClaim\","
+      "\"apiVersion\":\"v1\",\"namespace\":",
+      JsonQuote(c.namespace_), ",\"name\":", JsonQuote(c.name),
+      ",\"uid\":", JsonQuote(c.uid),
+      ",\"resourceVersion\":", JsonQuote(bind.claim_version), "}}}");
+  return MergePatch(
+      absl::StrCat("/api/v1/persistentvolumes/", UrlEncode(bind.volume)),
+      patch, timeout);
+}
+
+absl::Status KubeClient::SelectNode(const VolumeBindings::Provision& claim,
+                                    const std::string& node,
+                                    absl::Duration timeout) {
+  std::string patch = absl::StrCat(
+      "{\"metadata\":{\"resourceVersion\":", JsonQuote(claim.claim_version),
+      ",\"annotations\":{\"volume.kubernetes.io/selected-node\":",
+      JsonQuote(node), "}}}");
+  return MergePatch(
+      absl::StrCat("/api/v1/namespaces/", UrlEncode(claim.namespace_),
+                   "/persistentvolumeclaims/", UrlEncode(claim.name)),
+      patch, timeout);
+}
+
+absl::Status KubeClient::MergePatch(const std::string& path,
+                                    const std::string& patch,
+                                    absl::Duration timeout) {
+  return Call("PATCH", path, patch, "application/merge-patch+json", timeout)
+      .status();
+}
+
 absl::StatusOr<Pod> KubeClient::GetPod(const std::string& namespace_,
                                        const std::string& name) {
   ASSIGN_OR_RETURN(
@@ -334,5 +373,21 @@ absl::StatusOr<Lease> KubeClient::UpdateLease(const Lease& lease,
                         LeaseBody(lease), "application/json", timeout));
   return DecodeLease(response.body);
 }
+
+// The storage objects' lists and watches (informer.h's sources).
+#define MS_INSTANTIATE_LIST_WATCH(T)                                          \
+  template absl::StatusOr<ObjectList<T>> KubeClient::List<T>(                 \
+      const std::string&, const ListOptions&,                                 \
+      absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)>);    \
+  template absl::Status KubeClient::Watch<T>(                                 \
+      const std::string&, const ListOptions&, const std::string&,             \
+      const std::function<bool(WatchEvent<T>&)>&,                             \
+      absl::FunctionRef<absl::StatusOr<WatchEvent<T>>(absl::string_view)>,     \
+      const std::atomic<bool>*, absl::Duration);
+MS_INSTANTIATE_LIST_WATCH(PersistentVolumeClaim)
+MS_INSTANTIATE_LIST_WATCH(PersistentVolume)
+MS_INSTANTIATE_LIST_WATCH(StorageClass)
+MS_INSTANTIATE_LIST_WATCH(CsiNode)
+#undef MS_INSTANTIATE_LIST_WATCH
 
 }  // namespace ms::kube

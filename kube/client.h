@@ -142,15 +142,28 @@ class KubeClient {
   absl::StatusOr<Lease> UpdateLease(
       const Lease& lease, absl::Duration timeout = kDefaultRequestTimeout);
 
-  const std::string& server() const { return config_.server; }
+  // What kube-scheduler's VolumeBinding writes before binding a pod (merge
+  // patches with the resourceVersion the decision saw as precondition:
+  // Aborted when the object changed since). BindVolume sets the PV's
+  // spec.claimRef to the claim (and pv.kubernetes.io/bound-by-controller
+  // unless the PV was pre-bound to it); the PV controller then completes
+  // the claim. SelectNode sets a claim's volume.kubernetes.io/selected-node
+  // for its provisioner.
+  absl::Status BindVolume(const VolumeBindings::Bind& bind,
+                          absl::Duration timeout = kDefaultRequestTimeout);
+  absl::Status SelectNode(const VolumeBindings::Provision& claim,
+                          const std::string& node,
+                          absl::Duration timeout = kDefaultRequestTimeout);
 
- private:
-  absl::StatusOr<HttpResponse> Call(
-      const std::string& method, const std::string& path,
-      const std::string& body = "",
-      const std::string& content_type = "application/json",
-      absl::Duration timeout = kDefaultRequestTimeout);
-  HttpRequest Request(const std::string& method, const std::string& path) const;
+  // Merge-patches an object at `path` (JSON merge patch). A
+  // metadata.resourceVersion in the patch is a precondition: Aborted when
+  // the object has changed since.
+  absl::Status MergePatch(const std::string& path, const std::string& patch,
+                          absl::Duration timeout = kDefaultRequestTimeout);
+
+  // Lists or watches any resource by its path, with its decoders, as the
+  // methods above do. Instantiated for the storage objects of
+  // model/volumes.h (see informer.h's sources).
   template <typename T>
   absl::StatusOr<ObjectList<T>> List(
       const std::string& path, const ListOptions& options,
@@ -160,7 +173,18 @@ class KubeClient {
                      const std::string& resource_version,
                      const std::function<bool(WatchEvent<T>&)>& on_event,
                      absl::FunctionRef<absl::StatusOr<WatchEvent<T>>(absl::string_view)> decode,
-                     const std::atomic<bool>* cancel, absl::Duration timeout);
+                     const std::atomic<bool>* cancel,
+                     absl::Duration timeout = absl::Minutes(5));
+
+  const std::string& server() const { return config_.server; }
+
+ private:
+  absl::StatusOr<HttpResponse> Call(
+      const std::string& method, const std::string& path,
+      const std::string& body = "",
+      const std::string& content_type = "application/json",
+      absl::Duration timeout = kDefaultRequestTimeout);
+  HttpRequest Request(const std::string& method, const std::string& path) const;
 
   const ClusterConfig config_;
   const std::string user_agent_;

@@ -467,6 +467,8 @@ std::optional<ControllerRef> Controller(od::value v) {
         ref.kind = String(value);
       } else if (key == "name") {
         ref.name = String(value);
+      } else if (key == "uid") {
+        ref.uid = String(value);
       } else if (key == "controller") {
         controller = !IsNull(value) && bool(value);
       }
@@ -476,16 +478,36 @@ std::optional<ControllerRef> Controller(od::value v) {
   return std::nullopt;
 }
 
-bool HasClaimVolumes(od::value v) {
-  if (IsNull(v)) return false;
-  bool found = false;
+// spec.volumes: the claims of persistentVolumeClaim volumes, and of generic
+// ephemeral ones (named after the volume here; PodFrom prefixes the pod's
+// name once it is known).
+std::vector<PodClaim> Claims(od::value v) {
+  std::vector<PodClaim> out;
+  if (IsNull(v)) return out;
   for (od::value item : v.get_array()) {
+    std::string volume;
+    std::optional<PodClaim> claim;
     for (od::field f : item.get_object()) {
       std::string_view key = f.unescaped_key();
-      if (key == "persistentVolumeClaim" || key == "ephemeral") found = true;
+      od::value value = f.value();
+      if (key == "name") {
+        volume = String(value);
+      } else if (key == "persistentVolumeClaim" && !IsNull(value)) {
+        claim = PodClaim{};
+        for (od::field cf : value.get_object()) {
+          if (std::string_view(cf.unescaped_key()) == "claimName") {
+            claim->name = String(cf.value());
+          }
+        }
+      } else if (key == "ephemeral" && !IsNull(value)) {
+        claim = PodClaim{.ephemeral = true};
+      }
     }
+    if (!claim) continue;
+    if (claim->ephemeral) claim->name = std::move(volume);
+    out.push_back(std::move(*claim));
   }
-  return found;
+  return out;
 }
 
 // Whether `v` is a list with at least one item.
@@ -572,7 +594,7 @@ void PodSpec(od::value v, Pod& pod) {
     } else if (key == "topologySpreadConstraints") {
       pod.topology_spread = TopologySpread(value);
     } else if (key == "volumes") {
-      pod.has_claim_volumes = HasClaimVolumes(value);
+      pod.claims = Claims(value);
     }
   }
 }
@@ -667,6 +689,9 @@ Pod PodFrom(od::value v) {
     }
   }
   ResolveTermNamespaces(pod);
+  for (PodClaim& claim : pod.claims) {
+    if (claim.ephemeral) claim.name = absl::StrCat(pod.name, "-", claim.name);
+  }
   return pod;
 }
 
@@ -779,6 +804,293 @@ Workload WorkloadFrom(od::value v, WorkloadKind kind) {
     }
   }
   return w;
+}
+
+// Storage objects (model/volumes.h).
+
+constexpr char kAnnStorageClass[] = "volume.beta.kubernetes.io/storage-class";
+constexpr char kAnnBindCompleted[] = "pv.kubernetes.io/bind-completed";
+constexpr char kAnnSelectedNode[] = "volume.kubernetes.io/selected-node";
+
+// The identity fields of metadata; false when `key` is not one of them.
+template <typename T>
+bool Identity(std::string_view key, od::value value, T& object) {
+  if (key == "name") {
+    object.name = String(value);
+  } else if (key == "uid") {
+    object.uid = String(value);
+  } else if (key == "resourceVersion") {
+    object.resource_version = String(value);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+uint8_t AccessModes(od::value v) {
+  uint8_t modes = 0;
+  for (const std::string& m : StringList(v)) {
+    if (m == "ReadWriteOnce") {
+      modes |= kReadWriteOnce;
+    } else if (m == "ReadOnlyMany") {
+      modes |= kReadOnlyMany;
+    } else if (m == "ReadWriteMany") {
+      modes |= kReadWriteMany;
+    } else if (m == "ReadWriteOncePod") {
+      modes |= kReadWriteOncePod;
+    } else {
+      throw DecodeError{absl::StrCat("unknown access mode \"", m, "\"")};
+    }
+  }
+  return modes;
+}
+
+VolumeMode VolumeModeOf(od::value v) {
+  if (IsNull(v)) return VolumeMode::kFilesystem;
+  std::string_view s = v;
+  if (s == "Filesystem") return VolumeMode::kFilesystem;
+  if (s == "Block") return VolumeMode::kBlock;
+  throw DecodeError{absl::StrCat("unknown volume mode \"", AbslView(s), "\"")};
+}
+
+// `storage` of a resource list, in bytes.
+int64_t Storage(od::value v) { return ResourceList(v).Scalar("storage"); }
+
+std::string OptionalString(od::value v) {
+  return IsNull(v) ? std::string() : String(v);
+}
+
+PersistentVolumeClaim ClaimFrom(od::value v) {
+  PersistentVolumeClaim c;
+  std::optional<std::string> annotated_class, spec_class;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "metadata") {
+      for (od::field mf : value.get_object()) {
+        std::string_view mkey = mf.unescaped_key();
+        od::value mv = mf.value();
+        if (Identity(mkey, mv, c)) continue;
+        if (mkey == "namespace") {
+          c.namespace_ = String(mv);
+        } else if (mkey == "deletionTimestamp") {
+          c.deleting = !IsNull(mv);
+        } else if (mkey == "ownerReferences") {
+          std::optional<ControllerRef> owner = Controller(mv);
+          if (owner) c.controller_uid = owner->uid;
+        } else if (mkey == "annotations") {
+          std::map<std::string, std::string> a = StringMap(mv);
+          if (auto it = a.find(kAnnStorageClass); it != a.end()) {
+            annotated_class = it->second;
+          }
+          c.bind_completed = a.contains(kAnnBindCompleted);
+          if (auto it = a.find(kAnnSelectedNode); it != a.end()) {
+            c.selected_node = it->second;
+          }
+        }
+      }
+    } else if (key == "spec" && !IsNull(value)) {
+      for (od::field sf : value.get_object()) {
+        std::string_view skey = sf.unescaped_key();
+        od::value sv = sf.value();
+        if (skey == "storageClassName") {
+          if (!IsNull(sv)) spec_class = String(sv);
+        } else if (skey == "volumeName") {
+          c.volume_name = OptionalString(sv);
+        } else if (skey == "accessModes") {
+          c.access_modes = AccessModes(sv);
+        } else if (skey == "selector") {
+          c.selector = Selector(sv);
+        } else if (skey == "resources" && !IsNull(sv)) {
+          for (od::field rf : sv.get_object()) {
+            if (std::string_view(rf.unescaped_key()) == "requests") {
+              c.storage_request = Storage(rf.value());
+            }
+          }
+        } else if (skey == "volumeMode") {
+          c.volume_mode = VolumeModeOf(sv);
+        } else if (skey == "volumeAttributesClassName") {
+          c.volume_attributes_class = OptionalString(sv);
+        }
+      }
+    } else if (key == "status" && !IsNull(value)) {
+      for (od::field sf : value.get_object()) {
+        if (std::string_view(sf.unescaped_key()) != "phase") continue;
+        std::string phase = OptionalString(sf.value());
+        c.phase = phase == "Bound"  ? ClaimPhase::kBound
+                  : phase == "Lost" ? ClaimPhase::kLost
+                                    : ClaimPhase::kPending;
+      }
+    }
+  }
+  c.storage_class = annotated_class ? *annotated_class
+                                    : spec_class.value_or("");
+  return c;
+}
+
+PersistentVolume VolumeFrom(od::value v) {
+  PersistentVolume pv;
+  std::optional<std::string> annotated_class;
+  std::string spec_class;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "metadata") {
+      for (od::field mf : value.get_object()) {
+        std::string_view mkey = mf.unescaped_key();
+        od::value mv = mf.value();
+        if (Identity(mkey, mv, pv)) continue;
+        if (mkey == "labels") {
+          pv.labels = StringMap(mv);
+        } else if (mkey == "deletionTimestamp") {
+          pv.deleting = !IsNull(mv);
+        } else if (mkey == "annotations") {
+          std::map<std::string, std::string> a = StringMap(mv);
+          if (auto it = a.find(kAnnStorageClass); it != a.end()) {
+            annotated_class = it->second;
+          }
+        }
+      }
+    } else if (key == "spec" && !IsNull(value)) {
+      for (od::field sf : value.get_object()) {
+        std::string_view skey = sf.unescaped_key();
+        od::value sv = sf.value();
+        if (skey == "storageClassName") {
+          spec_class = OptionalString(sv);
+        } else if (skey == "claimRef" && !IsNull(sv)) {
+          ClaimRef ref;
+          for (od::field cf : sv.get_object()) {
+            std::string_view ckey = cf.unescaped_key();
+            if (ckey == "namespace") ref.namespace_ = String(cf.value());
+            if (ckey == "name") ref.name = String(cf.value());
+            if (ckey == "uid") ref.uid = String(cf.value());
+          }
+          pv.claim_ref = std::move(ref);
+        } else if (skey == "capacity") {
+          pv.capacity = Storage(sv);
+        } else if (skey == "accessModes") {
+          pv.access_modes = AccessModes(sv);
+        } else if (skey == "volumeMode") {
+          pv.volume_mode = VolumeModeOf(sv);
+        } else if (skey == "volumeAttributesClassName") {
+          pv.volume_attributes_class = OptionalString(sv);
+        } else if (skey == "nodeAffinity" && !IsNull(sv)) {
+          for (od::field nf : sv.get_object()) {
+            od::value required = nf.value();
+            if (std::string_view(nf.unescaped_key()) == "required" &&
+                !IsNull(required)) {
+              pv.node_affinity = NodeSelectorTerms(required);
+            }
+          }
+        } else if (skey == "csi" && !IsNull(sv)) {
+          for (od::field cf : sv.get_object()) {
+            std::string_view ckey = cf.unescaped_key();
+            if (ckey == "driver") pv.csi_driver = String(cf.value());
+            if (ckey == "volumeHandle") pv.csi_handle = String(cf.value());
+          }
+        }
+      }
+    } else if (key == "status" && !IsNull(value)) {
+      for (od::field sf : value.get_object()) {
+        if (std::string_view(sf.unescaped_key()) != "phase") continue;
+        std::string phase = OptionalString(sf.value());
+        pv.phase = phase == "Available"  ? VolumePhase::kAvailable
+                   : phase == "Bound"    ? VolumePhase::kBound
+                   : phase == "Released" ? VolumePhase::kReleased
+                   : phase == "Failed"   ? VolumePhase::kFailed
+                                         : VolumePhase::kPending;
+      }
+    }
+  }
+  pv.storage_class = annotated_class ? *annotated_class : spec_class;
+  return pv;
+}
+
+StorageClass StorageClassFrom(od::value v) {
+  StorageClass sc;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "metadata") {
+      for (od::field mf : value.get_object()) {
+        Identity(mf.unescaped_key(), mf.value(), sc);
+      }
+    } else if (key == "provisioner") {
+      sc.provisioner = OptionalString(value);
+    } else if (key == "volumeBindingMode") {
+      std::string mode = OptionalString(value);
+      if (mode == "Immediate") {
+        sc.binding_mode = BindingMode::kImmediate;
+      } else if (mode == "WaitForFirstConsumer") {
+        sc.binding_mode = BindingMode::kWaitForFirstConsumer;
+      } else if (!mode.empty()) {
+        throw DecodeError{
+            absl::StrCat("unknown volumeBindingMode \"", mode, "\"")};
+      }
+    } else if (key == "allowedTopologies" && !IsNull(value)) {
+      for (od::value term : value.get_array()) {
+        TopologySelectorTerm t;
+        for (od::field tf : term.get_object()) {
+          if (std::string_view(tf.unescaped_key()) != "matchLabelExpressions") {
+            continue;
+          }
+          od::value list = tf.value();
+          if (IsNull(list)) continue;
+          for (od::value req : list.get_array()) {
+            std::pair<std::string, std::vector<std::string>> r;
+            for (od::field rf : req.get_object()) {
+              std::string_view rkey = rf.unescaped_key();
+              if (rkey == "key") r.first = String(rf.value());
+              if (rkey == "values") r.second = StringList(rf.value());
+            }
+            t.push_back(std::move(r));
+          }
+        }
+        sc.allowed_topologies.push_back(std::move(t));
+      }
+    }
+  }
+  return sc;
+}
+
+CsiNode CsiNodeFrom(od::value v) {
+  CsiNode node;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "metadata") {
+      for (od::field mf : value.get_object()) {
+        Identity(mf.unescaped_key(), mf.value(), node);
+      }
+    } else if (key == "spec" && !IsNull(value)) {
+      for (od::field sf : value.get_object()) {
+        if (std::string_view(sf.unescaped_key()) != "drivers") continue;
+        od::value drivers = sf.value();
+        if (IsNull(drivers)) continue;
+        for (od::value d : drivers.get_array()) {
+          std::string name;
+          std::optional<int64_t> count;
+          for (od::field df : d.get_object()) {
+            std::string_view dkey = df.unescaped_key();
+            od::value dv = df.value();
+            if (dkey == "name") {
+              name = String(dv);
+            } else if (dkey == "allocatable" && !IsNull(dv)) {
+              for (od::field af : dv.get_object()) {
+                od::value c = af.value();
+                if (std::string_view(af.unescaped_key()) == "count" &&
+                    !IsNull(c)) {
+                  count = int64_t(c);
+                }
+              }
+            }
+          }
+          if (count) node.attach_limits[name] = *count;
+        }
+      }
+    }
+  }
+  return node;
 }
 
 Node NodeFrom(od::value v) {
@@ -911,6 +1223,21 @@ void IdentityInto(const RejectedObject& r, Workload& w) {
   w.name = r.name;
   w.uid = r.uid;
   w.resource_version = r.resource_version;
+}
+
+void IdentityInto(const RejectedObject& r, PersistentVolumeClaim& c) {
+  c.namespace_ = r.namespace_;
+  c.name = r.name;
+  c.uid = r.uid;
+  c.resource_version = r.resource_version;
+}
+
+// Cluster-scoped storage objects.
+template <typename T>
+void IdentityInto(const RejectedObject& r, T& object) {
+  object.name = r.name;
+  object.uid = r.uid;
+  object.resource_version = r.resource_version;
 }
 
 void IdentityInto(const RejectedObject& r, Node& node) {
@@ -1232,6 +1559,44 @@ absl::StatusOr<ObjectList<Namespace>> DecodeNamespaceList(
 absl::StatusOr<WatchEvent<Namespace>> DecodeNamespaceWatchEvent(
     absl::string_view line) {
   return WatchEventFrom<Namespace>(line, "namespaces", NamespaceFrom);
+}
+
+absl::StatusOr<ObjectList<PersistentVolumeClaim>> DecodeClaimList(
+    absl::string_view json) {
+  return DecodeList<PersistentVolumeClaim>(json, "PersistentVolumeClaimList",
+                                           "persistentvolumeclaims", ClaimFrom);
+}
+absl::StatusOr<WatchEvent<PersistentVolumeClaim>> DecodeClaimWatchEvent(
+    absl::string_view line) {
+  return WatchEventFrom<PersistentVolumeClaim>(line, "persistentvolumeclaims",
+                                               ClaimFrom);
+}
+absl::StatusOr<ObjectList<PersistentVolume>> DecodeVolumeList(
+    absl::string_view json) {
+  return DecodeList<PersistentVolume>(json, "PersistentVolumeList",
+                                      "persistentvolumes", VolumeFrom);
+}
+absl::StatusOr<WatchEvent<PersistentVolume>> DecodeVolumeWatchEvent(
+    absl::string_view line) {
+  return WatchEventFrom<PersistentVolume>(line, "persistentvolumes",
+                                          VolumeFrom);
+}
+absl::StatusOr<ObjectList<StorageClass>> DecodeStorageClassList(
+    absl::string_view json) {
+  return DecodeList<StorageClass>(json, "StorageClassList", "storageclasses",
+                                  StorageClassFrom);
+}
+absl::StatusOr<WatchEvent<StorageClass>> DecodeStorageClassWatchEvent(
+    absl::string_view line) {
+  return WatchEventFrom<StorageClass>(line, "storageclasses",
+                                      StorageClassFrom);
+}
+absl::StatusOr<ObjectList<CsiNode>> DecodeCsiNodeList(absl::string_view json) {
+  return DecodeList<CsiNode>(json, "CSINodeList", "csinodes", CsiNodeFrom);
+}
+absl::StatusOr<WatchEvent<CsiNode>> DecodeCsiNodeWatchEvent(
+    absl::string_view line) {
+  return WatchEventFrom<CsiNode>(line, "csinodes", CsiNodeFrom);
 }
 
 const char* WorkloadResource(WorkloadKind kind) {

@@ -28,6 +28,7 @@
 #include "model/pod.h"
 #include "model/pod_affinity.h"
 #include "model/topology_spread.h"
+#include "model/volumes.h"
 
 namespace ms::kube {
 
@@ -124,6 +125,24 @@ absl::StatusOr<ObjectList<Workload>> DecodeWorkloadList(
     absl::string_view json, WorkloadKind kind);
 absl::StatusOr<WatchEvent<Workload>> DecodeWorkloadWatchEvent(
     absl::string_view line, WorkloadKind kind);
+
+// PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes,
+// with the fields the volume plugins read (model/volumes.h).
+absl::StatusOr<ObjectList<PersistentVolumeClaim>> DecodeClaimList(
+    absl::string_view json);
+absl::StatusOr<WatchEvent<PersistentVolumeClaim>> DecodeClaimWatchEvent(
+    absl::string_view line);
+absl::StatusOr<ObjectList<PersistentVolume>> DecodeVolumeList(
+    absl::string_view json);
+absl::StatusOr<WatchEvent<PersistentVolume>> DecodeVolumeWatchEvent(
+    absl::string_view line);
+absl::StatusOr<ObjectList<StorageClass>> DecodeStorageClassList(
+    absl::string_view json);
+absl::StatusOr<WatchEvent<StorageClass>> DecodeStorageClassWatchEvent(
+    absl::string_view line);
+absl::StatusOr<ObjectList<CsiNode>> DecodeCsiNodeList(absl::string_view json);
+absl::StatusOr<WatchEvent<CsiNode>> DecodeCsiNodeWatchEvent(
+    absl::string_view line);
 
 // An RFC 3339 timestamp (metadata.creationTimestamp, a Lease's renewTime),
 // in milliseconds since the epoch, rounded down.

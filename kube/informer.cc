@@ -34,6 +34,61 @@ void MakeTombstone(const std::string& key, const std::string& uid,
   w->resource_version = resource_version;
 }
 
+void MakeTombstone(const std::string& key, const std::string& uid,
+                   const std::string& resource_version,
+                   PersistentVolumeClaim* claim) {
+  const size_t slash = key.find('/');
+  claim->namespace_ = key.substr(0, slash);
+  claim->name = slash == std::string::npos ? key : key.substr(slash + 1);
+  claim->uid = uid;
+  claim->resource_version = resource_version;
+}
+
+namespace {
+
+// A source over a cluster-wide path and the resource's decoders.
+template <typename T>
+InformerSource<T> PathSource(
+    KubeClient& client, std::string path,
+    absl::StatusOr<ObjectList<T>> (*list)(absl::string_view),
+    absl::StatusOr<WatchEvent<T>> (*watch)(absl::string_view)) {
+  return {
+      .list = [&client, path, list] { return client.List<T>(path, {}, list); },
+      .watch = [&client, path, watch](
+                   const std::string& rv,
+                   const std::function<bool(WatchEvent<T>&)>& fn,
+                   const std::atomic<bool>* cancel) {
+        return client.Watch<T>(path, {}, rv, fn, watch, cancel);
+      },
+  };
+}
+
+}  // namespace
+
+InformerSource<PersistentVolumeClaim> ClaimSource(KubeClient& client) {
+  return PathSource<PersistentVolumeClaim>(client,
+                                           "/api/v1/persistentvolumeclaims",
+                                           DecodeClaimList,
+                                           DecodeClaimWatchEvent);
+}
+
+InformerSource<PersistentVolume> VolumeSource(KubeClient& client) {
+  return PathSource<PersistentVolume>(client, "/api/v1/persistentvolumes",
+                                      DecodeVolumeList, DecodeVolumeWatchEvent);
+}
+
+InformerSource<StorageClass> StorageClassSource(KubeClient& client) {
+  return PathSource<StorageClass>(client,
+                                  "/apis/storage.k8s.io/v1/storageclasses",
+                                  DecodeStorageClassList,
+                                  DecodeStorageClassWatchEvent);
+}
+
+InformerSource<CsiNode> CsiNodeSource(KubeClient& client) {
+  return PathSource<CsiNode>(client, "/apis/storage.k8s.io/v1/csinodes",
+                             DecodeCsiNodeList, DecodeCsiNodeWatchEvent);
+}
+
 InformerSource<Pod> PodSource(KubeClient& client, ListOptions options) {
   return {
       .list = [&client, options] { return client.ListPods(options); },

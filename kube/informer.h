@@ -110,6 +110,21 @@ void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version, Node* node);
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version, Namespace* ns);
+inline std::string KeyOf(const PersistentVolumeClaim& c) { return c.Key(); }
+inline std::string KeyOf(const PersistentVolume& v) { return v.name; }
+inline std::string KeyOf(const StorageClass& c) { return c.name; }
+inline std::string KeyOf(const CsiNode& n) { return n.name; }
+void MakeTombstone(const std::string& key, const std::string& uid,
+                   const std::string& resource_version,
+                   PersistentVolumeClaim* claim);
+// Cluster-scoped storage objects: PersistentVolume, StorageClass, CsiNode.
+template <typename T>
+void MakeTombstone(const std::string& key, const std::string& uid,
+                   const std::string& resource_version, T* object) {
+  object->name = key;
+  object->uid = uid;
+  object->resource_version = resource_version;
+}
 // A workload's tombstone has no kind: its informer knows it.
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version, Workload* w);
@@ -369,6 +384,12 @@ InformerSource<Namespace> NamespaceSource(KubeClient& client,
                                           ListOptions options);
 InformerSource<Workload> WorkloadSource(KubeClient& client, WorkloadKind kind,
                                         ListOptions options);
+// PersistentVolumeClaims in every namespace, PersistentVolumes,
+// StorageClasses, CSINodes.
+InformerSource<PersistentVolumeClaim> ClaimSource(KubeClient& client);
+InformerSource<PersistentVolume> VolumeSource(KubeClient& client);
+InformerSource<StorageClass> StorageClassSource(KubeClient& client);
+InformerSource<CsiNode> CsiNodeSource(KubeClient& client);
 
 }  // namespace ms::kube
 

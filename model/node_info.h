@@ -26,6 +26,9 @@ struct PodInfo {
   PodAffinityRules affinity;
   PodAffinityRules anti_affinity;
   bool terminating = false;  // deletionTimestamp set: spreading ignores it
+  // The claims its volumes name (in namespace_): ReadWriteOncePod claims in
+  // use, and the volumes attached to its node.
+  std::vector<PodClaim> claims;
 
   // kube-scheduler's NodeInfo.PodsWithAffinity: any pod (anti-)affinity.
   bool has_affinity() const {

@@ -111,6 +111,16 @@ struct ContainerResourceStatus {
                          const ContainerResourceStatus&) = default;
 };
 
+// A claim a pod's spec.volumes names: a persistentVolumeClaim volume, or a
+// generic ephemeral volume (whose claim is "<pod name>-<volume name>",
+// created for the pod by the ephemeral volume controller).
+struct PodClaim {
+  std::string name;  // the PersistentVolumeClaim's name, in the pod's namespace
+  bool ephemeral = false;
+
+  friend bool operator==(const PodClaim&, const PodClaim&) = default;
+};
+
 struct Pod {
   std::string name;
   std::string namespace_;
@@ -151,10 +161,11 @@ struct Pod {
   std::vector<ContainerResourceStatus> container_statuses;
   bool resize_infeasible = false;
 
-  // Constraints not implemented yet; a pod with any of them is reported
-  // unschedulable, naming the constraint.
-  bool has_claim_volumes = false;      // persistentVolumeClaim / ephemeral
-  bool has_resource_claims = false;    // spec.resourceClaims (DRA)
+  // The PersistentVolumeClaims its volumes name, in spec.volumes order.
+  std::vector<PodClaim> claims;
+  // spec.resourceClaims (dynamic resource allocation): not implemented; such
+  // a pod is reported unschedulable, naming it.
+  bool has_resource_claims = false;
 
   // "namespace/name", the key queues and logs use.
   std::string Key() const { return namespace_ + "/" + name; }

@@ -43,6 +43,7 @@ struct ControllerRef {
   std::string api_version;  // "apps/v1", "v1", ...
   std::string kind;         // "ReplicaSet", ...
   std::string name;
+  std::string uid;
 
   friend bool operator==(const ControllerRef&, const ControllerRef&) = default;
 };

@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "kube/client.h"
 #include "model/pod.h"
+#include "model/volumes.h"
 
 namespace ms {
 
@@ -52,6 +53,22 @@ class SchedulerApi {
   virtual absl::Status RecordEvent(const kube::PodEvent& event) = 0;
   virtual absl::Status SetPodCondition(const Pod& pod,
                                        const kube::PodCondition& condition) = 0;
+  // A pod's volume bindings (kube::KubeClient::BindVolume, SelectNode).
+  // Unimplemented by default.
+  virtual absl::Status BindVolume(const VolumeBindings::Bind& bind,
+                                  absl::Duration timeout) {
+    (void)bind;
+    (void)timeout;
+    return absl::UnimplementedError("BindVolume");
+  }
+  virtual absl::Status SelectNode(const VolumeBindings::Provision& claim,
+                                  const std::string& node,
+                                  absl::Duration timeout) {
+    (void)claim;
+    (void)node;
+    (void)timeout;
+    return absl::UnimplementedError("SelectNode");
+  }
   // The pod as the apiserver has it now. Unimplemented by default.
   virtual absl::StatusOr<Pod> GetPod(const std::string& namespace_,
                                      const std::string& name) {
@@ -74,6 +91,15 @@ class KubeSchedulerApi final : public SchedulerApi {
   absl::Status SetPodCondition(const Pod& pod,
                                const kube::PodCondition& condition) override {
     return client_.PatchPodCondition(pod.namespace_, pod.name, condition);
+  }
+  absl::Status BindVolume(const VolumeBindings::Bind& bind,
+                          absl::Duration timeout) override {
+    return client_.BindVolume(bind, timeout);
+  }
+  absl::Status SelectNode(const VolumeBindings::Provision& claim,
+                          const std::string& node,
+                          absl::Duration timeout) override {
+    return client_.SelectNode(claim, node, timeout);
   }
   absl::StatusOr<Pod> GetPod(const std::string& namespace_,
                              const std::string& name) override {

@@ -25,6 +25,7 @@ const char* Binder::OutcomeName(Outcome outcome) {
     case Outcome::kRefused: return "refused";
     case Outcome::kNotLeader: return "not_leader";
     case Outcome::kNodeGone: return "node_gone";
+    case Outcome::kVolumesFailed: return "volumes_failed";
   }
   return "unknown";
 }
@@ -175,6 +176,79 @@ void Binder::Retry(const BindTask& task, const std::string& message) {
   queue_.RequeueBackoff(task.queued);
 }
 
+absl::Status Binder::BindVolumes(const BindTask& task) {
+  const VolumeBindings& v = task.decision.volume_bindings;
+  for (const VolumeBindings::Bind& b : v.binds) {
+    absl::Status s = api_.BindVolume(b, options_.timeout);
+    if (!s.ok()) {
+      return absl::Status(s.code(),
+                          absl::StrCat("binding persistentvolume \"", b.volume,
+                                       "\" to claim \"", b.claim.name,
+                                       "\": ", s.message()));
+    }
+    VLOG(2) << task.queued.pod.Key() << ": bound PV " << b.volume
+            << " to claim " << b.claim.namespace_ << "/" << b.claim.name;
+  }
+  for (const VolumeBindings::Provision& p : v.provisions) {
+    absl::Status s = api_.SelectNode(p, v.node, options_.timeout);
+    if (!s.ok()) {
+      return absl::Status(
+          s.code(), absl::StrCat("selecting node for persistentvolumeclaim \"",
+                                 p.name, "\": ", s.message()));
+    }
+    VLOG(2) << task.queued.pod.Key() << ": claim " << p.namespace_ << "/"
+            << p.name << " to be provisioned on " << v.node;
+  }
+  // Wait for the PV controller (and provisioners), as the informers show
+  // it; each check is kube-scheduler's checkBindings.
+  const absl::Time deadline = clock_.Now() + options_.volume_binding_timeout;
+  uint64_t seen = 0;
+  while (true) {
+    absl::Status verdict;
+    bool done = true;
+    seen = state_.AwaitVolumes(
+        seen, std::min(deadline, clock_.Now() + absl::Seconds(1)),
+        [&](const VolumeCatalog& catalog) {
+          for (const VolumeBindings::Bind& b : v.binds) {
+            const PersistentVolume* pv = catalog.Volume(b.volume);
+            if (pv == nullptr || !pv->claim_ref || pv->claim_ref->uid.empty()) {
+              verdict = absl::AbortedError(
+                  absl::StrCat("ClaimRef got reset for pv \"", b.volume, "\""));
+              return;
+            }
+            const PersistentVolumeClaim* claim =
+                catalog.Claim(b.claim.namespace_, b.claim.name);
+            done &= claim != nullptr && claim->fully_bound();
+          }
+          for (const VolumeBindings::Provision& p : v.provisions) {
+            const PersistentVolumeClaim* claim =
+                catalog.Claim(p.namespace_, p.name);
+            if (claim == nullptr || claim->selected_node.empty()) {
+              verdict = absl::AbortedError(absl::StrCat(
+                  "selectedNode annotation reset for PVC \"", p.name, "\""));
+              return;
+            }
+            if (claim->selected_node != v.node) {
+              verdict = absl::AbortedError(absl::StrCat(
+                  "provisioning failed for PVC \"", p.name, "\""));
+              return;
+            }
+            done &= claim->fully_bound();
+          }
+        });
+    if (!verdict.ok()) return verdict;
+    if (done) return absl::OkStatus();
+    if (cancelled_.HasBeenNotified()) {
+      return absl::CancelledError("shutting down");
+    }
+    if (clock_.Now() >= deadline) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "timed out after ", absl::FormatDuration(options_.volume_binding_timeout),
+          " waiting for the claims to be bound"));
+    }
+  }
+}
+
 void Binder::Bind(BindTask& task) {
   const Pod& pod = task.queued.pod;
   if (!leadership_.AwaitWriteWindow(options_.leadership_wait)) {
@@ -194,6 +268,23 @@ void Binder::Bind(BindTask& task) {
     state_.Forget(pod);
     queue_.RequeueBackoff(task.queued);
     return;
+  }
+
+  if (!task.decision.volume_bindings.empty()) {
+    if (absl::Status volumes = BindVolumes(task); !volumes.ok()) {
+      LOG(WARNING) << pod.Key() << ": binding volumes for " << task.node
+                   << " failed, backing off: " << volumes;
+      Count(Outcome::kVolumesFailed);
+      Retry(task, absl::StrCat("binding volumes: ", volumes.message()));
+      return;
+    }
+    // The claims may have taken long to bind: lead still, or hand back.
+    if (!leadership_.AwaitWriteWindow(options_.leadership_wait)) {
+      Count(Outcome::kNotLeader);
+      state_.Forget(pod);
+      queue_.RequeueBackoff(task.queued);
+      return;
+    }
   }
 
   absl::Time start = absl::Now();

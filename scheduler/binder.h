@@ -13,6 +13,19 @@
 //      queue, never dropped.
 //   2. The node. A binding to a node deleted since the decision is not
 //      sent: the charge is dropped and the pod goes back to the queue.
+//   2a. Volumes, for a pod whose WaitForFirstConsumer claims the decision
+//      binds (Decision::volume_bindings), as kube-scheduler's VolumeBinding
+//      PreBind: each chosen PV gets the claim as its claimRef, each claim
+//      to provision gets the node as its selected-node annotation (the
+//      resourceVersions the decision saw are preconditions); then the
+//      worker waits, up to `volume_binding_timeout`, until the PV
+//      controller (or the provisioner and the PV controller) has bound
+//      every such claim, as the informers show it, and only then binds the
+//      pod. A write refused, a claimRef or selected-node taken back (the
+//      provisioner gave up), or the timeout: the pod backs off with a
+//      FailedScheduling Event ("binding volumes: ..."); nothing written is
+//      undone (the PV controller releases a PV whose claim went elsewhere),
+//      as in kube-scheduler. A worker waits for volumes while others bind.
 //   3. The answer.
 //      - OK: done; a Scheduled Event names the node, the mode and the top
 //        terms.
@@ -67,6 +80,9 @@ struct BinderOptions {
   // How long a binding waits for a late lease renewal before the pod is
   // handed back to the queue.
   absl::Duration leadership_wait = absl::Seconds(10);
+  // How long a pod's claims may take to be bound once their PVs or nodes
+  // are written (kube-scheduler's VolumeBindingArgs.bindTimeoutSeconds).
+  absl::Duration volume_binding_timeout = absl::Minutes(10);
 };
 
 // A decision to carry out: the pod (as popped from the queue), its node,
@@ -106,6 +122,7 @@ class Binder {
     kRefused,          // another error: retried
     kNotLeader,        // outside the lease's write window: handed back
     kNodeGone,         // the node was deleted since the decision
+    kVolumesFailed,    // binding the pod's volumes failed: retried
   };
   // What reading a pod back told.
   struct ReadBack {
@@ -117,6 +134,9 @@ class Binder {
   void Loop();
   void Bind(BindTask& task);
   ReadBack ReadPodBack(const Pod& pod);
+  // Step 2a: writes the pod's volume bindings and waits until its claims
+  // are bound.
+  absl::Status BindVolumes(const BindTask& task);
   void Count(Outcome outcome);
   void Succeeded(const BindTask& task);
   // Not bound by us, and nothing to retry (gone, or bound by someone

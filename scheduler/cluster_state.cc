@@ -67,6 +67,7 @@ void ClusterState::RemoveNode(const std::string& name) {
 }
 
 void ClusterState::Charge(const std::string& node, const PodCharge& charge) {
+  volumes_.AddUsers(charge.pod->namespace_, charge.pod->claims);
   auto it = index_.find(node);
   if (it == index_.end()) {
     orphans_[node].AddPod(charge);
@@ -77,6 +78,7 @@ void ClusterState::Charge(const std::string& node, const PodCharge& charge) {
 }
 
 void ClusterState::Uncharge(const std::string& node, const PodCharge& charge) {
+  volumes_.RemoveUsers(charge.pod->namespace_, charge.pod->claims);
   auto it = index_.find(node);
   if (it == index_.end()) {
     auto orphan = orphans_.find(node);
@@ -93,7 +95,10 @@ void ClusterState::RemovePlaced(const std::string& key) {
   auto it = pods_.find(key);
   if (it == pods_.end()) return;
   Uncharge(it->second.node, it->second.charge);
-  if (it->second.assumed) --num_assumed_;
+  if (it->second.assumed) {
+    volumes_.Forget(it->second.volumes);
+    --num_assumed_;
+  }
   pods_.erase(it);
 }
 
@@ -149,6 +154,62 @@ void ClusterState::UpsertWorkload(const Workload& workload) {
 void ClusterState::RemoveWorkload(const Workload& workload) {
   absl::MutexLock lock(&mu_);
   workloads_.Remove(workload.kind, workload.namespace_, workload.name);
+}
+
+void ClusterState::UpsertClaim(const PersistentVolumeClaim& claim) {
+  absl::MutexLock lock(&mu_);
+  volumes_.UpsertClaim(claim);
+  ++volume_changes_;
+}
+
+void ClusterState::RemoveClaim(const PersistentVolumeClaim& claim) {
+  absl::MutexLock lock(&mu_);
+  volumes_.RemoveClaim(claim.namespace_, claim.name);
+  ++volume_changes_;
+}
+
+void ClusterState::UpsertVolume(const PersistentVolume& volume) {
+  absl::MutexLock lock(&mu_);
+  volumes_.UpsertVolume(volume);
+  ++volume_changes_;
+}
+
+void ClusterState::RemoveVolume(const PersistentVolume& volume) {
+  absl::MutexLock lock(&mu_);
+  volumes_.RemoveVolume(volume.name);
+  ++volume_changes_;
+}
+
+void ClusterState::UpsertStorageClass(const StorageClass& storage_class) {
+  absl::MutexLock lock(&mu_);
+  volumes_.UpsertClass(storage_class);
+}
+
+void ClusterState::RemoveStorageClass(const StorageClass& storage_class) {
+  absl::MutexLock lock(&mu_);
+  volumes_.RemoveClass(storage_class.name);
+}
+
+void ClusterState::UpsertCsiNode(const CsiNode& node) {
+  absl::MutexLock lock(&mu_);
+  volumes_.UpsertCsiNode(node);
+}
+
+void ClusterState::RemoveCsiNode(const CsiNode& node) {
+  absl::MutexLock lock(&mu_);
+  volumes_.RemoveCsiNode(node.name);
+}
+
+uint64_t ClusterState::AwaitVolumes(
+    uint64_t seen, absl::Time deadline,
+    absl::FunctionRef<void(const VolumeCatalog&)> fn) const {
+  absl::MutexLock lock(&mu_);
+  auto changed = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return volume_changes_ != seen;
+  };
+  mu_.AwaitWithDeadline(absl::Condition(&changed), deadline);
+  fn(volumes_);
+  return volume_changes_;
 }
 
 void ClusterState::RemoveAssignedPod(const Pod& pod) {
@@ -220,6 +281,7 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
                     .recent_placements = &recent_,
                     .namespaces = &namespaces_,
                     .workloads = &workloads_,
+                    .volumes = &volumes_,
                     .now_ms = absl::ToUnixMillis(now),
                     .seed = request.seed,
                     .force_fallback = request.force_fallback,
@@ -239,7 +301,9 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
     return decision;
   }
   RemovePlaced(key);  // our earlier assumption, or a stale namesake
-  PlacedPod placed{pod.uid, *node_name, PodCharge::Of(pod), true};
+  PlacedPod placed{pod.uid, *node_name, PodCharge::Of(pod), true,
+                   decision.volume_bindings};
+  volumes_.Assume(placed.volumes);
   Charge(placed.node, placed.charge);
   pods_.emplace(key, std::move(placed));
   ++num_assumed_;

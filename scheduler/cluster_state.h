@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
@@ -37,7 +38,9 @@
 #include "model/metrics.h"
 #include "model/node_info.h"
 #include "model/pod.h"
+#include "model/volumes.h"
 #include "scoring/decide.h"
+#include "scoring/volume_catalog.h"
 #include "scoring/metric_table.h"
 
 namespace ms {
@@ -79,6 +82,27 @@ class ClusterState {
   void UpsertWorkload(const Workload& workload);
   void RemoveWorkload(const Workload& workload);
 
+  // PersistentVolumeClaim, PersistentVolume, StorageClass and CSINode
+  // informers, for the volume plugins. Any change may let a pod with
+  // claims fit (the caller retries unschedulable pods).
+  void UpsertClaim(const PersistentVolumeClaim& claim);
+  void RemoveClaim(const PersistentVolumeClaim& claim);
+  void UpsertVolume(const PersistentVolume& volume);
+  void RemoveVolume(const PersistentVolume& volume);
+  void UpsertStorageClass(const StorageClass& storage_class);
+  void RemoveStorageClass(const StorageClass& storage_class);
+  void UpsertCsiNode(const CsiNode& node);
+  void RemoveCsiNode(const CsiNode& node);
+
+  // What the binder waits for once it has written a pod's volume bindings:
+  // the claims as the informer shows them, PVs the same. Null when unknown.
+  // Blocks until the claims or volumes change after `seen` (a count
+  // returned by the previous call; 0 at first) or `deadline` passes, then
+  // calls `fn` under the lock and returns the new count.
+  uint64_t AwaitVolumes(
+      uint64_t seen, absl::Time deadline,
+      absl::FunctionRef<void(const VolumeCatalog&)> fn) const;
+
   // Decides where `request.pod` goes and, when a node fits, charges it
   // there at once (assume). The Decision's node_index is only meaningful
   // with `node_name`, which names the chosen node ("" when none fits).
@@ -86,7 +110,8 @@ class ClusterState {
                            std::string* node_name);
 
   // Binding failed: removes the charge of an assumed pod, unless the
-  // informer has meanwhile shown it bound.
+  // informer has meanwhile shown it bound, and what was assumed of its
+  // volumes (Decision::volume_bindings).
   void Forget(const Pod& pod);
 
   // Whether the node is known (not deleted).
@@ -109,6 +134,7 @@ class ClusterState {
     std::string node;
     PodCharge charge;
     bool assumed = false;  // placed by us, not yet seen bound
+    VolumeBindings volumes;  // assumed with it
   };
   struct Placement {
     absl::Time time;
@@ -140,6 +166,8 @@ class ClusterState {
   std::unordered_map<std::string, PlacedPod> pods_ ABSL_GUARDED_BY(mu_);
   NamespaceLabels namespaces_ ABSL_GUARDED_BY(mu_);
   WorkloadSelectors workloads_ ABSL_GUARDED_BY(mu_);
+  VolumeCatalog volumes_ ABSL_GUARDED_BY(mu_);
+  uint64_t volume_changes_ ABSL_GUARDED_BY(mu_) = 0;
   size_t num_assumed_ ABSL_GUARDED_BY(mu_) = 0;
 
   // Metrics aligned to nodes_, and what they were aligned from.

@@ -79,6 +79,11 @@ ABSL_FLAG(std::string, identity, "",
           "This replica's identity in the Lease and in Events. Default: "
           "hostname and a random suffix.");
 ABSL_FLAG(int, bind_workers, 32, "Bindings sent to the apiserver at once.");
+ABSL_FLAG(absl::Duration, volume_binding_timeout, absl::Minutes(10),
+          "How long the PersistentVolumeClaims of a pod may take to be bound "
+          "(by the PV controller or a provisioner) once this scheduler has "
+          "chosen their volumes or node; the pod is then retried "
+          "(kube-scheduler's bindTimeoutSeconds).");
 ABSL_FLAG(bool, check_files, true,
           "Fail on a backend.tokenFile, caFile or basicAuth.passwordFile that "
           "cannot be read, as at start. false: validate-config checks the "
@@ -310,6 +315,60 @@ std::function<void(const T&)> Watched(LivenessMonitor& monitor,
   };
 }
 
+// An informer whose handlers, add and update alike, take (object,
+// deleted), each a part of the liveness monitor.
+template <typename T>
+std::unique_ptr<kube::Informer<T>> MakeInformer(
+    const std::string& resource, kube::InformerSource<T> source,
+    LivenessMonitor& liveness, std::function<void(const T&, bool)> on_change,
+    std::function<void(const kube::RejectedObject&)> on_reject) {
+  LivenessMonitor::Part& part =
+      liveness.Register(absl::StrCat(resource, " informer"));
+  auto changed = Watched<T>(liveness, part, [on_change](const T& object) {
+    on_change(object, false);
+  });
+  return std::make_unique<kube::Informer<T>>(
+      resource, std::move(source),
+      kube::InformerHandlers<T>{
+          .on_add = changed,
+          .on_update = changed,
+          .on_delete = Watched<T>(
+              liveness, part,
+              [on_change](const T& object) { on_change(object, true); }),
+          .on_reject = std::move(on_reject)});
+}
+
+// Informers of several kinds, started, synced and stopped together.
+class InformerSet {
+ public:
+  template <typename T>
+  void Add(std::unique_ptr<kube::Informer<T>> informer) {
+    std::shared_ptr<kube::Informer<T>> shared = std::move(informer);
+    start_.push_back([shared] { shared->Start(); });
+    stop_.push_back([shared] { shared->Stop(); });
+    wait_.push_back([shared](absl::Duration d) {
+      return shared->WaitForSync(d);
+    });
+  }
+  void Start() {
+    for (auto& f : start_) f();
+  }
+  void Stop() {
+    for (auto& f : stop_) f();
+  }
+  // Whether every one has synced, waiting up to `wait` for each.
+  bool WaitForSync(absl::Duration wait) {
+    for (auto& f : wait_) {
+      if (!f(wait)) return false;
+    }
+    return true;
+  }
+
+ private:
+  std::vector<std::function<void()>> start_, stop_;
+  std::vector<std::function<bool(absl::Duration)>> wait_;
+};
+
 // A binding must end before a standby may lead: well inside the write
 // margin (scheduler/leadership.h), with room for the moments between the
 // binder's check and the request leaving.
@@ -440,6 +499,8 @@ int Run(Config config) {
                       {.identity = identity,
                        .bind_workers = absl::GetFlag(FLAGS_bind_workers),
                        .bind_timeout = bind_timeout,
+                       .volume_binding_timeout =
+                           absl::GetFlag(FLAGS_volume_binding_timeout),
                        .seed = seed},
                       api, cache.get(), RealClock::Get(), registry, leadership,
                       &liveness);
@@ -523,39 +584,42 @@ int Run(Config config) {
        .on_reject = count_rejected});
   // Services, ReplicaSets, StatefulSets, ReplicationControllers: their
   // selectors, for the pods that get the default topology spread.
-  std::vector<std::unique_ptr<kube::Informer<Workload>>> workloads;
+  // PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes:
+  // for the volume plugins.
+  InformerSet secondary;
   for (WorkloadKind kind : kWorkloadKinds) {
-    const char* resource = kube::WorkloadResource(kind);
-    LivenessMonitor::Part& part =
-        liveness.Register(absl::StrCat(resource, " informer"));
-    auto on_change = Watched<Workload>(
-        liveness, part, [&](const Workload& w) { scheduler.OnWorkload(w); });
-    workloads.push_back(std::make_unique<kube::Informer<Workload>>(
-        resource, kube::WorkloadSource(client, kind, {}),
-        kube::InformerHandlers<Workload>{
-            .on_add = on_change,
-            .on_update = on_change,
-            .on_delete = Watched<Workload>(liveness, part,
-                                           [&, kind](const Workload& w) {
-                                             Workload gone = w;
-                                             gone.kind = kind;  // tombstones
-                                             scheduler.OnWorkloadDeleted(gone);
-                                           }),
-            .on_reject = count_rejected}));
+    secondary.Add(MakeInformer<Workload>(
+        kube::WorkloadResource(kind), kube::WorkloadSource(client, kind, {}),
+        liveness,
+        [&, kind](const Workload& w, bool deleted) {
+          if (!deleted) return scheduler.OnWorkload(w);
+          Workload gone = w;
+          gone.kind = kind;  // tombstones have none
+          scheduler.OnWorkloadDeleted(gone);
+        },
+        count_rejected));
   }
-  auto workloads_synced = [&](absl::Duration wait) {
-    for (const auto& w : workloads) {
-      if (!w->WaitForSync(wait)) return false;
-    }
-    return true;
+  auto on_storage = [&](const auto& object, bool deleted) {
+    scheduler.OnStorage(object, deleted);
   };
+  secondary.Add(MakeInformer<PersistentVolumeClaim>(
+      "persistentvolumeclaims", kube::ClaimSource(client), liveness,
+      on_storage, count_rejected));
+  secondary.Add(MakeInformer<PersistentVolume>(
+      "persistentvolumes", kube::VolumeSource(client), liveness, on_storage,
+      count_rejected));
+  secondary.Add(MakeInformer<StorageClass>(
+      "storageclasses", kube::StorageClassSource(client), liveness,
+      on_storage, count_rejected));
+  secondary.Add(MakeInformer<CsiNode>("csinodes", kube::CsiNodeSource(client),
+                                      liveness, on_storage, count_rejected));
 
   StatusServer status(
       registry,
       [&] {
         return pending.HasSynced() && assigned.HasSynced() &&
                nodes.HasSynced() && namespaces.HasSynced() &&
-               workloads_synced(absl::ZeroDuration());
+               secondary.WaitForSync(absl::ZeroDuration());
       },
       [&] { return liveness.Stalled(); });
   absl::StatusOr<int> port = status.Start(config.http.listen_address);
@@ -568,13 +632,13 @@ int Run(Config config) {
 
   // Standbys keep their informers warm, so a takeover schedules at once.
   namespaces.Start();
-  for (const auto& w : workloads) w->Start();
+  secondary.Start();
   nodes.Start();
   assigned.Start();
   pending.Start();
   if (cache) cache->Start();
   while (!(namespaces.WaitForSync(absl::Seconds(1)) &&
-           workloads_synced(absl::Seconds(1)) &&
+           secondary.WaitForSync(absl::Seconds(1)) &&
            nodes.WaitForSync(absl::Seconds(1)) &&
            assigned.WaitForSync(absl::Seconds(1)) &&
            pending.WaitForSync(absl::Seconds(1)))) {
@@ -614,7 +678,7 @@ int Run(Config config) {
   assigned.Stop();
   nodes.Stop();
   namespaces.Stop();
-  for (const auto& w : workloads) w->Stop();
+  secondary.Stop();
   status.Stop();
   LOG(INFO) << "stopped";
   return exit_code.load();

@@ -51,7 +51,8 @@ Scheduler::Scheduler(const Config& config, SchedulerOptions options,
                  .workers = options_.event_workers},
                 api, registry),
       binder_({.workers = options_.bind_workers,
-               .timeout = options_.bind_timeout},
+               .timeout = options_.bind_timeout,
+               .volume_binding_timeout = options_.volume_binding_timeout},
               api, state_, queue_, leadership, recorder_, clock, registry,
               attempts_) {
   RegisterMetrics();
@@ -207,6 +208,27 @@ void Scheduler::OnWorkload(const Workload& workload) {
 
 void Scheduler::OnWorkloadDeleted(const Workload& workload) {
   state_.RemoveWorkload(workload);
+}
+
+void Scheduler::OnStorage(const PersistentVolumeClaim& claim, bool deleted) {
+  deleted ? state_.RemoveClaim(claim) : state_.UpsertClaim(claim);
+  queue_.MoveAllToActive();
+}
+
+void Scheduler::OnStorage(const PersistentVolume& volume, bool deleted) {
+  deleted ? state_.RemoveVolume(volume) : state_.UpsertVolume(volume);
+  queue_.MoveAllToActive();
+}
+
+void Scheduler::OnStorage(const StorageClass& storage_class, bool deleted) {
+  deleted ? state_.RemoveStorageClass(storage_class)
+          : state_.UpsertStorageClass(storage_class);
+  queue_.MoveAllToActive();
+}
+
+void Scheduler::OnStorage(const CsiNode& node, bool deleted) {
+  deleted ? state_.RemoveCsiNode(node) : state_.UpsertCsiNode(node);
+  queue_.MoveAllToActive();
 }
 
 void Scheduler::OnNodeDeleted(const Node& node) {

@@ -59,6 +59,9 @@ struct SchedulerOptions {
   // A binding request gives up after this; keep it below the lease
   // duration minus the renew deadline (scheduler/binder.h).
   absl::Duration bind_timeout = absl::Seconds(4);
+  // How long a pod's WaitForFirstConsumer claims may take to be bound
+  // before the pod is (scheduler/binder.h).
+  absl::Duration volume_binding_timeout = absl::Minutes(10);
   int event_workers = 4;  // Events written at once
   uint64_t seed = 0;  // tie-break stream; fixed in tests
   QueueOptions queue;
@@ -93,6 +96,13 @@ class Scheduler {
   // selectors, for the default topology spread of the pods they select.
   void OnWorkload(const Workload& workload);
   void OnWorkloadDeleted(const Workload& workload);
+  // PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes,
+  // for the volume plugins; any change may let a pod with claims fit, so
+  // unschedulable pods are retried.
+  void OnStorage(const PersistentVolumeClaim& claim, bool deleted);
+  void OnStorage(const PersistentVolume& volume, bool deleted);
+  void OnStorage(const StorageClass& storage_class, bool deleted);
+  void OnStorage(const CsiNode& node, bool deleted);
 
   // Schedules until Stop(). (A housekeeping thread, started with the
   // Scheduler, flushes the queue and hands the node list to the metrics

@@ -32,6 +32,7 @@ struct Workspace::Scratch {
   // Per node of a block: metric sums, per-node weights, built-ins, suspects.
   std::vector<double> totals, weight_sums, builtin, suspect;
   FilterSummary summary;
+  VolumeFilters volumes;
   // InterPodAffinity: the pre-filter and pre-score states; per node the raw
   // and the normalised score (feasible nodes only).
   InterPodAffinityFilter affinity_filter;
@@ -105,7 +106,7 @@ size_t Filter(const PodFilter& pf, const std::vector<NodeInfo>& nodes,
   const bool slow_pod = !pod.node_name.empty() || pf.has_node_affinity ||
                         !pf.host_ports.empty() || !pf.requests.scalar.empty() ||
                         pf.topology_spread != nullptr ||
-                        pf.pod_affinity != nullptr;
+                        pf.pod_affinity != nullptr || pf.volumes != nullptr;
   const int64_t block =
       NodeTable::kHardTaints | NodeTable::kNoRoom |
       (pf.tolerates_unschedulable ? int64_t{0}
@@ -577,9 +578,19 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
   PodFilter pf = MakePodFilter(*in.pod, &cfg.added_affinity);
   const PodScoring pod{.requests = pf.requests,
                        .non_zero = PodScoringRequests(*in.pod)};
-  if (std::string why = UnsupportedConstraints(*in.pod); !why.empty()) {
-    d.filter_summary = absl::StrCat("0/", n, " nodes are available: ", why, ".");
-    if (in.explain) d.explanation = Explain(in, cfg, d, pf, pod, s, why);
+  static const VolumeCatalog* const kNoVolumes = new VolumeCatalog();
+  const VolumeCatalog& catalog =
+      in.volumes != nullptr ? *in.volumes : *kNoVolumes;
+  std::string refused;
+  if (!in.pod->claims.empty()) {
+    refused = PreFilterVolumes(*in.pod, catalog, &s.volumes);
+    pf.volumes = &s.volumes;
+  }
+  if (refused.empty()) refused = UnsupportedConstraints(*in.pod);
+  if (!refused.empty()) {
+    d.filter_summary =
+        absl::StrCat("0/", n, " nodes are available: ", refused, ".");
+    if (in.explain) d.explanation = Explain(in, cfg, d, pf, pod, s, refused);
     return d;
   }
   const NodeTable* table = in.table;
@@ -620,6 +631,10 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
     d.node_index = static_cast<int>(best);
     d.score = s.scores[best];
     NodeTerms(in, cfg, d.mode, pod, s, best, &d.terms);
+    if (pf.volumes != nullptr) {
+      VolumeBindingCheck(s.volumes.binding, nodes[best].node, catalog,
+                         &d.volume_bindings);
+    }
   }
 
   // 7. Explain.

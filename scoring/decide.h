@@ -15,12 +15,13 @@
 //
 // Phases (DESIGN.md, "Scoring model"), each rule in its plugin file under
 // scoring/plugins/:
-// 1. Pre-filter. A pod requiring a constraint not implemented here
-//    (volumes that need binding) is rejected outright: filter_summary names
-//    the constraint. Otherwise each filter plugin's per-pod facts are
-//    computed once (filter.h), PodTopologySpread's and InterPodAffinity's
-//    counts over the placed pods included (pod_topology_spread.h,
-//    inter_pod_affinity.h).
+// 1. Pre-filter. Each filter plugin's per-pod facts are computed once
+//    (filter.h): the volume plugins' claims and PVs (volume_binding.h and
+//    the others), PodTopologySpread's and InterPodAffinity's counts over
+//    the placed pods (pod_topology_spread.h, inter_pod_affinity.h). A
+//    pre-filter that rejects the pod (a claim missing or unbound, dynamic
+//    resource allocation, which is not implemented) rejects it on every
+//    node: filter_summary says why.
 // 2. Filter (filter.h). The feasible nodes F are kept as a mask over all
 //    nodes, so that the per-metric passes read whole columns and vectorise.
 // 3. Pre-score (metric_terms.h). The usable values of each metric and their
@@ -44,6 +45,8 @@
 //    name), so the same seed picks the same node whatever the order of the
 //    node list.
 // 7. Explain. The winner's terms always; every node's row when asked for.
+//    For a pod with WaitForFirstConsumer claims, what binding them on the
+//    winner takes (Decision::volume_bindings).
 #ifndef METRICS_SCHEDULER_SCORING_DECIDE_H_
 #define METRICS_SCHEDULER_SCORING_DECIDE_H_
 
@@ -61,6 +64,7 @@
 #include "scoring/metric_table.h"
 #include "scoring/node_table.h"
 #include "scoring/scoring_config.h"
+#include "scoring/volume_catalog.h"
 
 namespace ms {
 
@@ -85,6 +89,9 @@ struct DecideInput {
   // Optional: the workloads' selectors, for PodTopologySpread's system
   // default constraints. Null: no pod gets them.
   const WorkloadSelectors* workloads = nullptr;
+  // Optional: the cluster's claims, volumes, classes and CSINodes, for a
+  // pod with claims. Null: none known (such a pod's claims are missing).
+  const VolumeCatalog* volumes = nullptr;
   int64_t now_ms = 0;  // for staleness; scoring has no clock
   uint64_t seed = 0;   // tie-break
   bool force_fallback = false;  // e.g. cold cache past its deadline
@@ -106,6 +113,10 @@ struct Decision {
   // see SummarizeTerms for the event message.
   std::vector<TermResult> terms;
   std::optional<Explanation> explanation;  // when DecideInput::explain
+  // What binding the pod's unbound WaitForFirstConsumer claims on the
+  // chosen node takes, to be done before the pod is bound; empty when
+  // there is nothing to bind.
+  VolumeBindings volume_bindings;
 
   bool ok() const { return node_index >= 0; }
 };

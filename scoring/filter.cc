@@ -17,7 +17,10 @@ constexpr const char* kFixedReasons[] = {
     kReasonAffinity,      kReasonPorts,
     kReasonTooManyPods,   "Insufficient cpu",
     "Insufficient memory", "Insufficient ephemeral-storage",
-    nullptr /* scalar */, kReasonTopologySpreadLabel,
+    nullptr /* scalar */, kReasonReadWriteOncePodInUse,
+    kReasonVolumeLimits,  kReasonVolumeNodeConflict,
+    kReasonVolumeBindConflict, kReasonVolumeMissing,
+    kReasonVolumeZone,    kReasonTopologySpreadLabel,
     kReasonTopologySpread, kReasonPodAffinity,
     kReasonPodAntiAffinity, kReasonExistingAntiAffinity,
     nullptr /* metric */};
@@ -46,7 +49,40 @@ uint32_t SpreadFailure(const PodTopologySpreadFilter* spread, size_t i) {
   return 0;
 }
 
+// The volume plugins' failure bits for node i (0: it fits).
+uint32_t VolumeFailures(const VolumeFilters& v, const NodeInfo& info) {
+  if (v.rwop_in_use) return kFailReadWriteOncePod;
+  if (!NodeVolumeLimitsFits(v.csi, info, *v.catalog)) return kFailVolumeLimits;
+  const uint32_t binding = VolumeBindingCheck(v.binding, info.node, *v.catalog);
+  if (binding != 0) {
+    auto bit = [&](uint32_t from, FilterFailure to) {
+      return (binding & from) != 0 ? to : 0u;
+    };
+    return bit(kVolumeNodeConflict, kFailVolumeNodeConflict) |
+           bit(kVolumeBindConflict, kFailVolumeBindConflict) |
+           bit(kVolumeMissing, kFailVolumeMissing);
+  }
+  if (!VolumeZoneFits(v.zone, info.node)) return kFailVolumeZone;
+  return 0;
+}
+
 }  // namespace
+
+std::string PreFilterVolumes(const Pod& pod, const VolumeCatalog& catalog,
+                             VolumeFilters* out) {
+  out->catalog = &catalog;
+  if (std::string why =
+          PreFilterVolumeRestrictions(pod, catalog, &out->rwop_in_use);
+      !why.empty()) {
+    return why;
+  }
+  out->csi = PreFilterNodeVolumeLimits(pod, catalog);
+  if (std::string why = PreFilterVolumeBinding(pod, catalog, &out->binding);
+      !why.empty()) {
+    return why;
+  }
+  return PreFilterVolumeZone(pod, catalog, &out->zone);
+}
 
 PodFilter MakePodFilter(const Pod& pod,
                         const std::vector<NodeSelectorTerm>* added_affinity) {
@@ -90,6 +126,10 @@ NodeCheck CheckNode(const PodFilter& f, const std::vector<NodeInfo>& nodes,
                  bit(fit.ephemeral_storage, kFailEphemeralStorage) |
                  bit(fit.scalars != 0, kFailScalar);
     c.scalars = fit.scalars;
+  } else if (uint32_t volumes =
+                 f.volumes != nullptr ? VolumeFailures(*f.volumes, info) : 0;
+             volumes != 0) {
+    c.failures = volumes;
   } else if (uint32_t spread = SpreadFailure(f.topology_spread, i);
              spread != 0) {
     c.failures = spread;
@@ -202,16 +242,9 @@ std::string FilterSummary::Message(int num_nodes) const {
 }
 
 std::string UnsupportedConstraints(const Pod& pod) {
-  std::vector<const char*> what;
-  if (pod.has_claim_volumes) {
-    what.push_back("volumes that need binding (PersistentVolumeClaim)");
-  }
-  if (pod.has_resource_claims) {
-    what.push_back("dynamic resource allocation (spec.resourceClaims)");
-  }
-  if (what.empty()) return "";
-  return absl::StrCat("pod requires ", absl::StrJoin(what, ", "),
-                      ", which this scheduler does not support yet");
+  if (!pod.has_resource_claims) return "";
+  return "pod requires dynamic resource allocation (spec.resourceClaims), "
+         "which this scheduler does not support yet";
 }
 
 }  // namespace ms

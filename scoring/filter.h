@@ -4,7 +4,8 @@
 // under scoring/plugins/, run here in kube-scheduler's order, stopping at the
 // first plugin that rejects a node: NodeUnschedulable, NodeName,
 // TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit
-// (which reports every insufficient resource at once), PodTopologySpread,
+// (which reports every insufficient resource at once), VolumeRestrictions,
+// NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread,
 // InterPodAffinity.
 // The reason strings are kube-scheduler's, so FailedScheduling events read
 // the same. As in kube-scheduler v1.34 there is no readiness filter: a node
@@ -35,10 +36,14 @@
 #include "scoring/plugins/node_affinity.h"
 #include "scoring/plugins/node_name.h"
 #include "scoring/plugins/node_ports.h"
+#include "scoring/plugins/node_volume_limits.h"
 #include "scoring/plugins/node_resources_fit.h"
 #include "scoring/plugins/node_unschedulable.h"
 #include "scoring/plugins/pod_topology_spread.h"
 #include "scoring/plugins/taint_toleration.h"
+#include "scoring/plugins/volume_binding.h"
+#include "scoring/plugins/volume_restrictions.h"
+#include "scoring/plugins/volume_zone.h"
 #include "scoring/scoring_config.h"
 
 namespace ms {
@@ -57,19 +62,40 @@ enum FilterFailure : uint32_t {
   kFailMemory = 1u << 8,
   kFailEphemeralStorage = 1u << 9,
   kFailScalar = 1u << 10,  // NodeCheck::scalars says which
-  kFailTopologySpreadLabel = 1u << 11,
-  kFailTopologySpread = 1u << 12,
-  kFailPodAffinity = 1u << 13,
-  kFailPodAntiAffinity = 1u << 14,
-  kFailExistingAntiAffinity = 1u << 15,
+  kFailReadWriteOncePod = 1u << 11,  // VolumeRestrictions
+  kFailVolumeLimits = 1u << 12,      // NodeVolumeLimits
+  kFailVolumeNodeConflict = 1u << 13,  // VolumeBinding, as many as apply
+  kFailVolumeBindConflict = 1u << 14,
+  kFailVolumeMissing = 1u << 15,
+  kFailVolumeZone = 1u << 16,  // VolumeZone
+  kFailTopologySpreadLabel = 1u << 17,
+  kFailTopologySpread = 1u << 18,
+  kFailPodAffinity = 1u << 19,
+  kFailPodAntiAffinity = 1u << 20,
+  kFailExistingAntiAffinity = 1u << 21,
   // Not a filter plugin: a metric with `missing: exclude` had no usable value
   // on the node (NodeCheck::metric says which). Set by Decide only.
-  kFailMissingMetric = 1u << 16,
+  kFailMissingMetric = 1u << 22,
 };
 // How many FilterFailure bits there are; every table indexed by bit has
 // this many entries.
-inline constexpr int kNumFilterFailures = 17;
+inline constexpr int kNumFilterFailures = 23;
 static_assert(kFailMissingMetric == 1u << (kNumFilterFailures - 1));
+
+// The pre-filters of the four volume plugins, for a pod with claims.
+struct VolumeFilters {
+  const VolumeCatalog* catalog = nullptr;
+  bool rwop_in_use = false;     // VolumeRestrictions
+  std::vector<CsiVolume> csi;   // NodeVolumeLimits
+  VolumeBindingFilter binding;  // VolumeBinding
+  VolumeTopology zone;          // VolumeZone
+};
+
+// Runs the volume plugins' pre-filters in kube-scheduler's order
+// (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone): the
+// first rejection, which holds for every node, or "" with *out filled.
+std::string PreFilterVolumes(const Pod& pod, const VolumeCatalog& catalog,
+                             VolumeFilters* out);
 
 // Pre-filter: the per-pod part of filtering, computed once per decision.
 struct PodFilter {
@@ -85,6 +111,8 @@ struct PodFilter {
   // plugin is skipped.
   const PodTopologySpreadFilter* topology_spread = nullptr;
   const InterPodAffinityFilter* pod_affinity = nullptr;
+  // The volume plugins'; null for a pod without claims.
+  const VolumeFilters* volumes = nullptr;
 };
 
 // `added_affinity`: the configuration's addedAffinity required terms, or
@@ -133,8 +161,8 @@ class FilterSummary {
 };
 
 // Pre-filter: constraints the pod requires that this scheduler does not
-// implement (volumes that need binding, dynamic resource allocation), as a
-// sentence; empty when there are none. Such a pod is never placed.
+// implement (dynamic resource allocation), as a sentence; empty when there
+// are none. Such a pod is never placed.
 std::string UnsupportedConstraints(const Pod& pod);
 
 // kube-scheduler caps event messages; FilterSummary keeps under this.

@@ -88,19 +88,30 @@ bool MatchesField(const NodeSelectorRequirement& r, const Node& node,
   return r.op == SelectorOperator::kIn ? eq : !eq;
 }
 
-bool MatchesTerm(const NodeSelectorTerm& term, const Node& node) {
+// `node` null: the node's name is unknown, so matchFields are checked for
+// form only (a PersistentVolume's node affinity, see below).
+bool MatchesTerm(const NodeSelectorTerm& term, const Labels& labels,
+                 const Node* node) {
   if (term.match_expressions.empty() && term.match_fields.empty()) {
     return false;
   }
+  static const Node* const kUnnamed = new Node();
   bool valid = true;
   bool match = true;
   for (const NodeSelectorRequirement& r : term.match_expressions) {
-    if (!MatchesLabel(r, node.labels, &valid)) match = false;
+    if (!MatchesLabel(r, labels, &valid)) match = false;
   }
   for (const NodeSelectorRequirement& r : term.match_fields) {
-    if (!MatchesField(r, node, &valid)) match = false;
+    if (!MatchesField(r, node != nullptr ? *node : *kUnnamed, &valid) &&
+        node != nullptr) {
+      match = false;
+    }
   }
   return valid && match;
+}
+
+bool MatchesTerm(const NodeSelectorTerm& term, const Node& node) {
+  return MatchesTerm(term, node.labels, &node);
 }
 
 }  // namespace
@@ -118,6 +129,16 @@ bool MatchesNodeSelectorTerms(const std::vector<NodeSelectorTerm>& terms,
                               const Node& node) {
   for (const NodeSelectorTerm& term : terms) {
     if (MatchesTerm(term, node)) return true;
+  }
+  return false;
+}
+
+bool MatchesVolumeNodeAffinity(
+    const std::optional<std::vector<NodeSelectorTerm>>& terms,
+    const Labels& labels) {
+  if (!terms.has_value()) return true;
+  for (const NodeSelectorTerm& term : *terms) {
+    if (MatchesTerm(term, labels, nullptr)) return true;
   }
   return false;
 }

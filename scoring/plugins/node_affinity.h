@@ -19,6 +19,7 @@
 #define METRICS_SCHEDULER_SCORING_PLUGINS_NODE_AFFINITY_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "model/node.h"
@@ -42,6 +43,15 @@ bool MatchesNodeAffinity(const Pod& pod, const Node& node);
 // Whether any of `terms` (ORed) matches: the addedAffinity filter.
 bool MatchesNodeSelectorTerms(const std::vector<NodeSelectorTerm>& terms,
                               const Node& node);
+
+// A PersistentVolume's spec.nodeAffinity.required against a node's labels
+// (component-helpers' CheckNodeAffinity, which VolumeBinding uses): absent
+// matches every node; otherwise as the pod's terms, except that the node
+// is seen without its name, so a matchFields requirement is checked for
+// form only and a term of matchFields alone matches every node.
+bool MatchesVolumeNodeAffinity(
+    const std::optional<std::vector<NodeSelectorTerm>>& terms,
+    const Labels& labels);
 
 // Pre-score: whether the plugin scores the pod.
 inline bool ScoresNodeAffinity(const Pod& pod,

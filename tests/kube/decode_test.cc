@@ -139,7 +139,7 @@ TEST(DecodePodTest, RecordedPodWithEveryField) {
   EXPECT_FALSE(spread.min_domains.has_value());
   EXPECT_FALSE(spread.node_affinity_policy.has_value());
   EXPECT_FALSE(pod->controller.has_value());
-  EXPECT_TRUE(pod->has_claim_volumes);
+  EXPECT_EQ(pod->claims, (std::vector<PodClaim>{{.name = "data"}}));
   EXPECT_TRUE(pod->container_statuses.empty());  // pending: nothing reported
   EXPECT_FALSE(pod->resize_infeasible);
 }

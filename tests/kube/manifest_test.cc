@@ -64,7 +64,7 @@ TEST(DecodePodManifestTest, FirstPodOfAMultiDocumentFile) {
   EXPECT_EQ(pod->pod_affinity.preferred.size(), 1u);
   EXPECT_TRUE(pod->pod_affinity.required.empty());
   EXPECT_EQ(pod->topology_spread.size(), 1u);
-  EXPECT_TRUE(pod->has_claim_volumes);
+  EXPECT_EQ(pod->claims, (std::vector<PodClaim>{{.name = "data"}}));
 }
 
 TEST(DecodePodManifestTest, WorkloadTemplateIsNamedAfterItsWorkload) {

@@ -200,7 +200,15 @@ TEST(ManifestsTest, ClusterRoleGrantsExactlyTheCallsMade) {
                         "/replicationcontrollers:watch",
                         "apps/replicasets:list", "apps/replicasets:watch",
                         "apps/statefulsets:list", "apps/statefulsets:watch",
-                        "/events:create"}));
+                        "/persistentvolumeclaims:list",
+                        "/persistentvolumeclaims:watch",
+                        "/persistentvolumeclaims:patch",
+                        "/persistentvolumes:list", "/persistentvolumes:watch",
+                        "/persistentvolumes:patch",
+                        "storage.k8s.io/storageclasses:list",
+                        "storage.k8s.io/storageclasses:watch",
+                        "storage.k8s.io/csinodes:list",
+                        "storage.k8s.io/csinodes:watch", "/events:create"}));
 }
 
 TEST(ManifestsTest, ExampleWorkloadAsksForMetricsScheduler) {

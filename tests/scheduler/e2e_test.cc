@@ -79,6 +79,71 @@ class EndToEndTest : public ::testing::Test {
     schedulers_.StopAll(HasFailure());
     env_.DeleteNamespace(suite_);
     for (const std::string& n : nodes_) env_.DeleteNode(n);
+    for (const std::string& path : cluster_objects_) {
+      env_.AdminOk("DELETE", path);
+    }
+  }
+
+  // Storage for the suite: a WaitForFirstConsumer class without a
+  // provisioner (local volumes), and a local PV of `size` on `node`
+  // (`claim`, if not empty, pre-binds it). Both are deleted at the end.
+  std::string LocalClass() {
+    const std::string name = suite_ + "-local";
+    env_.AdminOk("POST", "/apis/storage.k8s.io/v1/storageclasses",
+                 absl::StrCat(R"({"apiVersion":"storage.k8s.io/v1",)",
+                              R"("kind":"StorageClass","metadata":{"name":")",
+                              name,
+                              R"("},"provisioner":"kubernetes.io/no-provisioner",)",
+                              R"("volumeBindingMode":"WaitForFirstConsumer"})"));
+    cluster_objects_.push_back("/apis/storage.k8s.io/v1/storageclasses/" + name);
+    return name;
+  }
+  void CreateLocalVolume(const std::string& name, const std::string& node,
+                         const std::string& size,
+                         const std::string& claim = "") {
+    env_.AdminOk(
+        "POST", "/api/v1/persistentvolumes",
+        absl::StrCat(
+            R"({"apiVersion":"v1","kind":"PersistentVolume","metadata":)",
+            R"({"name":")", name, R"("},"spec":{"capacity":{"storage":")",
+            size, R"("},"accessModes":["ReadWriteOnce"],)",
+            R"("storageClassName":")", suite_, R"(-local",)",
+            claim.empty()
+                ? ""
+                : absl::StrCat(R"("claimRef":{"namespace":")", suite_,
+                               R"(","name":")", claim, R"("},)"),
+            R"("local":{"path":"/mnt/disks/)", name, R"("},)",
+            R"("nodeAffinity":{"required":{"nodeSelectorTerms":[)",
+            R"({"matchExpressions":[{"key":"kubernetes.io/hostname",)",
+            R"("operator":"In","values":[")", node, R"("]}]}]}}}})"));
+    cluster_objects_.push_back("/api/v1/persistentvolumes/" + name);
+  }
+  void CreateClaim(const std::string& name, const std::string& size,
+                   const std::string& volume = "") {
+    env_.AdminOk(
+        "POST", "/api/v1/namespaces/" + suite_ + "/persistentvolumeclaims",
+        absl::StrCat(
+            R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":)",
+            R"({"name":")", name, R"("},"spec":{"accessModes":["ReadWriteOnce"],)",
+            R"("storageClassName":")", suite_, R"(-local",)",
+            volume.empty() ? ""
+                           : absl::StrCat(R"("volumeName":")", volume, R"(",)"),
+            R"("resources":{"requests":{"storage":")", size, R"("}}}})"));
+  }
+  std::string Claim(const std::string& name) {
+    return env_.AdminOk("GET", "/api/v1/namespaces/" + suite_ +
+                                   "/persistentvolumeclaims/" + name);
+  }
+  // A pod of the suite whose volume "data" is the claim `claim`.
+  void CreatePodWithClaim(const std::string& name, const std::string& claim) {
+    std::string spec = PodSpecJson("{}");
+    spec.insert(spec.size() - 1,
+                absl::StrCat(R"(,"volumes":[{"name":"data",)",
+                             R"("persistentVolumeClaim":{"claimName":")", claim,
+                             R"("}}])"));
+    env_.AdminOk("POST", "/api/v1/namespaces/" + suite_ + "/pods",
+                 absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":)",
+                              R"({"name":")", name, R"("},"spec":)", spec, "}"));
   }
 
   std::string Node(int i) { return absl::StrCat(suite_, "-n", i); }
@@ -254,6 +319,7 @@ class EndToEndTest : public ::testing::Test {
   std::unique_ptr<PrometheusServer> prom_;
   SchedulerProcesses schedulers_;
   std::vector<std::string> nodes_;
+  std::vector<std::string> cluster_objects_;  // paths, deleted in TearDown
 };
 
 TEST_F(EndToEndTest, DeploymentFollowsTheFastestNode) {
@@ -850,6 +916,58 @@ TEST_F(EndToEndTest, GatedPodWaitsForItsGatesThenIsPlaced) {
   ASSERT_TRUE(WaitFor([&] { return Placements()["gated"] == Node(0); },
                       absl::Seconds(60)))
       << s->Log();
+}
+
+// A claim bound to a local PV: the pod goes to the PV's node, although
+// leastAllocated prefers the bigger nodes.
+TEST_F(EndToEndTest, ClaimBoundToALocalVolumeGoesToThatVolumesNode) {
+  AddNode(Node(0), "16");
+  AddNode(Node(1), "2");
+  AddNode(Node(2), "16");
+  LocalClass();
+  CreateLocalVolume(suite_ + "-pv", Node(1), "1Gi", "data");
+  CreateClaim("data", "1Gi", suite_ + "-pv");
+  // The PV controller binds the pre-bound pair.
+  ASSERT_TRUE(WaitFor([&] {
+    return absl::StrContains(Claim("data"), R"("phase":"Bound")");
+  }, absl::Seconds(60))) << Claim("data");
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  CreatePodWithClaim("web", "data");
+  ASSERT_TRUE(WaitFor([&] { return Placements()["web"] == Node(1); },
+                      absl::Seconds(60)))
+      << s->Log();
+}
+
+// An unbound WaitForFirstConsumer claim: the scheduler picks the node of a
+// matching PV, binds the PV to the claim (the PV controller completes it),
+// then the pod; a second claim finds no PV left and its pod is told why.
+TEST_F(EndToEndTest, WaitForFirstConsumerClaimGetsAMatchingVolume) {
+  AddNode(Node(0), "16");
+  AddNode(Node(1), "16");
+  AddNode(Node(2), "2");
+  LocalClass();
+  CreateLocalVolume(suite_ + "-small", Node(0), "1Gi");  // too small
+  CreateLocalVolume(suite_ + "-fit", Node(2), "10Gi");
+  CreateClaim("data", "5Gi");
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  CreatePodWithClaim("web", "data");
+  ASSERT_TRUE(WaitFor([&] { return Placements()["web"] == Node(2); },
+                      absl::Seconds(60)))
+      << s->Log();
+  const std::string claim = Claim("data");
+  EXPECT_TRUE(absl::StrContains(claim, R"("phase":"Bound")")) << claim;
+  EXPECT_TRUE(absl::StrContains(
+      claim, absl::StrCat(R"("volumeName":")", suite_, R"(-fit")")))
+      << claim;
+
+  CreateClaim("more", "5Gi");
+  CreatePodWithClaim("second", "more");
+  EventsWith("second",
+             "0/3 nodes are available: 3 node(s) didn't find available "
+             "persistent volumes to bind.");
+  EXPECT_EQ(Placements()["second"], "");
 }
 
 }  // namespace

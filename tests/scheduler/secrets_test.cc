@@ -76,6 +76,12 @@ class SecretsTest : public ::testing::Test {
           return HttpAnswer{200, kEmptyList};
         }
       }
+      for (const char* storage :
+           {"/api/v1/persistentvolumeclaims", "/api/v1/persistentvolumes",
+            "/apis/storage.k8s.io/v1/storageclasses",
+            "/apis/storage.k8s.io/v1/csinodes"}) {
+        if (r.Path() == storage) return HttpAnswer{200, kEmptyList};
+      }
       return HttpAnswer{404, R"({"kind":"Status","code":404})"};
     });
     absl::StatusOr<std::unique_ptr<TestHttpServer>> prom =

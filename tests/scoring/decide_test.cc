@@ -470,13 +470,13 @@ TEST(DecideTest, NoFeasibleNodeMixedReasons) {
 TEST(DecideTest, UnsupportedConstraintsAreNeverPlaced) {
   Fixture f;
   f.nodes = ThreeNodes();
-  f.pod.has_claim_volumes = true;
+  f.pod.has_resource_claims = true;
   Decision d = f.Run(MetricsOnly({}));
   EXPECT_FALSE(d.ok());
   EXPECT_EQ(d.filter_summary,
-            "0/3 nodes are available: pod requires volumes that need binding "
-            "(PersistentVolumeClaim), which this scheduler does not support "
-            "yet.");
+            "0/3 nodes are available: pod requires dynamic resource "
+            "allocation (spec.resourceClaims), which this scheduler does not "
+            "support yet.");
 }
 
 TEST(DecideTest, ExplanationTable) {

@@ -148,9 +148,9 @@ TEST(FilterSummaryTest, LongMessagesStayUnder1024Bytes) {
 TEST(UnsupportedConstraintsTest, NamesEachConstraint) {
   Pod pod = MakePod();
   EXPECT_EQ(UnsupportedConstraints(pod), "");
-  pod.has_claim_volumes = true;
+  pod.has_resource_claims = true;
   EXPECT_EQ(UnsupportedConstraints(pod),
-            "pod requires volumes that need binding (PersistentVolumeClaim), "
+            "pod requires dynamic resource allocation (spec.resourceClaims), "
             "which this scheduler does not support yet");
 }
 

@@ -59,6 +59,7 @@ type oracleInput struct {
 	PersistentVolumes      []corev1.PersistentVolume      `json:"persistentVolumes"`
 	StorageClasses         []storagev1.StorageClass       `json:"storageClasses"`
 	CSINodes               []storagev1.CSINode            `json:"csiNodes"`
+	CSIDrivers             []storagev1.CSIDriver          `json:"csiDrivers"`
 	Pod                    *corev1.Pod                    `json:"pod"`
 }
 
@@ -67,7 +68,7 @@ type oracleInput struct {
 var oracleInputKeys = sets.New(
 	"name", "nodes", "pods", "namespaces", "services", "replicaSets",
 	"statefulSets", "replicationControllers", "persistentVolumeClaims",
-	"persistentVolumes", "storageClasses", "csiNodes", "pod",
+	"persistentVolumes", "storageClasses", "csiNodes", "csiDrivers", "pod",
 )
 
 // oracleOutput is one line of output.
@@ -317,6 +318,8 @@ func (in *oracleInput) field(key string) any {
 		return &in.StorageClasses
 	case "csiNodes":
 		return &in.CSINodes
+	case "csiDrivers":
+		return &in.CSIDrivers
 	case "pod":
 		return &in.Pod
 	}

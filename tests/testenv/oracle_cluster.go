@@ -32,6 +32,7 @@ import (
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumebinding"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 )
@@ -140,6 +141,9 @@ func prepareObjects(in *oracleInput, apiDefaults bool) (*oracleObjects, error) {
 	for i := range in.CSINodes {
 		add(&in.CSINodes[i])
 	}
+	for i := range in.CSIDrivers {
+		add(&in.CSIDrivers[i])
+	}
 
 	for i := range in.Namespaces {
 		if in.Namespaces[i].Name == "" {
@@ -182,8 +186,10 @@ func newOracleCluster(ctx context.Context, registry frameworkruntime.Registry, p
 			return nil, fmt.Errorf("adding %T: %w", obj, err)
 		}
 	}
-	// The scheduler's own factory (its pod informer skips terminal pods).
-	c.informers = scheduler.NewInformerFactory(client, 0)
+	// The scheduler's own factory (its pod informer skips terminal pods),
+	// wrapped to record the VolumeBinding assume caches' handlers.
+	volumeFactory := newVolumeRecordingFactory(scheduler.NewInformerFactory(client, 0))
+	c.informers = volumeFactory
 	draManager, draSynced, err := newDRAManager(ctx, client, c.informers)
 	if err != nil {
 		return nil, err
@@ -200,6 +206,9 @@ func newOracleCluster(ctx context.Context, registry frameworkruntime.Registry, p
 		return nil, fmt.Errorf("building the framework: %w", err)
 	}
 	c.framework.SetPodNominator(noNominatedPods{})
+	if err := checkVolumeHandlers(c.framework, volumeFactory.regs); err != nil {
+		return nil, err
+	}
 
 	cache := internalcache.New(ctx, 0, nil)
 	for _, n := range objs.nodes {
@@ -215,7 +224,11 @@ func newOracleCluster(ctx context.Context, registry frameworkruntime.Registry, p
 	}
 
 	c.informers.Start(ctx.Done())
-	if err := waitForInformers(ctx, c.informers, draSynced...); err != nil {
+	// The informers' stores, then the handlers that feed caches of their own:
+	// the DRA claim cache and slice tracker, and VolumeBinding's PV and PVC
+	// assume caches (kube-scheduler waits for these too).
+	synced := append(draSynced, volumeFactory.regs.hasSynced)
+	if err := waitForInformers(ctx, c.informers, synced...); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -263,6 +276,24 @@ func newDRAManager(ctx context.Context, client clientset.Interface, factory info
 	return manager, []func() bool{claimHandler.HasSynced, tracker.HasSynced}, nil
 }
 
+// checkVolumeHandlers makes sure that, when the framework has the
+// VolumeBinding plugin, its PV and PVC assume caches registered their handlers
+// through the recording factory, so that waiting for regs waits for them.
+func checkVolumeHandlers(f framework.Framework, regs *handlerRegistrations) error {
+	for _, p := range f.ListPlugins().PreFilter.Enabled {
+		if p.Name != volumebinding.Name {
+			continue
+		}
+		regs.mu.Lock()
+		n := len(regs.regs)
+		regs.mu.Unlock()
+		if n < 2 {
+			return fmt.Errorf("%s registered %d PV/PVC event handlers, want 2 (its assume caches)", volumebinding.Name, n)
+		}
+	}
+	return nil
+}
+
 // waitForInformers waits until every started informer of factory, and every
 // extra check, has synced. It asks factory.WaitForCacheSync with an already
 // closed stop channel, which checks once and returns, and asks again after a
@@ -293,7 +324,7 @@ func waitForInformers(ctx context.Context, factory informers.SharedInformerFacto
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("DRA caches did not sync in %v", oracleSyncTimeout)
+			return fmt.Errorf("event handlers (DRA, PV and PVC assume caches) did not sync in %v", oracleSyncTimeout)
 		}
 		select {
 		case <-ctx.Done():

@@ -39,6 +39,13 @@ const (
 // "*": nothing here marks kubelet-less Nodes NotReady, taints them, evicts or
 // garbage-collects their pods (node-lifecycle, taint-eviction, pod-gc, ttl
 // and node-ipam are all absent), and nothing burns CPU we do not need.
+//
+// The volume controllers are those that PersistentVolumeClaims need to bind
+// to static PersistentVolumes once a scheduler has chosen (the PV binder
+// completes the binding a scheduler's PreBind starts by setting the PV's
+// claimRef), the finalizers that protect PVCs and PVs in use, and the
+// creation of the PVCs of pods' generic ephemeral volumes. No attach/detach
+// or expander controller: nothing would attach a volume without kubelets.
 var controllers = []string{
 	"serviceaccount-token-controller",
 	"serviceaccount-controller",
@@ -58,6 +65,10 @@ var controllers = []string{
 	"endpoints-controller",
 	"endpointslice-controller",
 	"clusterrole-aggregation-controller",
+	"persistentvolume-binder-controller",
+	"persistentvolumeclaim-protection-controller",
+	"persistentvolume-protection-controller",
+	"ephemeral-volume-controller",
 }
 
 type stringList []string

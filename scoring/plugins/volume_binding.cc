@@ -1,0 +1,199 @@
+#include "scoring/plugins/volume_binding.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "scoring/plugins/node_affinity.h"
+
+namespace ms {
+namespace {
+
+constexpr char kNoProvisioner[] = "kubernetes.io/no-provisioner";
+
+// kube-scheduler's IsDelayBindingMode. A class without a mode counts as
+// Immediate, the apiserver's default.
+bool Delayed(const PersistentVolumeClaim& claim, const VolumeCatalog& catalog) {
+  if (claim.storage_class.empty()) return false;
+  const StorageClass* sc = catalog.Class(claim.storage_class);
+  return sc != nullptr && sc->binding_mode == BindingMode::kWaitForFirstConsumer;
+}
+
+bool BoundToClaim(const PersistentVolume& pv,
+                  const PersistentVolumeClaim& claim) {
+  if (!pv.claim_ref) return false;
+  const ClaimRef& ref = *pv.claim_ref;
+  return ref.name == claim.name && ref.namespace_ == claim.namespace_ &&
+         (ref.uid.empty() || ref.uid == claim.uid);
+}
+
+// component-helpers' FindMatchingVolume on the scheduler's path: the PV
+// for `claim` on a node with `labels`, or null.
+const PersistentVolume* MatchingVolume(
+    const PersistentVolumeClaim& claim,
+    const std::vector<const PersistentVolume*>& volumes, const Labels& labels,
+    const std::vector<const PersistentVolume*>& chosen) {
+  const PersistentVolume* smallest = nullptr;
+  for (const PersistentVolume* pv : volumes) {
+    if (std::find(chosen.begin(), chosen.end(), pv) != chosen.end()) continue;
+    if (pv->claim_ref && !BoundToClaim(*pv, claim)) continue;
+    if (pv->capacity < claim.storage_request) continue;
+    if (pv->volume_mode != claim.volume_mode) continue;
+    if (pv->volume_attributes_class != claim.volume_attributes_class) continue;
+    if (pv->deleting) continue;
+    const bool affinity = MatchesVolumeNodeAffinity(pv->node_affinity, labels);
+    if (BoundToClaim(*pv, claim)) return affinity ? pv : nullptr;
+    if (pv->phase != VolumePhase::kAvailable) continue;
+    if (claim.selector && !Selects(claim.selector, pv->labels)) continue;
+    if (pv->storage_class != claim.storage_class) continue;
+    if (!affinity) continue;
+    if ((claim.access_modes & ~pv->access_modes) != 0) continue;
+    if (smallest == nullptr || pv->capacity < smallest->capacity) {
+      smallest = pv;
+    }
+  }
+  return smallest;
+}
+
+// v1helper.MatchTopologySelectorTerms: no terms match everything.
+bool MatchesTopology(const std::vector<TopologySelectorTerm>& terms,
+                     const Labels& labels) {
+  if (terms.empty()) return true;
+  for (const TopologySelectorTerm& term : terms) {
+    bool all = !term.empty();
+    for (const auto& [key, values] : term) {
+      auto it = labels.find(key);
+      if (it == labels.end() ||
+          std::find(values.begin(), values.end(), it->second) ==
+              values.end()) {
+        all = false;
+        break;
+      }
+    }
+    if (all) return true;
+  }
+  return false;
+}
+
+// checkVolumeProvisions without capacity: whether the class of each claim
+// can provision on the node.
+bool Provisionable(const PersistentVolumeClaim& claim, const Labels& labels,
+                   const VolumeCatalog& catalog) {
+  const StorageClass* sc = catalog.Class(claim.storage_class);
+  if (sc == nullptr) return false;  // the class went away after pre-filter
+  if (sc->provisioner.empty() || sc->provisioner == kNoProvisioner) {
+    return false;
+  }
+  return MatchesTopology(sc->allowed_topologies, labels);
+}
+
+}  // namespace
+
+std::string PreFilterVolumeBinding(const Pod& pod, const VolumeCatalog& catalog,
+                                   VolumeBindingFilter* out) {
+  *out = VolumeBindingFilter{};
+  if (pod.claims.empty()) return "";
+  out->active = true;
+  std::vector<const PersistentVolumeClaim*> claims;
+  for (const PodClaim& c : pod.claims) {
+    const PersistentVolumeClaim* claim = catalog.Claim(pod.namespace_, c.name);
+    if (claim == nullptr) {
+      return c.ephemeral
+                 ? absl::StrCat("waiting for ephemeral volume controller to "
+                                "create the persistentvolumeclaim \"",
+                                c.name, "\"")
+                 : absl::StrCat("persistentvolumeclaim \"", c.name,
+                                "\" not found");
+    }
+    if (claim->phase == ClaimPhase::kLost) {
+      return absl::StrCat("persistentvolumeclaim \"", claim->name,
+                          "\" bound to non-existent persistentvolume \"",
+                          claim->volume_name, "\"");
+    }
+    if (claim->deleting) {
+      return absl::StrCat("persistentvolumeclaim \"", claim->name,
+                          "\" is being deleted");
+    }
+    if (c.ephemeral && claim->controller_uid != pod.uid) {
+      return absl::StrCat("PVC ", pod.namespace_, "/", claim->name,
+                          " was not created for pod ", pod.namespace_, "/",
+                          pod.name, " (pod is not owner)");
+    }
+    claims.push_back(claim);
+  }
+  bool immediate = false;
+  for (const PersistentVolumeClaim* claim : claims) {
+    if (claim->fully_bound()) {
+      out->bound.push_back(claim);
+    } else if (Delayed(*claim, catalog) && claim->volume_name.empty()) {
+      out->delayed.push_back(claim);
+    } else {
+      immediate = true;
+    }
+  }
+  if (immediate) return "pod has unbound immediate PersistentVolumeClaims";
+  std::stable_sort(out->delayed.begin(), out->delayed.end(),
+                   [](const PersistentVolumeClaim* a,
+                      const PersistentVolumeClaim* b) {
+                     return a->storage_request < b->storage_request;
+                   });
+  for (const PersistentVolumeClaim* claim : out->delayed) {
+    out->candidates.push_back(catalog.VolumesOfClass(claim->storage_class));
+  }
+  return "";
+}
+
+uint32_t VolumeBindingCheck(const VolumeBindingFilter& f, const Node& node,
+                            const VolumeCatalog& catalog, VolumeBindings* out) {
+  if (!f.active) return 0;
+  uint32_t failures = 0;
+  for (const PersistentVolumeClaim* claim : f.bound) {
+    const PersistentVolume* pv = catalog.Volume(claim->volume_name);
+    if (pv == nullptr) {
+      failures |= kVolumeMissing;
+      break;
+    }
+    if (!MatchesVolumeNodeAffinity(pv->node_affinity, node.labels)) {
+      failures |= kVolumeNodeConflict;
+      break;
+    }
+  }
+  if (f.delayed.empty()) return failures;
+  VolumeBindings bindings{.node = node.name};
+  std::vector<const PersistentVolumeClaim*> provision;
+  for (const PersistentVolumeClaim* claim : f.delayed) {
+    if (claim->selected_node.empty()) continue;
+    if (claim->selected_node != node.name) {
+      return failures | kVolumeBindConflict;
+    }
+    provision.push_back(claim);
+  }
+  std::vector<const PersistentVolume*> chosen;
+  for (size_t i = 0; i < f.delayed.size(); ++i) {
+    const PersistentVolumeClaim* claim = f.delayed[i];
+    if (!claim->selected_node.empty()) continue;
+    const PersistentVolume* pv =
+        MatchingVolume(*claim, f.candidates[i], node.labels, chosen);
+    if (pv == nullptr) {
+      provision.push_back(claim);
+      continue;
+    }
+    chosen.push_back(pv);
+    bindings.binds.push_back(
+        {.volume = pv->name,
+         .volume_version = pv->resource_version,
+         .claim = {claim->namespace_, claim->name, claim->uid},
+         .claim_version = claim->resource_version,
+         .prebound = BoundToClaim(*pv, *claim)});
+  }
+  for (const PersistentVolumeClaim* claim : provision) {
+    if (!Provisionable(*claim, node.labels, catalog)) {
+      return failures | kVolumeBindConflict;
+    }
+    bindings.provisions.push_back({claim->namespace_, claim->name,
+                                   claim->resource_version});
+  }
+  if (failures == 0 && out != nullptr) *out = std::move(bindings);
+  return failures;
+}
+
+}  // namespace ms

@@ -1,0 +1,84 @@
+// VolumeBinding (kube-scheduler: plugins/volumebinding), without storage
+// capacity: the StorageCapacityScoring gate is off in v1.34, so the plugin
+// never scores.
+//
+// Pre-filter, over the pod's claims (persistentVolumeClaim and generic
+// ephemeral volumes) in spec order; the first failure rejects the pod on
+// every node (UnschedulableAndUnresolvable), in kube-scheduler's words: an
+// ephemeral claim not created yet or not owned by the pod, a claim Lost or
+// being deleted. Each claim is then bound (spec.volumeName and the
+// pv.kubernetes.io/bind-completed annotation), delayed (no volume yet, its
+// class WaitForFirstConsumer) or else immediate-unbound, which rejects
+// the pod: "pod has unbound immediate PersistentVolumeClaims" (the PV
+// controller binds those; the pod is retried when they change).
+//
+// Filter, per node, every failure at once:
+//   - a bound claim's PV missing, or its nodeAffinity not matching the
+//     node (MatchesVolumeNodeAffinity);
+//   - delayed claims: one already given a node (selected-node) fits only
+//     that node; the others are matched, smallest request first, each to
+//     the smallest available PV of its class (not yet chosen for this pod,
+//     unclaimed or pre-bound to it, large enough, same volume mode and
+//     attributes class, selector and access modes satisfied, node affinity
+//     matching); a claim pre-bound by a PV is matched to that PV or to
+//     nothing; the rest must be provisionable on the node (a provisioner
+//     other than kubernetes.io/no-provisioner, allowedTopologies matching
+//     the node's labels).
+// On success VolumeBindingCheck also says what the node's binding takes
+// (model/volumes.h: VolumeBindings), which the binder writes before
+// binding the pod.
+//
+// Not implemented: CSI storage capacity (CSIDriver.spec.storageCapacity
+// and CSIStorageCapacity objects), so "did not have enough free storage" is
+// never reported; the provisioner reports it instead (the pod is retried).
+// See the README's limitations.
+#ifndef METRICS_SCHEDULER_SCORING_PLUGINS_VOLUME_BINDING_H_
+#define METRICS_SCHEDULER_SCORING_PLUGINS_VOLUME_BINDING_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/node.h"
+#include "model/pod.h"
+#include "model/volumes.h"
+#include "scoring/volume_catalog.h"
+
+namespace ms {
+
+inline constexpr char kReasonVolumeNodeConflict[] =
+    "node(s) didn't match PersistentVolume's node affinity";
+inline constexpr char kReasonVolumeBindConflict[] =
+    "node(s) didn't find available persistent volumes to bind";
+inline constexpr char kReasonVolumeMissing[] =
+    "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
+
+struct VolumeBindingFilter {
+  bool active = false;  // the pod has claims
+  std::vector<const PersistentVolumeClaim*> bound;
+  std::vector<const PersistentVolumeClaim*> delayed;  // smallest first
+  // Per delayed claim: the PVs of its class.
+  std::vector<std::vector<const PersistentVolume*>> candidates;
+};
+
+// Pre-filter: the rejection, or "" with *out filled. The pointers are the
+// catalog's, valid while it does not change.
+std::string PreFilterVolumeBinding(const Pod& pod, const VolumeCatalog& catalog,
+                                   VolumeBindingFilter* out);
+
+// What VolumeBindingCheck finds wrong with a node, as bits.
+enum VolumeBindingFailure : uint32_t {
+  kVolumeNodeConflict = 1u << 0,
+  kVolumeBindConflict = 1u << 1,
+  kVolumeMissing = 1u << 2,
+};
+
+// Filter: the failures on `node` (0: it fits). When it fits and `out` is
+// set, *out is what binding the pod there takes.
+uint32_t VolumeBindingCheck(const VolumeBindingFilter& filter,
+                            const Node& node, const VolumeCatalog& catalog,
+                            VolumeBindings* out = nullptr);
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_SCORING_PLUGINS_VOLUME_BINDING_H_
