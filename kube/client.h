@@ -71,6 +71,13 @@ struct PodCondition {
   std::string message;
 };
 
+// Cluster-wide paths of the storage objects (model/volumes.h).
+inline constexpr char kClaimsPath[] = "/api/v1/persistentvolumeclaims";
+inline constexpr char kVolumesPath[] = "/api/v1/persistentvolumes";
+inline constexpr char kStorageClassesPath[] =
+    "/apis/storage.k8s.io/v1/storageclasses";
+inline constexpr char kCsiNodesPath[] = "/apis/storage.k8s.io/v1/csinodes";
+
 class KubeClient {
  public:
   explicit KubeClient(ClusterConfig config,

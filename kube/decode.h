@@ -61,10 +61,13 @@ struct RejectedObject {
   std::string resource_version;
   std::string error;  // names the field, e.g. `unknown toleration operator "Gt"`
 
-  // The informer's key: the name for nodes and namespaces,
-  // "namespace/name" for the namespaced resources.
+  // The informer's key: the name for cluster-scoped resources (nodes,
+  // namespaces, persistentvolumes, storageclasses, csinodes),
+  // "namespace/name" for the namespaced ones.
   std::string Key() const {
-    return resource == "nodes" || resource == "namespaces"
+    return resource == "nodes" || resource == "namespaces" ||
+                   resource == "persistentvolumes" ||
+                   resource == "storageclasses" || resource == "csinodes"
                ? name
                : namespace_ + "/" + name;
   }

@@ -67,25 +67,25 @@ InformerSource<T> PathSource(
 
 InformerSource<PersistentVolumeClaim> ClaimSource(KubeClient& client) {
   return PathSource<PersistentVolumeClaim>(client,
-                                           "/api/v1/persistentvolumeclaims",
+                                           kClaimsPath,
                                            DecodeClaimList,
                                            DecodeClaimWatchEvent);
 }
 
 InformerSource<PersistentVolume> VolumeSource(KubeClient& client) {
-  return PathSource<PersistentVolume>(client, "/api/v1/persistentvolumes",
+  return PathSource<PersistentVolume>(client, kVolumesPath,
                                       DecodeVolumeList, DecodeVolumeWatchEvent);
 }
 
 InformerSource<StorageClass> StorageClassSource(KubeClient& client) {
   return PathSource<StorageClass>(client,
-                                  "/apis/storage.k8s.io/v1/storageclasses",
+                                  kStorageClassesPath,
                                   DecodeStorageClassList,
                                   DecodeStorageClassWatchEvent);
 }
 
 InformerSource<CsiNode> CsiNodeSource(KubeClient& client) {
-  return PathSource<CsiNode>(client, "/apis/storage.k8s.io/v1/csinodes",
+  return PathSource<CsiNode>(client, kCsiNodesPath,
                              DecodeCsiNodeList, DecodeCsiNodeWatchEvent);
 }
 

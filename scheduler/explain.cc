@@ -109,6 +109,24 @@ absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client) {
                      client.ListWorkloads(kind, {}));
     for (Workload& w : list.items) view.workloads.push_back(std::move(w));
   }
+  ASSIGN_OR_RETURN(kube::ObjectList<PersistentVolumeClaim> claims,
+                   client.List<PersistentVolumeClaim>(
+                       kube::kClaimsPath, {},
+                       kube::DecodeClaimList));
+  view.claims = std::move(claims.items);
+  ASSIGN_OR_RETURN(kube::ObjectList<PersistentVolume> volumes,
+                   client.List<PersistentVolume>(kube::kVolumesPath,
+                                                 {}, kube::DecodeVolumeList));
+  view.volumes = std::move(volumes.items);
+  ASSIGN_OR_RETURN(kube::ObjectList<StorageClass> classes,
+                   client.List<StorageClass>(
+                       kube::kStorageClassesPath, {},
+                       kube::DecodeStorageClassList));
+  view.storage_classes = std::move(classes.items);
+  ASSIGN_OR_RETURN(kube::ObjectList<CsiNode> csi_nodes,
+                   client.List<CsiNode>(kube::kCsiNodesPath, {},
+                                        kube::DecodeCsiNodeList));
+  view.csi_nodes = std::move(csi_nodes.items);
   return view;
 }
 
@@ -121,6 +139,12 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
   for (const Node& node : cluster.nodes) state.UpsertNode(node);
   for (const Namespace& ns : cluster.namespaces) state.UpsertNamespace(ns);
   for (const Workload& w : cluster.workloads) state.UpsertWorkload(w);
+  for (const PersistentVolumeClaim& c : cluster.claims) state.UpsertClaim(c);
+  for (const PersistentVolume& v : cluster.volumes) state.UpsertVolume(v);
+  for (const StorageClass& c : cluster.storage_classes) {
+    state.UpsertStorageClass(c);
+  }
+  for (const CsiNode& n : cluster.csi_nodes) state.UpsertCsiNode(n);
   for (const Pod& p : cluster.assigned) {
     if (p.Key() != pod.Key()) state.UpsertAssignedPod(p);
   }

@@ -54,10 +54,16 @@ struct ClusterView {
   std::vector<Pod> assigned;  // pods on nodes, neither Succeeded nor Failed
   std::vector<Namespace> namespaces;
   std::vector<Workload> workloads;  // Services, ReplicaSets, ...
+  // For the volume plugins.
+  std::vector<PersistentVolumeClaim> claims;
+  std::vector<PersistentVolume> volumes;
+  std::vector<StorageClass> storage_classes;
+  std::vector<CsiNode> csi_nodes;
 };
 
-// Lists the nodes, the pods assigned to them, the namespaces and the
-// workloads whose selectors the default topology spread reads. Errors as KubeClient
+// Lists the nodes, the pods assigned to them, the namespaces, the
+// workloads whose selectors the default topology spread reads, and the
+// storage objects the volume plugins read. Errors as KubeClient
 // returns them (Unavailable when the apiserver cannot be reached).
 absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client);
 

@@ -571,5 +571,122 @@ TEST(DecodeErrorStatusTest, MapsEachHttpStatus) {
   EXPECT_EQ(s.message(), "HTTP 502: bad gateway");
 }
 
+// Storage objects as the apiserver serves them (fields trimmed to those
+// read, plus some that are skipped).
+TEST(DecodeStorageTest, ClaimVolumeClassAndCsiNode) {
+  absl::StatusOr<ObjectList<PersistentVolumeClaim>> claims = DecodeClaimList(R"({
+    "kind":"PersistentVolumeClaimList","metadata":{"resourceVersion":"77"},
+    "items":[{"metadata":{"name":"data","namespace":"app","uid":"u1",
+      "resourceVersion":"70","finalizers":["kubernetes.io/pvc-protection"],
+      "annotations":{"pv.kubernetes.io/bind-completed":"yes",
+        "volume.kubernetes.io/selected-node":"n1",
+        "volume.beta.kubernetes.io/storage-class":"beta"},
+      "ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"web",
+        "uid":"pod-uid","controller":true}]},
+     "spec":{"accessModes":["ReadWriteOnce","ReadWriteOncePod"],
+      "selector":{"matchLabels":{"tier":"fast"}},
+      "resources":{"requests":{"storage":"5Gi"}},"volumeName":"pv-1",
+      "storageClassName":"ignored-for-the-annotation","volumeMode":"Block",
+      "volumeAttributesClassName":"gold"},
+     "status":{"phase":"Bound","capacity":{"storage":"10Gi"}}},
+     {"metadata":{"name":"bare","namespace":"app","uid":"u2"},"spec":{}}]})");
+  ASSERT_TRUE(claims.ok()) << claims.status();
+  ASSERT_EQ(claims->items.size(), 2u);
+  const PersistentVolumeClaim& c = claims->items[0];
+  EXPECT_EQ(c.Key(), "app/data");
+  EXPECT_EQ(c.resource_version, "70");
+  EXPECT_EQ(c.storage_class, "beta");
+  EXPECT_TRUE(c.fully_bound());
+  EXPECT_EQ(c.selected_node, "n1");
+  EXPECT_EQ(c.access_modes, kReadWriteOnce | kReadWriteOncePod);
+  EXPECT_EQ(c.selector->match_labels, (Labels{{"tier", "fast"}}));
+  EXPECT_EQ(c.storage_request, int64_t{5} << 30);
+  EXPECT_EQ(c.volume_mode, VolumeMode::kBlock);
+  EXPECT_EQ(c.volume_attributes_class, "gold");
+  EXPECT_EQ(c.phase, ClaimPhase::kBound);
+  EXPECT_EQ(c.controller_uid, "pod-uid");
+  const PersistentVolumeClaim& bare = claims->items[1];
+  EXPECT_EQ(bare.storage_class, "");
+  EXPECT_FALSE(bare.fully_bound());
+  EXPECT_EQ(bare.phase, ClaimPhase::kPending);
+
+  absl::StatusOr<ObjectList<PersistentVolume>> volumes = DecodeVolumeList(R"({
+    "metadata":{"resourceVersion":"78"},
+    "items":[{"metadata":{"name":"pv-1","uid":"v1","resourceVersion":"71",
+      "labels":{"topology.kubernetes.io/zone":"z1"}},
+     "spec":{"capacity":{"storage":"10Gi"},"accessModes":["ReadWriteMany"],
+      "claimRef":{"kind":"PersistentVolumeClaim","namespace":"app",
+        "name":"data","uid":"u1"},
+      "storageClassName":"local","csi":{"driver":"csi.example.com",
+        "volumeHandle":"h-1","fsType":"ext4"},
+      "nodeAffinity":{"required":{"nodeSelectorTerms":[{"matchExpressions":
+        [{"key":"kubernetes.io/hostname","operator":"In","values":["n1"]}]}]}}},
+     "status":{"phase":"Bound"}}]})");
+  ASSERT_TRUE(volumes.ok()) << volumes.status();
+  ASSERT_EQ(volumes->items.size(), 1u);
+  const PersistentVolume& v = volumes->items[0];
+  EXPECT_EQ(v.name, "pv-1");
+  EXPECT_EQ(v.capacity, int64_t{10} << 30);
+  EXPECT_EQ(v.access_modes, kReadWriteMany);
+  EXPECT_EQ(v.claim_ref, (ClaimRef{"app", "data", "u1"}));
+  EXPECT_EQ(v.storage_class, "local");
+  EXPECT_EQ(v.csi_driver, "csi.example.com");
+  EXPECT_EQ(v.csi_handle, "h-1");
+  ASSERT_TRUE(v.node_affinity.has_value());
+  EXPECT_EQ((*v.node_affinity)[0].match_expressions[0].values,
+            (std::vector<std::string>{"n1"}));
+  EXPECT_EQ(v.phase, VolumePhase::kBound);
+  EXPECT_EQ(v.labels.at("topology.kubernetes.io/zone"), "z1");
+
+  absl::StatusOr<ObjectList<StorageClass>> classes = DecodeStorageClassList(R"({
+    "metadata":{"resourceVersion":"79"},
+    "items":[{"metadata":{"name":"zonal"},"provisioner":"csi.example.com",
+      "volumeBindingMode":"WaitForFirstConsumer","reclaimPolicy":"Delete",
+      "allowedTopologies":[{"matchLabelExpressions":[
+        {"key":"topology.kubernetes.io/zone","values":["z1","z2"]}]}]}]})");
+  ASSERT_TRUE(classes.ok()) << classes.status();
+  const StorageClass& sc = classes->items[0];
+  EXPECT_EQ(sc.binding_mode, BindingMode::kWaitForFirstConsumer);
+  EXPECT_EQ(sc.provisioner, "csi.example.com");
+  ASSERT_EQ(sc.allowed_topologies.size(), 1u);
+  EXPECT_EQ(sc.allowed_topologies[0][0].second,
+            (std::vector<std::string>{"z1", "z2"}));
+
+  absl::StatusOr<ObjectList<CsiNode>> csi = DecodeCsiNodeList(R"({
+    "metadata":{"resourceVersion":"80"},
+    "items":[{"metadata":{"name":"n1"},"spec":{"drivers":[
+      {"name":"csi.example.com","nodeID":"n1","allocatable":{"count":39}},
+      {"name":"unlimited.example.com","nodeID":"n1"}]}}]})");
+  ASSERT_TRUE(csi.ok()) << csi.status();
+  EXPECT_EQ(csi->items[0].attach_limits,
+            (std::map<std::string, int64_t>{{"csi.example.com", 39}}));
+}
+
+TEST(DecodeStorageTest, PodClaimsIncludeGenericEphemeralVolumes) {
+  absl::StatusOr<Pod> pod = DecodePod(R"({"metadata":{"name":"web",
+    "namespace":"app"},"spec":{"volumes":[
+      {"name":"scratch","ephemeral":{"volumeClaimTemplate":{"spec":{}}}},
+      {"name":"config","configMap":{"name":"c"}},
+      {"name":"data","persistentVolumeClaim":{"claimName":"data"}}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->claims, (std::vector<PodClaim>{{"web-scratch", true},
+                                                {"data", false}}));
+}
+
+TEST(DecodeStorageTest, AnUnknownAccessModeRefusesThatObjectOnly) {
+  absl::StatusOr<ObjectList<PersistentVolumeClaim>> claims = DecodeClaimList(
+      R"({"metadata":{},"items":[
+        {"metadata":{"name":"odd","namespace":"a"},
+         "spec":{"accessModes":["ReadWriteSometimes"]}},
+        {"metadata":{"name":"fine","namespace":"a"},"spec":{}}]})");
+  ASSERT_TRUE(claims.ok()) << claims.status();
+  ASSERT_EQ(claims->items.size(), 1u);
+  EXPECT_EQ(claims->items[0].name, "fine");
+  ASSERT_EQ(claims->rejected.size(), 1u);
+  EXPECT_EQ(claims->rejected[0].Key(), "a/odd");
+  EXPECT_EQ(claims->rejected[0].error,
+            "unknown access mode \"ReadWriteSometimes\"");
+}
+
 }  // namespace
 }  // namespace ms::kube

@@ -103,6 +103,21 @@ class MemoryApi final : public SchedulerApi {
     return result;
   }
 
+  // The volume writes; each hook, when set (before the scheduler runs),
+  // answers for the apiserver. Unset: OK.
+  std::function<absl::Status(const VolumeBindings::Bind&)> on_bind_volume;
+  std::function<absl::Status(const VolumeBindings::Provision&,
+                             const std::string&)>
+      on_select_node;
+  absl::Status BindVolume(const VolumeBindings::Bind& bind,
+                          absl::Duration) override {
+    return on_bind_volume ? on_bind_volume(bind) : absl::OkStatus();
+  }
+  absl::Status SelectNode(const VolumeBindings::Provision& claim,
+                          const std::string& node, absl::Duration) override {
+    return on_select_node ? on_select_node(claim, node) : absl::OkStatus();
+  }
+
   absl::Status RecordEvent(const kube::PodEvent& event) override {
     absl::MutexLock lock(&mu_);
     events_.push_back(event);
@@ -507,6 +522,159 @@ TEST_F(BinderTest, ARefusedPodIsToldWhyAndNotPlaced) {
       << events[0].message;
   EXPECT_TRUE(QueueEmpty());
   EXPECT_EQ(api_.TotalBindCalls(), 0);
+}
+
+// Storage for the volume tests: a WaitForFirstConsumer class `local`
+// without a provisioner and `dynamic` with one, a claim `data` of `cls` in
+// the pods' namespace, and, when `with_volume`, a free PV for it.
+void AddStorage(Scheduler& scheduler, const std::string& cls,
+                bool with_volume) {
+  scheduler.OnStorage(StorageClass{.name = "local",
+                                   .provisioner = "kubernetes.io/no-provisioner",
+                                   .binding_mode =
+                                       BindingMode::kWaitForFirstConsumer},
+                      false);
+  scheduler.OnStorage(StorageClass{.name = "dynamic",
+                                   .provisioner = "csi.example.com",
+                                   .binding_mode =
+                                       BindingMode::kWaitForFirstConsumer},
+                      false);
+  scheduler.OnStorage(PersistentVolumeClaim{.namespace_ = "ns",
+                                            .name = "data",
+                                            .uid = "claim-uid",
+                                            .resource_version = "1",
+                                            .storage_class = cls,
+                                            .access_modes = kReadWriteOnce},
+                      false);
+  if (with_volume) {
+    scheduler.OnStorage(PersistentVolume{.name = "pv",
+                                         .resource_version = "1",
+                                         .storage_class = cls,
+                                         .capacity = 1 << 30,
+                                         .access_modes = kReadWriteOnce,
+                                         .phase = VolumePhase::kAvailable},
+                        false);
+  }
+}
+
+Pod WithData(Pod pod) {
+  pod.claims = {{.name = "data"}};
+  return pod;
+}
+
+// The PV is bound to the claim first; the pod is bound only once the PV
+// controller (here a thread) shows the claim bound.
+TEST_F(BinderTest, AClaimIsBoundBeforeItsPod) {
+  AddStorage(scheduler_, "local", /*with_volume=*/true);
+  absl::Notification written;
+  std::optional<VolumeBindings::Bind> bind;
+  api_.on_bind_volume = [&](const VolumeBindings::Bind& b) {
+    bind = b;
+    written.Notify();
+    return absl::OkStatus();
+  };
+  std::atomic<bool> claim_bound_at_pod_bind = false;
+  api_.on_bound = [&](const Pod& pod) {
+    // The claim as the scheduler sees it when the pod is bound.
+    scheduler_.state().AwaitVolumes(
+        0, absl::InfinitePast(), [&](const VolumeCatalog& c) {
+          claim_bound_at_pod_bind = c.Claim("ns", "data")->fully_bound();
+        });
+    scheduler_.OnPendingPod(pod);
+    scheduler_.OnAssignedPod(pod);
+  };
+  std::thread pv_controller([&] {
+    written.WaitForNotification();
+    PersistentVolumeClaim bound{.namespace_ = "ns",
+                                .name = "data",
+                                .uid = "claim-uid",
+                                .resource_version = "2",
+                                .storage_class = "local",
+                                .volume_name = "pv",
+                                .bind_completed = true,
+                                .access_modes = kReadWriteOnce,
+                                .phase = ClaimPhase::kBound};
+    scheduler_.OnStorage(bound, false);
+  });
+  Pod pod = WithData(MakePod("web"));
+  Create(pod);
+  Start();
+  ASSERT_TRUE(WaitFor([&] {
+    return api_.EventPods("Scheduled").count(pod.Key()) == 1;
+  }));
+  pv_controller.join();
+  ASSERT_TRUE(bind.has_value());
+  EXPECT_EQ(bind->volume, "pv");
+  EXPECT_EQ(bind->volume_version, "1");
+  EXPECT_EQ(bind->claim, (ClaimRef{"ns", "data", "claim-uid"}));
+  EXPECT_EQ(bind->claim_version, "1");
+  EXPECT_TRUE(claim_bound_at_pod_bind);
+  EXPECT_EQ(api_.BindCalls(pod.Key()), 1);
+}
+
+// A provisioner that gives up takes its node off the claim: the pod is not
+// bound and is told why.
+TEST_F(BinderTest, AClaimWhoseProvisioningFailedKeepsItsPodBack) {
+  AddStorage(scheduler_, "dynamic", /*with_volume=*/false);
+  std::atomic<int> selected = 0;
+  api_.on_select_node = [&](const VolumeBindings::Provision& claim,
+                            const std::string& node) {
+    EXPECT_EQ(claim.name, "data");
+    EXPECT_FALSE(node.empty());
+    ++selected;
+    // What the informer shows next: the annotation written, then removed.
+    scheduler_.OnStorage(PersistentVolumeClaim{.namespace_ = "ns",
+                                               .name = "data",
+                                               .uid = "claim-uid",
+                                               .resource_version = absl::StrCat(
+                                                   "gave-up-", selected.load()),
+                                               .storage_class = "dynamic",
+                                               .access_modes = kReadWriteOnce},
+                         false);
+    return absl::OkStatus();
+  };
+  Pod pod = WithData(MakePod("web"));
+  Create(pod);
+  Start();
+  ASSERT_TRUE(WaitFor([&] {
+    for (const kube::PodEvent& e : api_.Events()) {
+      if (e.reason == "FailedScheduling" &&
+          e.message == "binding volumes: selectedNode annotation reset for "
+                       "PVC \"data\"") {
+        return true;
+      }
+    }
+    return false;
+  }));
+  EXPECT_GE(selected.load(), 1);
+  EXPECT_EQ(api_.BindCalls(pod.Key()), 0);
+}
+
+// A PV taken by someone else since the decision: the write is refused
+// (its resourceVersion has moved on) and the pod backs off, told why.
+TEST_F(BinderTest, AVolumeWriteRefusedKeepsThePodBack) {
+  AddStorage(scheduler_, "local", /*with_volume=*/true);
+  api_.on_bind_volume = [](const VolumeBindings::Bind&) {
+    return absl::AbortedError(
+        "Operation cannot be fulfilled on persistentvolumes \"pv\": the "
+        "object has been modified");
+  };
+  Pod pod = WithData(MakePod("web"));
+  Create(pod);
+  Start();
+  ASSERT_TRUE(WaitFor([&] {
+    for (const kube::PodEvent& e : api_.Events()) {
+      if (e.reason == "FailedScheduling" &&
+          absl::StrContains(e.message,
+                            "binding volumes: binding persistentvolume "
+                            "\"pv\" to claim \"data\": Operation cannot")) {
+        return true;
+      }
+    }
+    return false;
+  }));
+  EXPECT_EQ(api_.BindCalls(pod.Key()), 0);
+  EXPECT_GE(Sample("metrics_scheduler_binding_outcomes_total{outcome=\"volumes_failed\"}"), 1);
 }
 
 }  // namespace

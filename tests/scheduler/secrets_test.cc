@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "kube/client.h"
 #include "kube/decode.h"
 #include "model/topology_spread.h"
 #include "tests/testing/http_server.h"
@@ -77,9 +78,9 @@ class SecretsTest : public ::testing::Test {
         }
       }
       for (const char* storage :
-           {"/api/v1/persistentvolumeclaims", "/api/v1/persistentvolumes",
-            "/apis/storage.k8s.io/v1/storageclasses",
-            "/apis/storage.k8s.io/v1/csinodes"}) {
+           {kube::kClaimsPath, kube::kVolumesPath,
+            kube::kStorageClassesPath,
+            kube::kCsiNodesPath}) {
         if (r.Path() == storage) return HttpAnswer{200, kEmptyList};
       }
       return HttpAnswer{404, R"({"kind":"Status","code":404})"};
