@@ -478,36 +478,65 @@ std::optional<ControllerRef> Controller(od::value v) {
   return std::nullopt;
 }
 
+// An inline disk's fields (InlineDisk), from its volume source.
+InlineDisk Disk(InlineDisk::Kind kind, od::value v) {
+  InlineDisk d{.kind = kind};
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "pdName" || key == "volumeID" || key == "iqn" ||
+        key == "image") {
+      d.id = String(value);
+    } else if (key == "pool") {
+      d.pool = String(value);
+    } else if (key == "monitors") {
+      d.monitors = StringList(value);
+    } else if (key == "readOnly") {
+      d.read_only = !IsNull(value) && bool(value);
+    }
+  }
+  return d;
+}
+
 // spec.volumes: the claims of persistentVolumeClaim volumes, and of generic
 // ephemeral ones (named after the volume here; PodFrom prefixes the pod's
-// name once it is known).
-std::vector<PodClaim> Claims(od::value v) {
-  std::vector<PodClaim> out;
-  if (IsNull(v)) return out;
+// name once it is known); the inline disks.
+void Volumes(od::value v, Pod& pod) {
+  if (IsNull(v)) return;
   for (od::value item : v.get_array()) {
     std::string volume;
     std::optional<PodClaim> claim;
     for (od::field f : item.get_object()) {
       std::string_view key = f.unescaped_key();
       od::value value = f.value();
+      if (IsNull(value)) continue;
       if (key == "name") {
         volume = String(value);
-      } else if (key == "persistentVolumeClaim" && !IsNull(value)) {
+      } else if (key == "persistentVolumeClaim") {
         claim = PodClaim{};
         for (od::field cf : value.get_object()) {
           if (std::string_view(cf.unescaped_key()) == "claimName") {
             claim->name = String(cf.value());
           }
         }
-      } else if (key == "ephemeral" && !IsNull(value)) {
+      } else if (key == "ephemeral") {
         claim = PodClaim{.ephemeral = true};
+      } else if (key == "gcePersistentDisk") {
+        pod.inline_disks.push_back(
+            Disk(InlineDisk::Kind::kGcePersistentDisk, value));
+      } else if (key == "awsElasticBlockStore") {
+        pod.inline_disks.push_back(
+            Disk(InlineDisk::Kind::kAwsElasticBlockStore, value));
+      } else if (key == "iscsi") {
+        pod.inline_disks.push_back(Disk(InlineDisk::Kind::kIscsi, value));
+      } else if (key == "rbd") {
+        pod.inline_disks.push_back(Disk(InlineDisk::Kind::kRbd, value));
       }
     }
     if (!claim) continue;
     if (claim->ephemeral) claim->name = std::move(volume);
-    out.push_back(std::move(*claim));
+    pod.claims.push_back(std::move(*claim));
   }
-  return out;
 }
 
 // Whether `v` is a list with at least one item.
@@ -594,7 +623,7 @@ void PodSpec(od::value v, Pod& pod) {
     } else if (key == "topologySpreadConstraints") {
       pod.topology_spread = TopologySpread(value);
     } else if (key == "volumes") {
-      pod.claims = Claims(value);
+      Volumes(value, pod);
     }
   }
 }

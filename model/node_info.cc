@@ -8,7 +8,8 @@ PodCharge PodCharge::Of(const Pod& pod) {
   return {PodRequests(pod), PodNonZeroRequests(pod), PodHostPorts(pod),
           std::make_shared<const PodInfo>(
               PodInfo{pod.namespace_, pod.labels, pod.pod_affinity,
-                      pod.pod_anti_affinity, pod.deleting, pod.claims})};
+                      pod.pod_anti_affinity, pod.deleting, pod.claims,
+                      pod.inline_disks})};
 }
 
 bool operator==(const PodCharge& a, const PodCharge& b) {

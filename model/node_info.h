@@ -29,6 +29,7 @@ struct PodInfo {
   // The claims its volumes name (in namespace_): ReadWriteOncePod claims in
   // use, and the volumes attached to its node.
   std::vector<PodClaim> claims;
+  std::vector<InlineDisk> inline_disks;  // for VolumeRestrictions
 
   // kube-scheduler's NodeInfo.PodsWithAffinity: any pod (anti-)affinity.
   bool has_affinity() const {

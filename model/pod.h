@@ -121,6 +121,21 @@ struct PodClaim {
   friend bool operator==(const PodClaim&, const PodClaim&) = default;
 };
 
+// An in-tree disk written inline in a pod's spec.volumes, of the kinds
+// that two pods on one node may not share (kube-scheduler's
+// VolumeRestrictions): gcePersistentDisk (pdName), awsElasticBlockStore
+// (volumeID), iscsi (iqn) and rbd (pool and image, on any shared monitor).
+struct InlineDisk {
+  enum class Kind : uint8_t { kGcePersistentDisk, kAwsElasticBlockStore, kIscsi, kRbd };
+  Kind kind = Kind::kGcePersistentDisk;
+  std::string id;                     // pdName, volumeID, iqn; rbd: image
+  std::string pool;                   // rbd
+  std::vector<std::string> monitors;  // rbd
+  bool read_only = false;
+
+  friend bool operator==(const InlineDisk&, const InlineDisk&) = default;
+};
+
 struct Pod {
   std::string name;
   std::string namespace_;
@@ -163,6 +178,7 @@ struct Pod {
 
   // The PersistentVolumeClaims its volumes name, in spec.volumes order.
   std::vector<PodClaim> claims;
+  std::vector<InlineDisk> inline_disks;
   // spec.resourceClaims (dynamic resource allocation): not implemented; such
   // a pod is reported unschedulable, naming it.
   bool has_resource_claims = false;

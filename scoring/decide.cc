@@ -582,7 +582,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
   const VolumeCatalog& catalog =
       in.volumes != nullptr ? *in.volumes : *kNoVolumes;
   std::string refused;
-  if (!in.pod->claims.empty()) {
+  if (!in.pod->claims.empty() || !in.pod->inline_disks.empty()) {
     refused = PreFilterVolumes(*in.pod, catalog, &s.volumes);
     pf.volumes = &s.volumes;
   }

@@ -17,7 +17,8 @@ constexpr const char* kFixedReasons[] = {
     kReasonAffinity,      kReasonPorts,
     kReasonTooManyPods,   "Insufficient cpu",
     "Insufficient memory", "Insufficient ephemeral-storage",
-    nullptr /* scalar */, kReasonReadWriteOncePodInUse,
+    nullptr /* scalar */, kReasonDiskConflict,
+    kReasonReadWriteOncePodInUse,
     kReasonVolumeLimits,  kReasonVolumeNodeConflict,
     kReasonVolumeBindConflict, kReasonVolumeMissing,
     kReasonVolumeZone,    kReasonTopologySpreadLabel,
@@ -51,6 +52,9 @@ uint32_t SpreadFailure(const PodTopologySpreadFilter* spread, size_t i) {
 
 // The volume plugins' failure bits for node i (0: it fits).
 uint32_t VolumeFailures(const VolumeFilters& v, const NodeInfo& info) {
+  if (!v.disks->empty() && !InlineDisksFit(*v.disks, info)) {
+    return kFailDiskConflict;
+  }
   if (v.rwop_in_use) return kFailReadWriteOncePod;
   if (!NodeVolumeLimitsFits(v.csi, info, *v.catalog)) return kFailVolumeLimits;
   const uint32_t binding = VolumeBindingCheck(v.binding, info.node, *v.catalog);
@@ -71,6 +75,7 @@ uint32_t VolumeFailures(const VolumeFilters& v, const NodeInfo& info) {
 std::string PreFilterVolumes(const Pod& pod, const VolumeCatalog& catalog,
                              VolumeFilters* out) {
   out->catalog = &catalog;
+  out->disks = &pod.inline_disks;
   if (std::string why =
           PreFilterVolumeRestrictions(pod, catalog, &out->rwop_in_use);
       !why.empty()) {

@@ -62,29 +62,32 @@ enum FilterFailure : uint32_t {
   kFailMemory = 1u << 8,
   kFailEphemeralStorage = 1u << 9,
   kFailScalar = 1u << 10,  // NodeCheck::scalars says which
-  kFailReadWriteOncePod = 1u << 11,  // VolumeRestrictions
-  kFailVolumeLimits = 1u << 12,      // NodeVolumeLimits
-  kFailVolumeNodeConflict = 1u << 13,  // VolumeBinding, as many as apply
-  kFailVolumeBindConflict = 1u << 14,
-  kFailVolumeMissing = 1u << 15,
-  kFailVolumeZone = 1u << 16,  // VolumeZone
-  kFailTopologySpreadLabel = 1u << 17,
-  kFailTopologySpread = 1u << 18,
-  kFailPodAffinity = 1u << 19,
-  kFailPodAntiAffinity = 1u << 20,
-  kFailExistingAntiAffinity = 1u << 21,
+  kFailDiskConflict = 1u << 11,      // VolumeRestrictions
+  kFailReadWriteOncePod = 1u << 12,
+  kFailVolumeLimits = 1u << 13,      // NodeVolumeLimits
+  kFailVolumeNodeConflict = 1u << 14,  // VolumeBinding, as many as apply
+  kFailVolumeBindConflict = 1u << 15,
+  kFailVolumeMissing = 1u << 16,
+  kFailVolumeZone = 1u << 17,  // VolumeZone
+  kFailTopologySpreadLabel = 1u << 18,
+  kFailTopologySpread = 1u << 19,
+  kFailPodAffinity = 1u << 20,
+  kFailPodAntiAffinity = 1u << 21,
+  kFailExistingAntiAffinity = 1u << 22,
   // Not a filter plugin: a metric with `missing: exclude` had no usable value
   // on the node (NodeCheck::metric says which). Set by Decide only.
-  kFailMissingMetric = 1u << 22,
+  kFailMissingMetric = 1u << 23,
 };
 // How many FilterFailure bits there are; every table indexed by bit has
 // this many entries.
-inline constexpr int kNumFilterFailures = 23;
+inline constexpr int kNumFilterFailures = 24;
 static_assert(kFailMissingMetric == 1u << (kNumFilterFailures - 1));
 
-// The pre-filters of the four volume plugins, for a pod with claims.
+// The pre-filters of the four volume plugins, for a pod with claims or
+// inline disks.
 struct VolumeFilters {
   const VolumeCatalog* catalog = nullptr;
+  const std::vector<InlineDisk>* disks = nullptr;  // VolumeRestrictions
   bool rwop_in_use = false;     // VolumeRestrictions
   std::vector<CsiVolume> csi;   // NodeVolumeLimits
   VolumeBindingFilter binding;  // VolumeBinding
@@ -111,7 +114,7 @@ struct PodFilter {
   // plugin is skipped.
   const PodTopologySpreadFilter* topology_spread = nullptr;
   const InterPodAffinityFilter* pod_affinity = nullptr;
-  // The volume plugins'; null for a pod without claims.
+  // The volume plugins'; null for a pod without claims or inline disks.
   const VolumeFilters* volumes = nullptr;
 };
 

@@ -5,24 +5,28 @@
 // one rejects the pod on every node, UnschedulableAndUnresolvable:
 // `persistentvolumeclaim "NAME" not found`.
 //
-// Filter: a ReadWriteOncePod claim may be used by one pod in the whole
-// cluster; when a pod already placed (or assumed) uses one of the pod's,
-// every node is rejected with kReasonReadWriteOncePodInUse (Unschedulable:
-// preemption could free it).
-//
-// Not implemented: the conflicts of inline in-tree disks (gcePersistentDisk,
-// awsElasticBlockStore, iscsi, rbd volumes written in the pod spec), which
-// kube-scheduler also checks here; see the README's limitations.
+// Filter:
+//   - an inline disk of the pod (model/pod.h: InlineDisk) may not be one a
+//     pod on the node already has: the same GCE PD unless both mount it
+//     read-only, the same EBS volume, the same iSCSI IQN unless both are
+//     read-only, the same RBD pool and image on a shared monitor unless
+//     both are read-only; else kReasonDiskConflict;
+//   - a ReadWriteOncePod claim may be used by one pod in the whole cluster;
+//     when a pod already placed (or assumed) uses one of the pod's, every
+//     node is rejected with kReasonReadWriteOncePodInUse.
+// Both are Unschedulable (preemption could free them).
 #ifndef METRICS_SCHEDULER_SCORING_PLUGINS_VOLUME_RESTRICTIONS_H_
 #define METRICS_SCHEDULER_SCORING_PLUGINS_VOLUME_RESTRICTIONS_H_
 
 #include <string>
 
+#include "model/node_info.h"
 #include "model/pod.h"
 #include "scoring/volume_catalog.h"
 
 namespace ms {
 
+inline constexpr char kReasonDiskConflict[] = "node(s) had no available disk";
 inline constexpr char kReasonReadWriteOncePodInUse[] =
     "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod "
     "access mode already in-use by another pod";
@@ -32,6 +36,11 @@ inline constexpr char kReasonReadWriteOncePodInUse[] =
 std::string PreFilterVolumeRestrictions(const Pod& pod,
                                         const VolumeCatalog& catalog,
                                         bool* rwop_in_use);
+
+// Filter, the inline disks: whether none of `disks` conflicts with those
+// of the pods on `node`.
+bool InlineDisksFit(const std::vector<InlineDisk>& disks,
+                    const NodeInfo& node);
 
 }  // namespace ms
 

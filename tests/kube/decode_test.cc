@@ -667,10 +667,22 @@ TEST(DecodeStorageTest, PodClaimsIncludeGenericEphemeralVolumes) {
     "namespace":"app"},"spec":{"volumes":[
       {"name":"scratch","ephemeral":{"volumeClaimTemplate":{"spec":{}}}},
       {"name":"config","configMap":{"name":"c"}},
-      {"name":"data","persistentVolumeClaim":{"claimName":"data"}}]}})");
+      {"name":"data","persistentVolumeClaim":{"claimName":"data"}},
+      {"name":"pd","gcePersistentDisk":{"pdName":"disk-1","readOnly":true}},
+      {"name":"ceph","rbd":{"monitors":["m1"],"image":"img","pool":"rbd",
+        "user":"admin"}}]}})");
   ASSERT_TRUE(pod.ok()) << pod.status();
   EXPECT_EQ(pod->claims, (std::vector<PodClaim>{{"web-scratch", true},
                                                 {"data", false}}));
+  EXPECT_EQ(pod->inline_disks,
+            (std::vector<InlineDisk>{
+                {.kind = InlineDisk::Kind::kGcePersistentDisk,
+                 .id = "disk-1",
+                 .read_only = true},
+                {.kind = InlineDisk::Kind::kRbd,
+                 .id = "img",
+                 .pool = "rbd",
+                 .monitors = {"m1"}}}));
 }
 
 TEST(DecodeStorageTest, AnUnknownAccessModeRefusesThatObjectOnly) {

@@ -300,6 +300,52 @@ TEST(VolumeRestrictionsTest, AReadWriteOncePodClaimServesOnePod) {
             "persistentvolumeclaim \"other\" not found");
 }
 
+TEST(VolumeRestrictionsTest, InlineDisksConflictAsKubeSchedulerSays) {
+  using K = InlineDisk::Kind;
+  auto node_with = [](InlineDisk disk) {
+    Pod placed = MakePod("placed");
+    placed.inline_disks = {disk};
+    return MakeNode("n").Placed(placed).Build();
+  };
+  const InlineDisk pd{.kind = K::kGcePersistentDisk, .id = "disk-1"};
+  InlineDisk pd_ro = pd;
+  pd_ro.read_only = true;
+  EXPECT_FALSE(InlineDisksFit({pd}, node_with(pd)));
+  EXPECT_FALSE(InlineDisksFit({pd_ro}, node_with(pd)));
+  EXPECT_TRUE(InlineDisksFit({pd_ro}, node_with(pd_ro)));  // both read-only
+  EXPECT_TRUE(InlineDisksFit({InlineDisk{.kind = K::kGcePersistentDisk,
+                                          .id = "disk-2"}},
+                             node_with(pd)));
+  // EBS: the same volume conflicts even read-only.
+  InlineDisk ebs{.kind = K::kAwsElasticBlockStore, .id = "vol-1",
+                 .read_only = true};
+  EXPECT_FALSE(InlineDisksFit({ebs}, node_with(ebs)));
+  // RBD: same pool and image on a shared monitor.
+  InlineDisk rbd{.kind = K::kRbd, .id = "img", .pool = "rbd",
+                 .monitors = {"m1", "m2"}};
+  InlineDisk other_monitors = rbd;
+  other_monitors.monitors = {"m3"};
+  EXPECT_FALSE(InlineDisksFit({rbd}, node_with(rbd)));
+  EXPECT_TRUE(InlineDisksFit({rbd}, node_with(other_monitors)));
+  // Kinds never conflict across.
+  InlineDisk iscsi{.kind = K::kIscsi, .id = "disk-1"};
+  EXPECT_TRUE(InlineDisksFit({iscsi}, node_with(pd)));
+  EXPECT_FALSE(InlineDisksFit({iscsi}, node_with(iscsi)));
+
+  // In Decide: the node with the disk is out, with the reason.
+  Pod pod = MakePod("web").Req(100, 100 * kMi);
+  pod.inline_disks = {pd};
+  Pod placed = MakePod("placed");
+  placed.inline_disks = {pd};
+  std::vector<NodeInfo> nodes = {MakeNode("a").Placed(placed), MakeNode("b")};
+  ScoringConfig cfg;
+  Workspace ws;
+  Decision d = Decide({.pod = &pod, .nodes = &nodes, .explain = true}, cfg, ws);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(nodes[d.node_index].node.name, "b");
+  EXPECT_EQ(d.explanation->nodes[0].filter_reason, kReasonDiskConflict);
+}
+
 TEST(NodeVolumeLimitsTest, CsiAttachLimitsCountDistinctVolumes) {
   VolumeCatalog catalog;
   catalog.UpsertClass(Class("csi", BindingMode::kWaitForFirstConsumer,
