@@ -115,12 +115,15 @@ std::vector<const PersistentVolume*> VolumeCatalog::VolumesOfClass(
 
 void VolumeCatalog::AddUsers(const std::string& namespace_,
                              const std::vector<PodClaim>& claims) {
-  for (const PodClaim& c : claims) ++users_[ClaimKey(namespace_, c.name)];
+  for (const PodClaim& c : claims) {
+    if (!c.ephemeral) ++users_[ClaimKey(namespace_, c.name)];
+  }
 }
 
 void VolumeCatalog::RemoveUsers(const std::string& namespace_,
                                 const std::vector<PodClaim>& claims) {
   for (const PodClaim& c : claims) {
+    if (c.ephemeral) continue;
     auto it = users_.find(ClaimKey(namespace_, c.name));
     if (it != users_.end() && --it->second <= 0) users_.erase(it);
   }

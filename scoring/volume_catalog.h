@@ -53,7 +53,8 @@ class VolumeCatalog {
       const std::string& storage_class) const;
 
   // Pods charged to nodes (assumed ones included) and the claims they
-  // name, for ReadWriteOncePod.
+  // name, for ReadWriteOncePod. As in kube-scheduler, only
+  // persistentVolumeClaim volumes count, not generic ephemeral ones.
   void AddUsers(const std::string& namespace_,
                 const std::vector<PodClaim>& claims);
   void RemoveUsers(const std::string& namespace_,

@@ -8,12 +8,12 @@
 namespace ms {
 namespace {
 
-// The CSI volume of a claim; false when it is not counted. A claim not
-// bound yet gets a handle no other claim has (`unique`), as kube-scheduler
-// gives it a random one.
+// The CSI volume of a claim; false when it is not counted. A claim without
+// a PV gets a handle of its own, the same wherever it is named (kube-
+// scheduler's: a random prefix drawn once, then "namespace/name"), so it
+// counts once per node however many pods name it.
 bool VolumeOf(const std::string& namespace_, const PodClaim& c,
-              const VolumeCatalog& catalog, const std::string& unique,
-              CsiVolume* out) {
+              const VolumeCatalog& catalog, CsiVolume* out) {
   const PersistentVolumeClaim* claim = catalog.Claim(namespace_, c.name);
   if (claim == nullptr) return false;
   if (!claim->volume_name.empty()) {
@@ -26,8 +26,7 @@ bool VolumeOf(const std::string& namespace_, const PodClaim& c,
   if (claim->storage_class.empty()) return false;
   const StorageClass* sc = catalog.Class(claim->storage_class);
   if (sc == nullptr || sc->provisioner.empty()) return false;
-  *out = {sc->provisioner,
-          absl::StrCat(unique, "-", namespace_, "/", c.name)};
+  *out = {sc->provisioner, absl::StrCat("\x01unbound-", namespace_, "/", c.name)};
   return true;
 }
 
@@ -36,12 +35,9 @@ bool VolumeOf(const std::string& namespace_, const PodClaim& c,
 std::vector<CsiVolume> PreFilterNodeVolumeLimits(
     const Pod& pod, const VolumeCatalog& catalog) {
   std::vector<CsiVolume> out;
-  for (size_t i = 0; i < pod.claims.size(); ++i) {
+  for (const PodClaim& c : pod.claims) {
     CsiVolume v;
-    if (VolumeOf(pod.namespace_, pod.claims[i], catalog,
-                 absl::StrCat("\x01new", i), &v)) {
-      out.push_back(std::move(v));
-    }
+    if (VolumeOf(pod.namespace_, c, catalog, &v)) out.push_back(std::move(v));
   }
   return out;
 }
@@ -52,12 +48,10 @@ bool NodeVolumeLimitsFits(const std::vector<CsiVolume>& volumes,
   const CsiNode* csi = catalog.Csi(node.node.name);
   if (csi == nullptr || csi->attach_limits.empty()) return true;
   std::set<CsiVolume> attached;
-  size_t unique = 0;
   for (const auto& pod : node.pods) {
     for (const PodClaim& c : pod->claims) {
       CsiVolume v;
-      if (VolumeOf(pod->namespace_, c, catalog,
-                   absl::StrCat("\x01placed", unique++), &v)) {
+      if (VolumeOf(pod->namespace_, c, catalog, &v)) {
         attached.insert(std::move(v));
       }
     }

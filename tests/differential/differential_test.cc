@@ -6,18 +6,23 @@
 // point, and the node we pick must be one of those kube-scheduler ranks
 // best.
 //
+// It prints what the scenarios covered, and checks (over 1,000 scenarios
+// or more) that each volume plugin rejected some pods or nodes.
+//
 // MS_DIFF_SCENARIOS (default 1000) scenarios from seed MS_DIFF_SEED
 // (default 1), plus every seed in regression_seeds.txt. A disagreement
 // prints the seed, what differs and the scenario (the first MS_DIFF_SHOW,
 // default 5).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <simdjson.h>
@@ -44,6 +49,7 @@ struct Verdict {
   std::string reasons;  // ", "-joined, when infeasible
   // Score plugins that scored, by kube-scheduler's plugin name.
   std::map<std::string, double> scores;
+  std::string plugin;  // kube-scheduler's only: the one that rejected it
 };
 
 struct Result {
@@ -51,6 +57,8 @@ struct Result {
   std::map<std::string, double> weights;  // kube-scheduler's only
   std::string winner;                     // ours only
   std::string error;
+  // kube-scheduler's only: the PreFilter plugin that rejected the pod.
+  std::string pre_filter_rejection;
 };
 
 // Our terms under kube-scheduler's plugin names.
@@ -103,6 +111,23 @@ Result Ours(const Scenario& s) {
     if (!list.ok()) return {.error = list.status().ToString()};
     for (const Workload& w : list->items) state.UpsertWorkload(w);
   }
+  // Storage, before the pods that use it.
+  absl::StatusOr<kube::ObjectList<StorageClass>> classes =
+      kube::DecodeStorageClassList(ListJson(s.storage_classes));
+  if (!classes.ok()) return {.error = classes.status().ToString()};
+  for (const StorageClass& c : classes->items) state.UpsertStorageClass(c);
+  absl::StatusOr<kube::ObjectList<PersistentVolume>> volumes =
+      kube::DecodeVolumeList(ListJson(s.volumes));
+  if (!volumes.ok()) return {.error = volumes.status().ToString()};
+  for (const PersistentVolume& v : volumes->items) state.UpsertVolume(v);
+  absl::StatusOr<kube::ObjectList<PersistentVolumeClaim>> claims =
+      kube::DecodeClaimList(ListJson(s.claims));
+  if (!claims.ok()) return {.error = claims.status().ToString()};
+  for (const PersistentVolumeClaim& c : claims->items) state.UpsertClaim(c);
+  absl::StatusOr<kube::ObjectList<CsiNode>> csi_nodes =
+      kube::DecodeCsiNodeList(ListJson(s.csi_nodes));
+  if (!csi_nodes.ok()) return {.error = csi_nodes.status().ToString()};
+  for (const CsiNode& n : csi_nodes->items) state.UpsertCsiNode(n);
   for (const std::string& json : s.placed) {
     absl::StatusOr<Pod> pod = kube::DecodePod(json);
     if (!pod.ok()) return {.error = pod.status().ToString()};
@@ -142,6 +167,12 @@ Result Theirs(std::string_view line) {
   if (doc["error"].get(error) == simdjson::SUCCESS) {
     return {.error = std::string(error)};
   }
+  std::string_view code, plugin;
+  if (doc["preFilter"]["code"].get(code) == simdjson::SUCCESS &&
+      code != "Success" && code != "Skip" &&
+      doc["preFilter"]["plugin"].get(plugin) == simdjson::SUCCESS) {
+    out.pre_filter_rejection = std::string(plugin);
+  }
   simdjson::dom::object weights;
   if (doc["weights"].get(weights) == simdjson::SUCCESS) {
     for (auto [plugin, w] : weights) {
@@ -159,6 +190,10 @@ Result Theirs(std::string_view line) {
         }
       }
     } else {
+      std::string_view rejecting;
+      if (node["plugin"].get(rejecting) == simdjson::SUCCESS) {
+        v.plugin = std::string(rejecting);
+      }
       std::vector<std::string> reasons;
       simdjson::dom::array list;
       if (node["reasons"].get(list) == simdjson::SUCCESS) {
@@ -281,6 +316,110 @@ std::vector<std::string> Compare(const Result& ours, const Result& theirs) {
   return diffs;
 }
 
+// The volume plugins, by kube-scheduler's names.
+bool IsVolumePlugin(std::string_view plugin) {
+  return plugin == "VolumeRestrictions" || plugin == "NodeVolumeLimits" ||
+         plugin == "VolumeBinding" || plugin == "VolumeZone";
+}
+
+// A reason with the names it quotes left out, to count reasons by kind.
+std::string Unnamed(std::string_view reason) {
+  if (reason.starts_with("PVC ") &&
+      reason.find(" was not created for pod ") != std::string_view::npos) {
+    return "PVC ... was not created for pod ... (pod is not owner)";
+  }
+  std::string out;
+  bool quoted = false;
+  for (char c : reason) {
+    if (c == '"') {
+      quoted = !quoted;
+      out += quoted ? "\"." : "..\"";
+    } else if (!quoted) {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// What the scenarios' storage has, by scenario, and what kube-scheduler's
+// volume plugins made of it.
+struct VolumeCoverage {
+  std::map<std::string, size_t> features;    // scenarios with each
+  std::map<std::string, size_t> pre_filter;  // scenarios, by plugin: reason
+  std::map<std::string, size_t> filter;      // nodes, by plugin: reason
+  size_t feasible_with_claims = 0;  // feasible nodes for a pod with claims
+
+  void Add(const Scenario& s, const Result& theirs) {
+    auto any = [](const std::vector<std::string>& items, std::string_view text) {
+      return std::any_of(items.begin(), items.end(), [&](const std::string& i) {
+        return i.find(text) != std::string::npos;
+      });
+    };
+    auto count = [&](bool has, const char* feature) {
+      if (has) ++features[feature];
+    };
+    const bool claims = s.pod.find("\"persistentVolumeClaim\"") != std::string::npos ||
+                        s.pod.find("\"ephemeral\"") != std::string::npos;
+    count(!s.storage_classes.empty() || !s.claims.empty() || !s.volumes.empty(),
+          "with storage");
+    count(claims, "incoming pod with claims");
+    count(s.pod.find("\"ephemeral\"") != std::string::npos,
+          "incoming pod with an ephemeral volume");
+    count(any(s.placed, "\"volumes\""), "placed pods with claims");
+    count(any(s.storage_classes, "WaitForFirstConsumer"), "WaitForFirstConsumer classes");
+    count(any(s.storage_classes, "allowedTopologies"), "allowedTopologies");
+    count(any(s.volumes, "\"Available\""), "Available PVs");
+    count(any(s.volumes, "\"nodeAffinity\""), "PV node affinity");
+    count(any(s.volumes, "matchFields"), "PV node affinity on metadata.name");
+    count(any(s.volumes, "failure-domain.beta.kubernetes.io/zone"), "PV beta zone label");
+    count(any(s.volumes, "__"), "PV multi-zone label");
+    count(any(s.volumes, "\"csi\""), "CSI PVs");
+    count(any(s.volumes, "\"Block\""), "Block PVs");
+    count(any(s.volumes, "deletionTimestamp"), "PVs being deleted");
+    count(any(s.claims, "ReadWriteOncePod"), "ReadWriteOncePod claims");
+    count(any(s.claims, "selected-node"), "claims with a selected node");
+    count(any(s.claims, "\"selector\""), "claims with a selector");
+    count(any(s.claims, "\"Lost\""), "Lost claims");
+    count(any(s.claims, "deletionTimestamp"), "claims being deleted");
+    count(any(s.claims, "ownerReferences"), "ephemeral claims");
+    count(any(s.claims, "volumeAttributesClassName"), "claims with a VolumeAttributesClass");
+    count(!s.csi_nodes.empty(), "CSINodes");
+    count(any(s.csi_nodes, "\"count\":0"), "CSINodes with an attach limit of 0");
+    if (!theirs.pre_filter_rejection.empty() &&
+        IsVolumePlugin(theirs.pre_filter_rejection) && !theirs.nodes.empty()) {
+      ++pre_filter[absl::StrCat(theirs.pre_filter_rejection, ": ",
+                                Unnamed(theirs.nodes.begin()->second.reasons))];
+      return;
+    }
+    for (const auto& [name, v] : theirs.nodes) {
+      if (v.feasible) {
+        feasible_with_claims += claims;
+      } else if (IsVolumePlugin(v.plugin)) {
+        ++filter[absl::StrCat(v.plugin, ": ", v.reasons)];
+      }
+    }
+  }
+
+  // How many scenarios' pre-filter, or nodes' filter, `plugin` rejected.
+  static size_t Of(const std::map<std::string, size_t>& m, const std::string& plugin) {
+    size_t n = 0;
+    for (const auto& [key, count] : m) n += key.starts_with(plugin + ":") ? count : 0;
+    return n;
+  }
+
+  std::string Report() const {
+    std::string out = "storage in the scenarios:\n";
+    for (const auto& [f, n] : features) absl::StrAppend(&out, "  ", n, " ", f, "\n");
+    absl::StrAppend(&out, "kube-scheduler's volume PreFilter rejections (scenarios):\n");
+    for (const auto& [r, n] : pre_filter) absl::StrAppend(&out, "  ", n, " ", r, "\n");
+    absl::StrAppend(&out, "kube-scheduler's volume Filter rejections (nodes):\n");
+    for (const auto& [r, n] : filter) absl::StrAppend(&out, "  ", n, " ", r, "\n");
+    absl::StrAppend(&out, "  ", feasible_with_claims,
+                    " nodes feasible for a pod with claims\n");
+    return out;
+  }
+};
+
 std::vector<uint64_t> RegressionSeeds() {
   std::vector<uint64_t> seeds;
   std::istringstream in(ms::testing::ReadFileOrDie(
@@ -346,6 +485,110 @@ TEST(OracleTest, GivesKubeSchedulersVerdicts) {
   EXPECT_THAT(Theirs(lines[1]).error, ::testing::HasSubstr("containers"));
 }
 
+// The volume plugins through the oracle, worked out by hand, and our side
+// agreeing: a bound claim's PV in zone z1, a claim waiting for its first
+// consumer, a CSINode allowing one volume where a placed pod has one
+// already; then a claim that does not exist, and one that is Immediate
+// and unbound, which kube-scheduler's PreFilter rejects on every node.
+TEST(OracleTest, GivesVolumePluginsVerdicts) {
+  auto node = [](const std::string& name, const std::string& zone) {
+    const std::string r = R"({"cpu":"4","memory":"8Gi","pods":"110"})";
+    return absl::StrCat(R"({"metadata":{"name":")", name,
+                        R"(","labels":{"kubernetes.io/hostname":")", name,
+                        R"(","topology.kubernetes.io/zone":")", zone,
+                        R"("}},"status":{"capacity":)", r,
+                        R"(,"allocatable":)", r, "}}");
+  };
+  auto pv = [](const std::string& name, const std::string& zone,
+               const std::string& claim) {
+    return absl::StrCat(
+        R"({"metadata":{"name":")", name, R"(","uid":"uid-)", name,
+        R"(","resourceVersion":"1","labels":{"topology.kubernetes.io/zone":")",
+        zone, R"("}},"spec":{"capacity":{"storage":"5Gi"},)",
+        R"("accessModes":["ReadWriteOnce"],"storageClassName":"wffc",)",
+        R"("csi":{"driver":"csi.example.com","volumeHandle":"h-)", name,
+        R"("},"claimRef":{"namespace":"default","name":")", claim,
+        R"(","uid":"uid-)", claim, R"("}},"status":{"phase":"Bound"}})");
+  };
+  auto claim = [](const std::string& name, const std::string& cls,
+                  const std::string& volume) {
+    return absl::StrCat(
+        R"({"metadata":{"name":")", name,
+        R"(","namespace":"default","uid":"uid-)", name,
+        R"(","resourceVersion":"1")",
+        volume.empty() ? ""
+                       : R"(,"annotations":{"pv.kubernetes.io/bind-completed":"yes"})",
+        R"(},"spec":{"accessModes":["ReadWriteOnce"],"storageClassName":")", cls,
+        R"(","resources":{"requests":{"storage":"1Gi"}})",
+        volume.empty() ? "" : absl::StrCat(R"(,"volumeName":")", volume, R"(")"),
+        R"(},"status":{"phase":")", volume.empty() ? "Pending" : "Bound",
+        R"("}})");
+  };
+  auto pod = [](const std::string& name, const std::string& node,
+                const std::vector<std::string>& claims) {
+    std::vector<std::string> volumes;
+    for (const std::string& c : claims) {
+      volumes.push_back(absl::StrCat(R"({"name":")", c,
+                                     R"(","persistentVolumeClaim":{"claimName":")",
+                                     c, R"("}})"));
+    }
+    return absl::StrCat(
+        R"({"metadata":{"name":")", name, R"(","namespace":"default","uid":"uid-)",
+        name, R"("},"spec":{)",
+        node.empty() ? "" : absl::StrCat(R"("nodeName":")", node, R"(",)"),
+        R"("containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}],)",
+        R"("volumes":[)", absl::StrJoin(volumes, ","), "]}}");
+  };
+  Scenario s{.name = "volumes-by-hand"};
+  s.nodes = {node("a", "z1"), node("b", "z2"), node("c", "z1")};
+  s.storage_classes = {
+      R"({"metadata":{"name":"wffc","uid":"uid-wffc","resourceVersion":"1"},)"
+      R"("provisioner":"csi.example.com","volumeBindingMode":"WaitForFirstConsumer"})",
+      R"({"metadata":{"name":"now","uid":"uid-now","resourceVersion":"1"},)"
+      R"("provisioner":"csi.example.com","volumeBindingMode":"Immediate"})"};
+  s.volumes = {pv("pv-data", "z1", "data"), pv("pv-other", "z1", "other")};
+  s.claims = {claim("data", "wffc", "pv-data"), claim("other", "wffc", "pv-other"),
+              claim("scratch", "wffc", ""), claim("later", "now", "")};
+  s.csi_nodes = {
+      R"({"metadata":{"name":"c","uid":"uid-csinode-c","resourceVersion":"1"},)"
+      R"("spec":{"drivers":[{"name":"csi.example.com","nodeID":"c",)"
+      R"("allocatable":{"count":1}}]}})"};
+  s.placed = {pod("user", "c", {"other"})};
+  s.pod = pod("incoming", "", {"data", "scratch"});
+  Scenario missing = s;
+  missing.name = "missing";
+  missing.pod = pod("incoming", "", {"data", "nope"});
+  Scenario immediate = s;
+  immediate.name = "immediate";
+  immediate.pod = pod("incoming", "", {"later"});
+  std::vector<std::string> lines = RunOracle({s, missing, immediate});
+  ASSERT_EQ(lines.size(), 3u);
+
+  const Result r = Theirs(lines[0]);
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(r.nodes.at("a").feasible);
+  EXPECT_EQ(r.nodes.at("b").plugin, "VolumeZone");
+  EXPECT_EQ(r.nodes.at("b").reasons, "node(s) had no available volume zone");
+  // pv-other is attached already; pv-data and scratch's volume would be 2
+  // more.
+  EXPECT_EQ(r.nodes.at("c").plugin, "NodeVolumeLimits");
+  EXPECT_EQ(r.nodes.at("c").reasons, "node(s) exceed max volume count");
+  const Result m = Theirs(lines[1]);
+  EXPECT_EQ(m.pre_filter_rejection, "VolumeRestrictions");
+  for (const char* n : {"a", "b", "c"}) {
+    EXPECT_EQ(m.nodes.at(n).reasons, R"(persistentvolumeclaim "nope" not found)");
+  }
+  const Result i = Theirs(lines[2]);
+  EXPECT_EQ(i.pre_filter_rejection, "VolumeBinding");
+  EXPECT_EQ(i.nodes.at("a").reasons,
+            "pod has unbound immediate PersistentVolumeClaims");
+  for (size_t k = 0; k < lines.size(); ++k) {
+    const Scenario& scenario = k == 0 ? s : k == 1 ? missing : immediate;
+    EXPECT_THAT(Compare(Ours(scenario), Theirs(lines[k])), ::testing::IsEmpty())
+        << scenario.name;
+  }
+}
+
 // The comparison finds each kind of disagreement.
 TEST(CompareTest, FindsWhatDiffers) {
   Result theirs{.weights = {{"PodTopologySpread", 2}}};
@@ -390,21 +633,36 @@ TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
 
   const uint64_t show = EnvOr("MS_DIFF_SHOW", 5);
   uint64_t disagreements = 0;
-  size_t nodes = 0, infeasible = 0, spread = 0, affinity = 0,
-         node_affinity = 0, soft_taints = 0, images = 0;
+  // What kube-scheduler's verdicts cover: over all scenarios, and over
+  // those where no volume plugin rejected the pod anywhere (the nodes a
+  // volume plugin takes would mostly have been feasible and scored).
+  struct Coverage {
+    size_t nodes = 0, infeasible = 0, spread = 0, affinity = 0,
+           node_affinity = 0, soft_taints = 0, images = 0;
+    void Add(const Result& theirs) {
+      for (const auto& [name, v] : theirs.nodes) {
+        ++nodes;
+        infeasible += !v.feasible;
+        spread += v.scores.contains("PodTopologySpread");
+        affinity += v.scores.contains("InterPodAffinity");
+        node_affinity += v.scores.contains("NodeAffinity");
+        auto taint = v.scores.find("TaintToleration");
+        soft_taints += taint != v.scores.end() && taint->second < 100;
+        auto image = v.scores.find("ImageLocality");
+        images += image != v.scores.end() && image->second > 0;
+      }
+    }
+  } all, checked;
+  VolumeCoverage volumes;
   for (size_t i = 0; i < scenarios.size(); ++i) {
     const Result theirs = Theirs(lines[i]);
     const Result ours = Ours(scenarios[i]);
-    for (const auto& [name, v] : theirs.nodes) {
-      ++nodes;
-      infeasible += !v.feasible;
-      spread += v.scores.contains("PodTopologySpread");
-      affinity += v.scores.contains("InterPodAffinity");
-      node_affinity += v.scores.contains("NodeAffinity");
-      auto taint = v.scores.find("TaintToleration");
-      soft_taints += taint != v.scores.end() && taint->second < 100;
-      auto image = v.scores.find("ImageLocality");
-      images += image != v.scores.end() && image->second > 0;
+    volumes.Add(scenarios[i], theirs);
+    all.Add(theirs);
+    if (!IsVolumePlugin(theirs.pre_filter_rejection) &&
+        std::none_of(theirs.nodes.begin(), theirs.nodes.end(),
+                     [](const auto& n) { return IsVolumePlugin(n.second.plugin); })) {
+      checked.Add(theirs);
     }
     std::vector<std::string> diffs = Compare(ours, theirs);
     if (diffs.empty()) continue;
@@ -417,18 +675,35 @@ TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
   }
   EXPECT_EQ(disagreements, 0) << "of " << scenarios.size() << " scenarios";
   // That the scenarios exercise what they are for.
-  EXPECT_GT(infeasible, nodes / 10);
-  EXPECT_GT(spread, nodes / 10);
-  EXPECT_GT(affinity, nodes / 10);
-  EXPECT_GT(node_affinity, nodes / 10);
-  EXPECT_GT(soft_taints, nodes / 20);
-  EXPECT_GT(images, nodes / 10);
+  EXPECT_GT(checked.infeasible, checked.nodes / 10);
+  EXPECT_GT(checked.spread, checked.nodes / 10);
+  EXPECT_GT(checked.affinity, checked.nodes / 10);
+  EXPECT_GT(checked.node_affinity, checked.nodes / 10);
+  EXPECT_GT(checked.soft_taints, checked.nodes / 20);
+  EXPECT_GT(checked.images, checked.nodes / 10);
+  if (count >= 1000) {  // each volume plugin rejects, and lets pods with claims fit
+    for (const char* plugin : {"VolumeRestrictions", "NodeVolumeLimits",
+                               "VolumeBinding", "VolumeZone"}) {
+      EXPECT_GT(VolumeCoverage::Of(volumes.filter, plugin), 0u) << plugin;
+    }
+    for (const char* plugin : {"VolumeRestrictions", "VolumeBinding", "VolumeZone"}) {
+      EXPECT_GT(VolumeCoverage::Of(volumes.pre_filter, plugin), 0u) << plugin;
+    }
+    EXPECT_GT(volumes.feasible_with_claims, all.nodes / 40);
+  }
   std::printf("%zu scenarios, %zu nodes (%zu infeasible; %zu scored by "
               "PodTopologySpread, %zu by InterPodAffinity, %zu by "
               "NodeAffinity, %zu below 100 by TaintToleration, %zu above 0 "
               "by ImageLocality), %lu disagreements\n",
-              scenarios.size(), nodes, infeasible, spread, affinity,
-              node_affinity, soft_taints, images, disagreements);
+              scenarios.size(), all.nodes, all.infeasible, all.spread,
+              all.affinity, all.node_affinity, all.soft_taints, all.images,
+              disagreements);
+  std::printf("of them in scenarios no volume plugin rejected (the coverage "
+              "checked): %zu nodes (%zu infeasible; %zu, %zu, %zu, %zu, %zu)\n",
+              checked.nodes, checked.infeasible, checked.spread,
+              checked.affinity, checked.node_affinity, checked.soft_taints,
+              checked.images);
+  std::printf("%s", volumes.Report().c_str());
 }
 
 }  // namespace

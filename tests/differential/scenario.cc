@@ -1,6 +1,8 @@
 #include "tests/differential/scenario.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <random>
 #include <tuple>
 #include <utility>
@@ -17,6 +19,14 @@ using Labels = std::map<std::string, std::string>;
 constexpr char kHost[] = "kubernetes.io/hostname";
 constexpr char kZone[] = "topology.kubernetes.io/zone";
 constexpr char kRack[] = "rack";  // on some nodes only
+// Storage (only in scenarios with storage).
+constexpr char kBetaZone[] = "failure-domain.beta.kubernetes.io/zone";
+constexpr char kRegion[] = "topology.kubernetes.io/region";
+constexpr char kBetaRegion[] = "failure-domain.beta.kubernetes.io/region";
+constexpr char kDriver[] = "csi.example.com";   // a CSI driver
+constexpr char kDriver2[] = "block.csi.example.com";  // another, on some PVs
+constexpr char kNfs[] = "example.com/nfs";      // a provisioner, not CSI
+constexpr char kNoProvisioner[] = "kubernetes.io/no-provisioner";
 
 std::string Q(const std::string& s) { return absl::StrCat("\"", s, "\""); }
 
@@ -52,6 +62,12 @@ class Random {
   const T& Pick(const std::vector<T>& v) {
     return v[static_cast<size_t>(Int(0, static_cast<int>(v.size()) - 1))];
   }
+  template <typename T>
+  void Shuffle(std::vector<T>& v) {
+    for (size_t i = v.size(); i > 1; --i) {
+      std::swap(v[i - 1], v[static_cast<size_t>(Int(0, static_cast<int>(i) - 1))]);
+    }
+  }
 
  private:
   std::mt19937_64 rng_;
@@ -63,14 +79,60 @@ const std::vector<std::string> kNamespaces = {"default", "team-a", "team-b"};
 // is on no node.
 const std::vector<std::string> kImages = {"registry.k8s.io/pause:3.10",
                                           "nginx:1.27", "redis", "busybox"};
+const std::vector<std::string> kZones = {"z1", "z2", "z3"};
+
+// The seed of the storage's own stream (splitmix64 of the scenario's).
+uint64_t StorageSeed(uint64_t seed) {
+  uint64_t x = seed + 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// A PersistentVolumeClaim to write.
+struct ClaimSpec {
+  std::string ns, name, uid;
+  std::optional<std::string> cls;  // spec.storageClassName; none: unset
+  bool class_annotation = false;   // the beta annotation instead
+  std::vector<std::string> modes = {"ReadWriteOnce"};
+  int request_mi = 0;
+  bool block = false;
+  std::string vac;       // volumeAttributesClassName
+  std::string selector;  // JSON, or ""
+  std::string volume_name;
+  bool bind_completed = false;
+  std::string selected_node;
+  std::string phase = "Pending";
+  bool deleting = false;
+  std::string owner;  // ownerReferences JSON, or ""
+};
+
+// A PersistentVolume to write.
+struct VolumeSpec {
+  std::string name;
+  std::string cls;
+  bool class_annotation = false;
+  int capacity_gi = 0;
+  std::vector<std::string> modes = {"ReadWriteOnce"};
+  bool block = false;
+  std::string vac;
+  std::string claim_ref;  // JSON, or ""
+  std::string phase = "Available";
+  bool deleting = false;
+};
 
 class Generator {
  public:
-  explicit Generator(uint64_t seed) : r_(seed) {}
+  explicit Generator(uint64_t seed)
+      : r_(seed), v_(StorageSeed(seed)), d_(StorageSeed(~seed)) {}
 
   Scenario Make(uint64_t seed) {
     Scenario s;
+    s_ = &s;
     s.seed = seed;
+    // Storage draws from v_ only: the rest of the scenario is the same
+    // with it or without it.
+    storage_ = v_.Chance(0.35);
     s.name = absl::StrCat("seed-", seed);
     for (const std::string& ns : kNamespaces) {
       Labels labels;
@@ -80,6 +142,7 @@ class Generator {
                                  {"labels", LabelsJson(labels)}})}}));
     }
     const int num_nodes = r_.Int(2, 9);
+    num_nodes_ = num_nodes;
     for (int i = 0; i < num_nodes; ++i) s.nodes.push_back(Node(i));
     // Workloads the default spread reads.
     for (const std::string& app : kApps) {
@@ -112,6 +175,7 @@ class Generator {
                                   LabelsJson({{"app", app}})}})}})}}));
       }
     }
+    if (storage_) Storage();
     const int num_placed = r_.Int(0, 3 * num_nodes);
     for (int i = 0; i < num_placed; ++i) {
       s.placed.push_back(Pod(absl::StrCat("p", i),
@@ -119,6 +183,7 @@ class Generator {
                              /*incoming=*/false));
     }
     s.pod = Pod("incoming", "", /*incoming=*/true);
+    s_ = nullptr;
     return s;
   }
 
@@ -132,6 +197,16 @@ class Generator {
     if (r_.Chance(0.5)) labels[kRack] = absl::StrCat("r", r_.Int(1, 2));
     if (r_.Chance(0.3)) labels["disk"] = "ssd";
     if (r_.Chance(0.6)) labels["lifecycle"] = r_.Chance(0.5) ? "spot" : "on-demand";
+    if (storage_) {  // what VolumeZone reads besides the zone
+      if (v_.Chance(0.15)) {
+        auto zone = labels.find(kZone);
+        labels[kBetaZone] = zone != labels.end() && v_.Chance(0.8)
+                                ? zone->second
+                                : v_.Pick(kZones);
+      }
+      if (v_.Chance(0.2)) labels[kRegion] = v_.Chance(0.7) ? "r1" : "r2";
+      if (v_.Chance(0.05)) labels[kBetaRegion] = "r1";
+    }
     Fields spec;
     std::vector<std::string> taints;
     if (r_.Chance(0.25)) {
@@ -409,6 +484,12 @@ class Generator {
       if (!spread.empty()) spec.push_back({"topologySpreadConstraints", Arr(spread)});
     }
     if (!affinity.empty()) spec.push_back({"affinity", Obj(affinity)});
+    if (storage_) {
+      std::vector<std::string> volumes =
+          incoming ? IncomingVolumes(name, ns) : PlacedVolumes(name, ns, node);
+      InlineDisks(volumes);
+      if (!volumes.empty()) spec.push_back({"volumes", Arr(volumes)});
+    }
     Fields status = {{"phase", Q(incoming ? "Pending" : "Running")}};
     if (!incoming && r_.Chance(0.1)) {  // resized in place
       Fields cs = {{"name", Q("c")}};
@@ -492,7 +573,740 @@ class Generator {
     return Arr(terms);
   }
 
+  // Storage. Everything below draws from v_.
+
+  struct PoolClaim {
+    std::string name;
+    bool good;  // a pod naming it may fit (bound to a PV that exists, or
+                // waiting in a WaitForFirstConsumer class)
+  };
+  struct Delayed {
+    std::string ns, name, uid, cls;
+    bool block = false;
+    std::string vac;
+    bool prebound = false;  // a PV names it already
+  };
+
+  std::string Meta(const std::string& name, const std::string& ns,
+                   const std::string& uid, const Fields& extra = {}) {
+    Fields f = {{"name", Q(name)}};
+    if (!ns.empty()) f.push_back({"namespace", Q(ns)});
+    f.push_back({"uid", Q(uid)});
+    f.push_back({"resourceVersion", Q(absl::StrCat(++resource_version_))});
+    f.insert(f.end(), extra.begin(), extra.end());
+    return Obj(f);
+  }
+
+  // Sizes, each handed out once: no two PVs have one capacity, no two
+  // claims one request (kube-scheduler's choice among equals is a Go map's
+  // order or an unstable sort's).
+  int NextCapacityGi() {
+    if (capacities_.empty()) {
+      capacities_ = {1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 64};
+      v_.Shuffle(capacities_);
+    }
+    if (next_capacity_ < capacities_.size()) return capacities_[next_capacity_++];
+    return 100 + static_cast<int>(next_capacity_++);
+  }
+  int NextRequestMi() {
+    if (requests_.empty()) {
+      requests_ = {512,  768,   1024,  1536,  2048,  2560,  3072,  4096,
+                   5120, 6144,  7168,  9216,  11264, 14336, 18432, 24576,
+                   30720, 46080, 61440};
+      v_.Shuffle(requests_);
+    }
+    if (next_request_ < requests_.size()) return requests_[next_request_++];
+    return 200000 + static_cast<int>(next_request_++);
+  }
+
+  // A size in one of the forms the apiserver keeps as written.
+  std::string Gi(int gi) {
+    const int k = v_.Int(0, 9);
+    if (k < 8) return Q(absl::StrCat(gi, "Gi"));
+    if (k < 9) return Q(absl::StrCat(int64_t{gi} * 1024, "Mi"));
+    return Q(absl::StrCat(int64_t{gi} << 30));
+  }
+  std::string Mi(int mi) {
+    const int k = v_.Int(0, 9);
+    if (k < 7 || (k < 9 && mi % 1024 != 0)) return Q(absl::StrCat(mi, "Mi"));
+    if (k < 9) return Q(absl::StrCat(mi / 1024, "Gi"));
+    return Q(absl::StrCat(int64_t{mi} << 20));
+  }
+
+  std::string Modes(const std::vector<std::string>& modes) {
+    std::vector<std::string> quoted;
+    for (const std::string& m : modes) quoted.push_back(Q(m));
+    return Arr(quoted);
+  }
+  std::vector<std::string> ClaimModes() {
+    const int k = v_.Int(0, 19);
+    if (k < 12) return {"ReadWriteOnce"};
+    if (k < 15) return {"ReadWriteOncePod"};
+    if (k < 17) return {"ReadWriteMany"};
+    if (k < 19) return {"ReadWriteOnce", "ReadOnlyMany"};
+    return {"ReadOnlyMany"};
+  }
+  std::vector<std::string> VolumeModes() {
+    const int k = v_.Int(0, 19);
+    if (k < 7) return {"ReadWriteOnce"};
+    if (k < 10) return {"ReadWriteOnce", "ReadOnlyMany"};
+    if (k < 13) return {"ReadWriteOnce", "ReadWriteOncePod"};
+    if (k < 16) return {"ReadWriteMany", "ReadOnlyMany", "ReadWriteOnce"};
+    if (k < 18) return {"ReadWriteOncePod"};
+    return {"ReadWriteMany"};
+  }
+  std::vector<std::string> ZoneSubset() {
+    std::vector<std::string> zones = kZones;
+    v_.Shuffle(zones);
+    zones.resize(static_cast<size_t>(v_.Int(1, 2)));
+    return zones;
+  }
+  std::string NodeName() { return absl::StrCat("n", v_.Int(0, num_nodes_ - 1)); }
+  std::string Requirement(const std::string& key, const std::string& op,
+                          const std::vector<std::string>& values) {
+    Fields f = {{"key", Q(key)}, {"operator", Q(op)}};
+    if (!values.empty()) {
+      std::vector<std::string> quoted;
+      for (const std::string& v : values) quoted.push_back(Q(v));
+      f.push_back({"values", Arr(quoted)});
+    }
+    return Obj(f);
+  }
+
+  // StorageClasses, each present or not; volumeBindingMode always set.
+  void StorageClasses() {
+    auto add = [&](const std::string& name, const std::string& provisioner,
+                   const std::string& mode, const Fields& extra) {
+      Fields f = {{"metadata", Meta(name, "", "uid-sc-" + name)},
+                  {"provisioner", Q(provisioner)},
+                  {"reclaimPolicy", Q("Delete")},
+                  {"volumeBindingMode", Q(mode)}};
+      f.insert(f.end(), extra.begin(), extra.end());
+      s_->storage_classes.push_back(Obj(f));
+      classes_[name] = provisioner;
+      if (mode == "WaitForFirstConsumer") wffc_classes_.push_back(name);
+    };
+    if (v_.Chance(0.85)) add("local", kNoProvisioner, "WaitForFirstConsumer", {});
+    if (v_.Chance(0.9)) {
+      Fields extra;
+      const int k = v_.Int(0, 19);
+      std::vector<std::string> terms;
+      auto is = [&](const std::string& key,
+                    const std::vector<std::string>& values) {
+        std::vector<std::string> quoted;
+        for (const std::string& v : values) quoted.push_back(Q(v));
+        return Obj({{"key", Q(key)}, {"values", Arr(quoted)}});
+      };
+      if (k < 5) {
+        terms.push_back(Obj({{"matchLabelExpressions",
+                              Arr({is(kZone, ZoneSubset())})}}));
+      } else if (k < 7) {
+        terms.push_back(Obj({{"matchLabelExpressions",
+                              Arr({is(kZone, {v_.Pick(kZones)})})}}));
+        terms.push_back(Obj({{"matchLabelExpressions",
+                              Arr({is(kHost, {NodeName()})})}}));
+      } else if (k < 8) {
+        terms.push_back(Obj({{"matchLabelExpressions",
+                              Arr({is(kZone, ZoneSubset()), is(kRegion, {"r1"})})}}));
+      }
+      if (!terms.empty() && v_.Chance(0.1)) {
+        terms.push_back(v_.Chance(0.5) ? "{}" : R"({"matchLabelExpressions":[]})");
+      }
+      if (!terms.empty()) extra.push_back({"allowedTopologies", Arr(terms)});
+      add("csi-wffc", kDriver, "WaitForFirstConsumer", extra);
+    }
+    if (v_.Chance(0.5)) add("shared", kNfs, "WaitForFirstConsumer", {});
+    if (v_.Chance(0.8)) {
+      add("standard", v_.Chance(0.7) ? kDriver : kNfs, "Immediate", {});
+    }
+  }
+
+  // A class for a claim waiting for its first consumer: mostly one that
+  // exists and is WaitForFirstConsumer.
+  std::string WffcClass() {
+    if (wffc_classes_.empty() || v_.Chance(0.05)) {
+      return v_.Pick(std::vector<std::string>{"local", "csi-wffc", "shared",
+                                              "gold"});
+    }
+    // Mostly a class that can provision.
+    const int k = v_.Int(0, 9);
+    const std::string want = k < 5 ? "csi-wffc" : k < 8 ? "shared" : "local";
+    if (std::find(wffc_classes_.begin(), wffc_classes_.end(), want) !=
+        wffc_classes_.end()) {
+      return want;
+    }
+    return v_.Pick(wffc_classes_);
+  }
+  // A class for a bound claim.
+  std::string BoundClass() {
+    const int k = v_.Int(0, 19);
+    return k < 7 ? "csi-wffc" : k < 12 ? "local" : k < 17 ? "standard"
+           : k < 19 ? "shared" : "";
+  }
+  // Which provisioner made a PV of the class: its source (a field of the
+  // spec).
+  std::pair<std::string, std::string> Source(const std::string& cls,
+                                             const std::string& name) {
+    auto it = classes_.find(cls);
+    const std::string provisioner =
+        it != classes_.end() ? it->second
+        : cls == "local"     ? kNoProvisioner
+        : cls == "shared"    ? kNfs
+                             : kDriver;
+    if (provisioner == kNoProvisioner) {
+      return {"local", Obj({{"path", Q("/mnt/disks/" + name)}})};
+    }
+    if (provisioner == kNfs) {
+      return {"nfs", Obj({{"server", Q("nfs.example.com")},
+                          {"path", Q("/exports/" + name)}})};
+    }
+    return {"csi", Obj({{"driver", Q(v_.Chance(0.1) ? kDriver2 : kDriver)},
+                        {"volumeHandle", Q("handle-" + name)}})};
+  }
+
+  // spec.nodeAffinity of a PV: on the host, the zone, or (ignored by
+  // kube-scheduler, which matches PVs on labels only) the node's name.
+  std::string VolumeAffinity() {
+    std::vector<std::string> terms;
+    const int k = v_.Int(0, 19);
+    if (k < 9) {
+      std::vector<std::string> hosts = {NodeName()};
+      if (v_.Chance(0.25)) hosts.push_back(NodeName());
+      terms.push_back(Obj({{"matchExpressions",
+                            Arr({Requirement(kHost, "In", hosts)})}}));
+    } else if (k < 14) {
+      terms.push_back(Obj({{"matchExpressions",
+                            Arr({Requirement(kZone, "In", ZoneSubset())})}}));
+    } else if (k < 15) {
+      terms.push_back(Obj({{"matchExpressions",
+                            Arr({Requirement(kZone, "Exists", {})})}}));
+    } else if (k < 17) {
+      Fields term = {{"matchFields",
+                      Arr({Requirement("metadata.name", "In", {NodeName()})})}};
+      if (v_.Chance(0.5)) {
+        term.insert(term.begin(),
+                    {"matchExpressions",
+                     Arr({Requirement(kZone, "In", {v_.Pick(kZones)})})});
+      }
+      terms.push_back(Obj(term));
+    } else {
+      terms.push_back(Obj({{"matchExpressions",
+                            Arr({Requirement(kHost, "In", {NodeName()})})}}));
+      terms.push_back(Obj({{"matchExpressions",
+                            Arr({Requirement(kZone, "In", {v_.Pick(kZones)})})}}));
+    }
+    return Obj({{"required", Obj({{"nodeSelectorTerms", Arr(terms)}})}});
+  }
+
+  // Topology labels VolumeZone reads, and a label for claims' selectors.
+  Labels VolumeLabels() {
+    Labels labels;
+    const int k = v_.Int(0, 19);
+    auto multi = [&] {
+      std::vector<std::string> zones = kZones;
+      v_.Shuffle(zones);
+      return absl::StrCat(zones[0], "__", zones[1]);
+    };
+    if (k < 6) {
+      labels[kZone] = v_.Pick(kZones);
+    } else if (k < 8) {
+      labels[kZone] = multi();
+    } else if (k < 10) {
+      labels[kBetaZone] = v_.Pick(kZones);
+    } else if (k < 11) {
+      labels[kBetaZone] = multi();
+    } else if (k < 12) {
+      labels[kRegion] = v_.Chance(0.7) ? "r1" : "r2";
+    } else if (k < 13) {
+      labels[kZone] = v_.Pick(kZones);
+      labels[kRegion] = "r1";
+    } else if (k < 14) {
+      labels[kZone] = absl::StrCat(v_.Pick(kZones), "__");  // ignored
+    } else if (k < 15) {
+      labels[kBetaRegion] = "r1";
+    }
+    if (v_.Chance(0.25)) labels["tier"] = "gold";
+    return labels;
+  }
+
+  std::string ClaimRef(const std::string& ns, const std::string& name,
+                       const std::string& uid) {
+    Fields f = {{"kind", Q("PersistentVolumeClaim")},
+                {"namespace", Q(ns)},
+                {"name", Q(name)}};
+    if (!uid.empty()) f.push_back({"uid", Q(uid)});
+    return Obj(f);
+  }
+
+  // Writes a PV; affinity, labels and source by chance and class.
+  void AddVolume(const VolumeSpec& v) {
+    Fields extra;
+    Labels labels = VolumeLabels();
+    if (!labels.empty()) extra.push_back({"labels", LabelsJson(labels)});
+    if (v.class_annotation) {
+      extra.push_back({"annotations",
+                       LabelsJson({{"volume.beta.kubernetes.io/storage-class",
+                                    v.cls}})});
+    }
+    if (v.deleting) {
+      extra.push_back({"deletionTimestamp", Q("2026-01-01T00:00:00Z")});
+      extra.push_back({"finalizers", Arr({Q("kubernetes.io/pv-protection")})});
+    }
+    Fields spec = {{"capacity",
+                    Obj({{"storage", Gi(v.capacity_gi)}})},
+                   {"accessModes", Modes(v.modes)},
+                   {"persistentVolumeReclaimPolicy", Q("Delete")}};
+    if (!v.class_annotation && !v.cls.empty()) {
+      spec.push_back({"storageClassName", Q(v.cls)});
+    }
+    if (v.block) {
+      spec.push_back({"volumeMode", Q("Block")});
+    } else if (v_.Chance(0.3)) {
+      spec.push_back({"volumeMode", Q("Filesystem")});
+    }
+    if (!v.vac.empty()) spec.push_back({"volumeAttributesClassName", Q(v.vac)});
+    const double affinity = v.cls == "local" ? 0.85
+                            : v.cls == "csi-wffc" ? 0.3
+                            : v.cls == "standard" ? 0.2 : 0.05;
+    if (v_.Chance(affinity)) spec.push_back({"nodeAffinity", VolumeAffinity()});
+    spec.push_back(Source(v.cls, v.name));
+    if (!v.claim_ref.empty()) spec.push_back({"claimRef", v.claim_ref});
+    s_->volumes.push_back(
+        Obj({{"metadata", Meta(v.name, "", "uid-" + v.name, extra)},
+             {"spec", Obj(spec)},
+             {"status", Obj({{"phase", Q(v.phase)}})}}));
+  }
+  std::string NextVolumeName() { return absl::StrCat("pv", volume_count_++); }
+
+  void AddClaim(const ClaimSpec& c) {
+    Fields extra;
+    Labels annotations;
+    if (c.class_annotation && c.cls) {
+      annotations["volume.beta.kubernetes.io/storage-class"] = *c.cls;
+    }
+    if (c.bind_completed) {
+      // Only its presence counts.
+      annotations["pv.kubernetes.io/bind-completed"] = v_.Chance(0.95) ? "yes" : "";
+      annotations["pv.kubernetes.io/bound-by-controller"] = "yes";
+    }
+    if (!c.selected_node.empty()) {
+      annotations["volume.kubernetes.io/selected-node"] = c.selected_node;
+    }
+    if (!annotations.empty()) extra.push_back({"annotations", LabelsJson(annotations)});
+    if (c.deleting) {
+      extra.push_back({"deletionTimestamp", Q("2026-01-01T00:00:00Z")});
+      extra.push_back({"finalizers", Arr({Q("kubernetes.io/pvc-protection")})});
+    }
+    if (!c.owner.empty()) extra.push_back({"ownerReferences", c.owner});
+    Fields spec = {{"accessModes", Modes(c.modes)},
+                   {"resources",
+                    Obj({{"requests",
+                          Obj({{"storage", Mi(c.request_mi)}})}})}};
+    if (c.cls && !c.class_annotation) {
+      spec.push_back({"storageClassName", Q(*c.cls)});
+    } else if (c.class_annotation && v_.Chance(0.3)) {  // the annotation wins
+      spec.push_back({"storageClassName", Q("ignored")});
+    }
+    if (c.block) {
+      spec.push_back({"volumeMode", Q("Block")});
+    } else if (v_.Chance(0.3)) {
+      spec.push_back({"volumeMode", Q("Filesystem")});
+    }
+    if (!c.vac.empty()) spec.push_back({"volumeAttributesClassName", Q(c.vac)});
+    if (!c.selector.empty()) spec.push_back({"selector", c.selector});
+    if (!c.volume_name.empty()) spec.push_back({"volumeName", Q(c.volume_name)});
+    Fields status = {{"phase", Q(c.phase)}};
+    if (c.phase == "Bound") {
+      status.push_back({"accessModes", Modes(c.modes)});
+      status.push_back(
+          {"capacity", Obj({{"storage", Mi(c.request_mi)}})});
+    }
+    s_->claims.push_back(Obj({{"metadata", Meta(c.name, c.ns, c.uid, extra)},
+                              {"spec", Obj(spec)},
+                              {"status", Obj(status)}}));
+  }
+
+  // A claim bound to a PV made for it (or, rarely, whose PV is gone).
+  void Bind(ClaimSpec& c) {
+    c.phase = v_.Chance(0.95) ? "Bound" : "Pending";  // the status lagging
+    c.bind_completed = true;
+    if (v_.Chance(0.06)) {  // its PV deleted under it
+      c.volume_name = absl::StrCat("pv-gone-", volume_count_++);
+      return;
+    }
+    VolumeSpec v{.name = NextVolumeName(), .cls = c.cls.value_or(""),
+                 .class_annotation = v_.Chance(0.1),
+                 .capacity_gi = NextCapacityGi(), .modes = c.modes,
+                 .block = c.block, .vac = c.vac,
+                 .claim_ref = ClaimRef(c.ns, c.name, c.uid), .phase = "Bound"};
+    if (v_.Chance(0.3)) v.modes = VolumeModes();
+    c.volume_name = v.name;
+    AddVolume(v);
+  }
+
+  std::string ClaimSelector() {
+    const int k = v_.Int(0, 9);
+    if (k < 5) return Obj({{"matchLabels", LabelsJson({{"tier", "gold"}})}});
+    if (k < 8) {
+      return Obj({{"matchExpressions",
+                   Arr({Requirement(kZone, "In", {v_.Pick(kZones)})})}});
+    }
+    return Obj({{"matchExpressions", Arr({Requirement("tier", "NotIn", {"gold"})})}});
+  }
+
+  // A claim waiting for its first consumer; `free` PVs may be made for it.
+  void Delay(ClaimSpec& c) {
+    c.cls = WffcClass();
+    if (v_.Chance(0.1)) {  // provisioning on a node (rarely none such)
+      c.selected_node = absl::StrCat("n", v_.Int(0, num_nodes_));
+    }
+    if (v_.Chance(0.15)) c.selector = ClaimSelector();
+    delayed_.push_back({c.ns, c.name, c.uid, *c.cls, c.block, c.vac});
+  }
+
+  // One claim of a namespace's pool: what the pods name.
+  void AddPoolClaim(const std::string& ns, int j) {
+    const std::string name = absl::StrCat("c", j);
+    ClaimSpec c{.ns = ns, .name = name, .uid = absl::StrCat("uid-pvc-", ns, "-", name)};
+    c.class_annotation = v_.Chance(0.1);
+    c.modes = ClaimModes();
+    c.request_mi = NextRequestMi();
+    c.block = v_.Chance(0.08);
+    if (v_.Chance(0.05)) c.vac = "gold-vac";
+    bool good = false;
+    const int k = v_.Int(0, 99);
+    if (k < 42) {
+      c.cls = BoundClass();
+      Bind(c);
+      good = c.volume_name.rfind("pv-gone-", 0) != 0;
+    } else if (k < 80) {
+      Delay(c);
+      good = classes_.contains(*c.cls) &&
+             std::find(wffc_classes_.begin(), wffc_classes_.end(), *c.cls) !=
+                 wffc_classes_.end();
+    } else if (k < 86) {  // Immediate, not bound yet (or no class at all)
+      const int which = v_.Int(0, 3);
+      if (which == 0) {
+        c.cls = "standard";
+      } else if (which == 1) {
+        c.cls = "";
+      } else if (which == 2) {
+        c.cls = "gold";  // no such class
+      }
+    } else if (k < 90) {  // pre-bound by its user: volumeName, not bound yet
+      c.cls = BoundClass();
+      VolumeSpec v{.name = NextVolumeName(), .cls = *c.cls,
+                   .capacity_gi = NextCapacityGi(), .modes = c.modes,
+                   .block = c.block, .vac = c.vac};
+      if (v_.Chance(0.5)) {
+        v.claim_ref = ClaimRef(c.ns, c.name, c.uid);
+        v.phase = "Bound";
+      }
+      c.volume_name = v.name;
+      AddVolume(v);
+    } else if (k < 94) {  // lost its PV
+      c.cls = BoundClass();
+      c.volume_name = absl::StrCat("pv-lost-", volume_count_++);
+      c.bind_completed = true;
+      c.phase = "Lost";
+    } else {  // being deleted
+      if (v_.Chance(0.5)) {
+        c.cls = BoundClass();
+        Bind(c);
+      } else {
+        Delay(c);
+      }
+      c.deleting = true;
+    }
+    AddClaim(c);
+    pool_[ns].push_back({name, good});
+  }
+
+  // Free PVs for the claims waiting: some large enough, of the right mode
+  // and on the right nodes, some pre-bound to one; and others in their
+  // classes that no claim may take (bound, released, being deleted).
+  void FreeVolumes() {
+    std::vector<std::string> classes;
+    for (Delayed& d : delayed_) {
+      classes.push_back(d.cls);
+      const int n = v_.Chance(0.65) ? v_.Int(1, 2) : 0;
+      for (int i = 0; i < n; ++i) {
+        VolumeSpec v{.name = NextVolumeName(), .cls = d.cls,
+                     .class_annotation = v_.Chance(0.1),
+                     .capacity_gi = NextCapacityGi(), .modes = VolumeModes(),
+                     .block = d.block ? v_.Chance(0.8) : v_.Chance(0.05),
+                     .vac = v_.Chance(0.9) ? d.vac : "other-vac"};
+        if (!d.prebound && v_.Chance(0.2)) {  // pre-bound by its user
+          d.prebound = true;
+          v.claim_ref = ClaimRef(d.ns, d.name, v_.Chance(0.5) ? d.uid : "");
+        } else if (v_.Chance(0.05)) {  // a claim of that name once had it
+          v.claim_ref = ClaimRef(d.ns, d.name, "uid-old");
+          v.phase = "Released";
+        }
+        if (v_.Chance(0.04)) v.deleting = true;
+        AddVolume(v);
+      }
+    }
+    std::sort(classes.begin(), classes.end());
+    classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
+    for (const std::string& cls : classes) {
+      for (int i = v_.Int(0, 2); i > 0; --i) {
+        VolumeSpec v{.name = NextVolumeName(), .cls = cls,
+                     .capacity_gi = NextCapacityGi(), .modes = VolumeModes()};
+        const int k = v_.Int(0, 9);
+        if (k < 5) {
+          // free
+        } else if (k < 7) {
+          v.claim_ref = ClaimRef("default", "elsewhere", "uid-elsewhere");
+          v.phase = "Bound";
+        } else if (k < 8) {
+          v.claim_ref = ClaimRef("default", "gone", "uid-gone");
+          v.phase = "Released";
+        } else if (k < 9) {
+          v.deleting = true;
+        } else {
+          v.phase = "Pending";
+        }
+        AddVolume(v);
+      }
+    }
+  }
+
+  // CSINodes: attach limits of the CSI driver (and of the NFS
+  // provisioner's name, which kube-scheduler counts like a driver), small
+  // enough to bite.
+  void CsiNodes() {
+    for (int i = 0; i < num_nodes_; ++i) {
+      if (!v_.Chance(0.6)) continue;
+      const std::string name = absl::StrCat("n", i);
+      std::vector<std::string> drivers;
+      if (v_.Chance(0.9)) {
+        Fields d = {{"name", Q(kDriver)}, {"nodeID", Q(name)},
+                    {"topologyKeys", Arr({Q(kZone)})}};
+        if (v_.Chance(0.85)) {
+          d.push_back({"allocatable",
+                       Obj({{"count", absl::StrCat(v_.Pick<int>({0, 1, 1, 2, 2, 3, 4}))}})});
+        }
+        drivers.push_back(Obj(d));
+      }
+      if (v_.Chance(0.15)) {
+        drivers.push_back(Obj({{"name", Q(kDriver2)}, {"nodeID", Q(name)},
+                               {"allocatable", Obj({{"count", "1"}})}}));
+      }
+      if (v_.Chance(0.25)) {
+        drivers.push_back(Obj({{"name", Q(kNfs)}, {"nodeID", Q(name)},
+                               {"allocatable",
+                                Obj({{"count", absl::StrCat(v_.Int(0, 2))}})}}));
+      }
+      s_->csi_nodes.push_back(
+          Obj({{"metadata", Meta(name, "", "uid-csinode-" + name)},
+               {"spec", Obj({{"drivers", Arr(drivers)}})}}));
+    }
+  }
+
+  void Storage() {
+    StorageClasses();
+    for (const std::string& ns : kNamespaces) {
+      const int n = ns == "default" ? v_.Int(1, 6) : v_.Int(0, 2);
+      for (int j = 0; j < n; ++j) AddPoolClaim(ns, j);
+    }
+    FreeVolumes();
+    CsiNodes();
+  }
+
+  std::string ClaimVolume(const std::string& volume, const std::string& claim) {
+    return Obj({{"name", Q(volume)},
+                {"persistentVolumeClaim", Obj({{"claimName", Q(claim)}})}});
+  }
+
+  // A generic ephemeral volume and, unless `created` is false, its claim
+  // "<pod>-<volume>": owned by the pod (or not, when `owned` is false),
+  // bound, waiting for its first consumer, or immediate and unbound.
+  std::string EphemeralVolume(const std::string& pod, const std::string& ns,
+                              const std::string& volume, bool created,
+                              bool owned, const std::string& node) {
+    ClaimSpec c{.ns = ns, .name = pod + "-" + volume,
+                .uid = absl::StrCat("uid-pvc-", ns, "-", pod, "-", volume)};
+    c.modes = v_.Chance(0.8) ? std::vector<std::string>{"ReadWriteOnce"}
+                             : ClaimModes();
+    c.request_mi = NextRequestMi();
+    const int k = v_.Int(0, 19);
+    if (k < 12) {
+      Delay(c);
+      if (!node.empty()) c.selected_node = node;
+    } else if (k < 19) {
+      c.cls = v_.Chance(0.7) ? "csi-wffc" : BoundClass();
+      Bind(c);
+    } else {
+      c.cls = "standard";
+    }
+    Fields tspec = {{"accessModes", Modes(c.modes)},
+                    {"resources",
+                     Obj({{"requests",
+                           Obj({{"storage", Mi(c.request_mi)}})}})}};
+    if (c.cls) tspec.push_back({"storageClassName", Q(*c.cls)});
+    if (created) {
+      Fields owner = {{"apiVersion", Q("v1")}, {"kind", Q("Pod")},
+                      {"name", Q(pod)}, {"uid", Q("uid-" + pod)},
+                      {"controller", "true"}, {"blockOwnerDeletion", "true"}};
+      if (!owned) {
+        if (v_.Chance(0.5)) {
+          owner[4].second = "false";
+        } else {
+          owner[3].second = Q("uid-" + pod + "-before");  // an earlier pod's
+        }
+      }
+      c.owner = Arr({Obj(owner)});
+      AddClaim(c);
+    }
+    return Obj({{"name", Q(volume)},
+                {"ephemeral",
+                 Obj({{"volumeClaimTemplate", Obj({{"spec", Obj(tspec)}})}})}});
+  }
+
+  // Sometimes an in-tree disk written in the pod (VolumeRestrictions'
+  // conflicts), from a pool small enough that pods share them.
+  void InlineDisks(std::vector<std::string>& volumes) {
+    if (!d_.Chance(0.25)) return;
+    for (int i = d_.Chance(0.8) ? 1 : 2; i > 0; --i) {
+      const std::string id = d_.Pick(std::vector<std::string>{"d1", "d2"});
+      const std::string read_only = d_.Chance(0.4) ? "true" : "false";
+      Fields source;
+      std::string kind;
+      switch (d_.Int(0, 3)) {
+        case 0:
+          kind = "gcePersistentDisk";
+          source = {{"pdName", Q(id)}, {"readOnly", read_only}};
+          break;
+        case 1:
+          kind = "awsElasticBlockStore";
+          source = {{"volumeID", Q(id)}, {"readOnly", read_only}};
+          break;
+        case 2:
+          kind = "iscsi";
+          source = {{"targetPortal", Q("10.0.0.1:3260")}, {"iqn", Q(id)},
+                    {"lun", "0"}, {"readOnly", read_only}};
+          break;
+        default: {
+          std::vector<std::string> monitors;
+          for (const char* m : {"m1", "m2", "m3"}) {
+            if (d_.Chance(0.5)) monitors.push_back(Q(m));
+          }
+          if (monitors.empty()) monitors.push_back(Q("m1"));
+          kind = "rbd";
+          source = {{"monitors", Arr(monitors)},
+                    {"pool", Q(d_.Chance(0.7) ? "rbd" : "fast")},
+                    {"image", Q(id)},
+                    {"readOnly", read_only}};
+        }
+      }
+      volumes.push_back(Obj({{"name", Q(absl::StrCat("disk", volumes.size()))},
+                             {kind, Obj(source)}}));
+    }
+  }
+
+  // A placed pod's volumes: claims of its namespace's pool (whatever their
+  // state), its own ephemeral claims, a missing claim.
+  std::vector<std::string> PlacedVolumes(const std::string& name,
+                                         const std::string& ns,
+                                         const std::string& node) {
+    std::vector<std::string> volumes;
+    if (!v_.Chance(0.4)) return volumes;
+    const std::vector<PoolClaim>& pool = pool_[ns];
+    std::vector<std::string> named;
+    for (int i = v_.Chance(0.7) ? 1 : 2; i > 0; --i) {
+      const std::string volume = absl::StrCat("v", volumes.size());
+      const int k = v_.Int(0, 99);
+      if (k < 80 && !pool.empty()) {
+        const std::string claim = Unnamed(pool, named, /*good_only=*/false);
+        volumes.push_back(ClaimVolume(volume, claim));
+        named.push_back(claim);
+      } else if (k < 95) {
+        volumes.push_back(EphemeralVolume(name, ns, volume,
+                                          /*created=*/v_.Chance(0.9),
+                                          /*owned=*/true, node));
+        ephemeral_[ns].push_back(name + "-" + volume);
+      } else {
+        volumes.push_back(ClaimVolume(volume, "missing-" + name));
+      }
+    }
+    return volumes;
+  }
+
+  // The incoming pod's: up to three, mostly claims it could use.
+  std::vector<std::string> IncomingVolumes(const std::string& name,
+                                           const std::string& ns) {
+    std::vector<std::string> volumes;
+    incoming_delayed_from_ = delayed_.size();
+    const int k = v_.Int(0, 99);
+    const int n = k < 10 ? 0 : k < 65 ? 1 : k < 92 ? 2 : 3;
+    const std::vector<PoolClaim>& pool = pool_[ns];
+    std::vector<std::string> named;
+    for (int i = 0; i < n; ++i) {
+      const std::string volume = absl::StrCat("v", i);
+      const int kind = v_.Int(0, 99);
+      if (kind < 66 && !pool.empty()) {
+        const std::string claim = Unnamed(pool, named, /*good_only=*/v_.Chance(0.92));
+        volumes.push_back(ClaimVolume(volume, claim));
+        named.push_back(claim);
+      } else if (kind >= 66 && kind < 69) {
+        volumes.push_back(ClaimVolume(volume, "c-missing"));
+      } else if (kind >= 69 && kind < 74 && !ephemeral_[ns].empty()) {
+        // Another pod's ephemeral claim, by name.
+        volumes.push_back(ClaimVolume(volume, v_.Pick(ephemeral_[ns])));
+      } else {
+        const bool created = v_.Chance(0.93);
+        volumes.push_back(EphemeralVolume(name, ns, volume, created,
+                                          /*owned=*/v_.Chance(0.93), ""));
+      }
+    }
+    FreeVolumesForIncoming();
+    return volumes;
+  }
+
+  // A claim of the pool for a pod that names `named` already: mostly
+  // another one (a pod may name a claim twice), mostly a good one if
+  // `good_only`.
+  std::string Unnamed(const std::vector<PoolClaim>& pool,
+                      const std::vector<std::string>& named, bool good_only) {
+    std::vector<std::string> fresh, fresh_good;
+    for (const PoolClaim& c : pool) {
+      if (std::find(named.begin(), named.end(), c.name) != named.end()) continue;
+      fresh.push_back(c.name);
+      if (c.good) fresh_good.push_back(c.name);
+    }
+    if (good_only && !fresh_good.empty()) return v_.Pick(fresh_good);
+    if (!fresh.empty() && !v_.Chance(0.05)) return v_.Pick(fresh);
+    return v_.Pick(pool).name;
+  }
+
+  // Free PVs for the incoming pod's own ephemeral claims that wait.
+  void FreeVolumesForIncoming() {
+    for (size_t i = incoming_delayed_from_; i < delayed_.size(); ++i) {
+      const Delayed& d = delayed_[i];
+      if (!v_.Chance(0.5)) continue;
+      AddVolume({.name = NextVolumeName(), .cls = d.cls,
+                 .capacity_gi = NextCapacityGi(), .modes = VolumeModes(),
+                 .block = d.block, .vac = d.vac});
+    }
+  }
+
   Random r_;
+  Random v_;  // storage's own stream
+  Random d_;  // inline disks' own stream
+  bool storage_ = false;
+  Scenario* s_ = nullptr;
+  int num_nodes_ = 0;
+  int resource_version_ = 0;
+  int volume_count_ = 0;
+  std::vector<int> capacities_, requests_;
+  size_t next_capacity_ = 0, next_request_ = 0;
+  std::map<std::string, std::string> classes_;  // name -> provisioner
+  std::vector<std::string> wffc_classes_;
+  std::map<std::string, std::vector<PoolClaim>> pool_;  // by namespace
+  std::map<std::string, std::vector<std::string>> ephemeral_;  // placed pods'
+  std::vector<Delayed> delayed_;
+  size_t incoming_delayed_from_ = 0;
 };
 
 }  // namespace
@@ -506,6 +1320,10 @@ std::string Scenario::OracleLine() const {
               {"replicaSets", Arr(replica_sets)},
               {"statefulSets", Arr(stateful_sets)},
               {"replicationControllers", Arr(replication_controllers)},
+              {"persistentVolumeClaims", Arr(claims)},
+              {"persistentVolumes", Arr(volumes)},
+              {"storageClasses", Arr(storage_classes)},
+              {"csiNodes", Arr(csi_nodes)},
               {"pod", pod}});
 }
 
@@ -519,7 +1337,11 @@ std::string Scenario::Describe() const {
   for (const auto& [kind, items] :
        {std::pair{"replicaSets", &replica_sets},
         std::pair{"statefulSets", &stateful_sets},
-        std::pair{"replicationControllers", &replication_controllers}}) {
+        std::pair{"replicationControllers", &replication_controllers},
+        std::pair{"persistentVolumeClaims", &claims},
+        std::pair{"persistentVolumes", &volumes},
+        std::pair{"storageClasses", &storage_classes},
+        std::pair{"csiNodes", &csi_nodes}}) {
     absl::StrAppend(&out, kind, ":\n");
     for (const std::string& s : *items) absl::StrAppend(&out, "  - ", s, "\n");
   }

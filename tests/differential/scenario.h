@@ -9,13 +9,30 @@
 // preferred node affinity, tolerations, pod (anti-)affinity and topology
 // spread constraints.
 //
+// About a third of the scenarios have storage too (a stream of random
+// numbers of its own, so that the rest of a scenario is the same with or
+// without it): StorageClasses (WaitForFirstConsumer with and without a
+// provisioner, with allowedTopologies, Immediate); PersistentVolumes free,
+// pre-bound, bound, released or being deleted, with zone and region labels
+// (beta ones, multi-zone values), node affinity, CSI, local and NFS
+// sources, block mode; PersistentVolumeClaims bound, pre-bound, waiting for
+// their first consumer (with selectors, ReadWriteOncePod, a selected node),
+// immediate and unbound, lost or being deleted; generic ephemeral volumes'
+// claims, owned by their pod or not, or not created yet; CSINodes with
+// attach limits; placed pods using claims; an incoming pod with up to three
+// claims, some missing. Left out is what kube-scheduler itself decides by
+// chance (two candidate PVs of a class with one capacity, two delayed
+// claims of a pod with one request: Go map order, an unstable sort) and
+// what we do not implement (CSIDriver, CSIStorageCapacity,
+// VolumeAttachment, in-tree volume sources, classes without a binding
+// mode).
+//
 // Every object is Kubernetes JSON as the apiserver would serve it after
 // admission (namespaces set; some containers without requests), so the
 // same text goes to `testenv oracle` (kube-scheduler's plugins) and to our
 // decoder.
-// The scenarios leave out what the scheduler does not implement yet and
-// what would make kube-scheduler's total ranking differ for reasons
-// outside this suite (volumes): see the README's "differential" paragraph.
+// The scenarios leave out what the scheduler does not implement yet: see
+// the README's "differential" paragraph.
 // Pure and seeded: the same seed gives the same scenario.
 #ifndef METRICS_SCHEDULER_TESTS_DIFFERENTIAL_SCENARIO_H_
 #define METRICS_SCHEDULER_TESTS_DIFFERENTIAL_SCENARIO_H_
@@ -36,6 +53,10 @@ struct Scenario {
   std::vector<std::string> replica_sets;
   std::vector<std::string> stateful_sets;
   std::vector<std::string> replication_controllers;
+  std::vector<std::string> claims;  // PersistentVolumeClaims
+  std::vector<std::string> volumes;  // PersistentVolumes
+  std::vector<std::string> storage_classes;
+  std::vector<std::string> csi_nodes;
   std::string pod;  // the incoming pod
 
   // One line of `testenv oracle`'s input.
