@@ -885,6 +885,15 @@ VolumeMode VolumeModeOf(od::value v) {
 // `storage` of a resource list, in bytes.
 int64_t Storage(od::value v) { return ResourceList(v).Scalar("storage"); }
 
+// The beta storage-class annotation, which wins over spec.storageClassName
+// on claims and volumes alike.
+std::optional<std::string> AnnotatedClass(
+    const std::map<std::string, std::string>& annotations) {
+  auto it = annotations.find(kAnnStorageClass);
+  if (it == annotations.end()) return std::nullopt;
+  return it->second;
+}
+
 std::string OptionalString(od::value v) {
   return IsNull(v) ? std::string() : String(v);
 }
@@ -909,9 +918,7 @@ PersistentVolumeClaim ClaimFrom(od::value v) {
           if (owner) c.controller_uid = owner->uid;
         } else if (mkey == "annotations") {
           std::map<std::string, std::string> a = StringMap(mv);
-          if (auto it = a.find(kAnnStorageClass); it != a.end()) {
-            annotated_class = it->second;
-          }
+          annotated_class = AnnotatedClass(a);
           c.bind_completed = a.contains(kAnnBindCompleted);
           if (auto it = a.find(kAnnSelectedNode); it != a.end()) {
             c.selected_node = it->second;
@@ -974,10 +981,7 @@ PersistentVolume VolumeFrom(od::value v) {
         } else if (mkey == "deletionTimestamp") {
           pv.deleting = !IsNull(mv);
         } else if (mkey == "annotations") {
-          std::map<std::string, std::string> a = StringMap(mv);
-          if (auto it = a.find(kAnnStorageClass); it != a.end()) {
-            annotated_class = it->second;
-          }
+          annotated_class = AnnotatedClass(StringMap(mv));
         }
       }
     } else if (key == "spec" && !IsNull(value)) {

@@ -176,6 +176,18 @@ void Binder::Retry(const BindTask& task, const std::string& message) {
   queue_.RequeueBackoff(task.queued);
 }
 
+bool Binder::InWriteWindow(const BindTask& task) {
+  if (leadership_.AwaitWriteWindow(options_.leadership_wait)) return true;
+  // Not leading (or the lease is not fresh enough to write under): the pod
+  // goes back to the queue for whoever leads next.
+  VLOG(1) << task.queued.pod.Key() << ": not bound to " << task.node
+          << ": outside the lease's write window; back to the queue";
+  Count(Outcome::kNotLeader);
+  state_.Forget(task.queued.pod);
+  queue_.RequeueBackoff(task.queued);
+  return false;
+}
+
 absl::Status Binder::BindVolumes(const BindTask& task) {
   const VolumeBindings& v = task.decision.volume_bindings;
   for (const VolumeBindings::Bind& b : v.binds) {
@@ -252,16 +264,7 @@ absl::Status Binder::BindVolumes(const BindTask& task) {
 
 void Binder::Bind(BindTask& task) {
   const Pod& pod = task.queued.pod;
-  if (!leadership_.AwaitWriteWindow(options_.leadership_wait)) {
-    // Not leading (or the lease is not fresh enough to write under): the
-    // pod goes back to the queue for whoever leads next.
-    VLOG(1) << pod.Key() << ": not bound to " << task.node
-            << ": outside the lease's write window; back to the queue";
-    Count(Outcome::kNotLeader);
-    state_.Forget(pod);
-    queue_.RequeueBackoff(task.queued);
-    return;
-  }
+  if (!InWriteWindow(task)) return;
   if (!state_.HasNode(task.node)) {
     LOG(INFO) << pod.Key() << ": not bound to " << task.node
               << ": the node was deleted; back to the queue";
@@ -280,12 +283,7 @@ void Binder::Bind(BindTask& task) {
       return;
     }
     // The claims may have taken long to bind: lead still, or hand back.
-    if (!leadership_.AwaitWriteWindow(options_.leadership_wait)) {
-      Count(Outcome::kNotLeader);
-      state_.Forget(pod);
-      queue_.RequeueBackoff(task.queued);
-      return;
-    }
+    if (!InWriteWindow(task)) return;
   }
 
   absl::Time start = absl::Now();

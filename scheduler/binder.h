@@ -134,6 +134,9 @@ class Binder {
   void Loop();
   void Bind(BindTask& task);
   ReadBack ReadPodBack(const Pod& pod);
+  // Step 1: whether the lease allows writing now; if not, the pod is
+  // handed back to the queue.
+  bool InWriteWindow(const BindTask& task);
   // Step 2a: writes the pod's volume bindings and waits until its claims
   // are bound.
   absl::Status BindVolumes(const BindTask& task);

@@ -158,7 +158,9 @@ uint32_t VolumeBindingCheck(const VolumeBindingFilter& f, const Node& node,
     }
   }
   if (f.delayed.empty()) return failures;
-  VolumeBindings bindings{.node = node.name};
+  // What binding takes is recorded only when asked for (the winner): the
+  // filter pass over every node needs the verdict alone.
+  VolumeBindings bindings;
   std::vector<const PersistentVolumeClaim*> provision;
   for (const PersistentVolumeClaim* claim : f.delayed) {
     if (claim->selected_node.empty()) continue;
@@ -178,6 +180,7 @@ uint32_t VolumeBindingCheck(const VolumeBindingFilter& f, const Node& node,
       continue;
     }
     chosen.push_back(pv);
+    if (out == nullptr) continue;
     bindings.binds.push_back(
         {.volume = pv->name,
          .volume_version = pv->resource_version,
@@ -189,10 +192,14 @@ uint32_t VolumeBindingCheck(const VolumeBindingFilter& f, const Node& node,
     if (!Provisionable(*claim, node.labels, catalog)) {
       return failures | kVolumeBindConflict;
     }
+    if (out == nullptr) continue;
     bindings.provisions.push_back({claim->namespace_, claim->name,
                                    claim->resource_version});
   }
-  if (failures == 0 && out != nullptr) *out = std::move(bindings);
+  if (failures == 0 && out != nullptr) {
+    bindings.node = node.name;
+    *out = std::move(bindings);
+  }
   return failures;
 }
 
