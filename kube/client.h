@@ -72,6 +72,9 @@ struct PodCondition {
 };
 
 // Cluster-wide paths of the storage objects (model/volumes.h).
+// The pods a preemption made room for and that are not bound yet.
+inline constexpr char kNominatedPodsSelector[] =
+    "spec.nodeName=,status.nominatedNodeName!=";
 inline constexpr char kClaimsPath[] = "/api/v1/persistentvolumeclaims";
 inline constexpr char kVolumesPath[] = "/api/v1/persistentvolumes";
 inline constexpr char kStorageClassesPath[] =

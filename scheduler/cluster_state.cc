@@ -266,6 +266,45 @@ void ClusterState::ExpirePlacements(absl::Time now) {
   }
 }
 
+void ClusterState::UpsertNominatedPod(const Pod& pod) {
+  absl::MutexLock lock(&mu_);
+  if (pod.nominated_node_name.empty() || !pod.node_name.empty() ||
+      pod.phase == PodPhase::kSucceeded || pod.phase == PodPhase::kFailed) {
+    nominated_.erase(pod.Key());
+    return;
+  }
+  nominated_[pod.Key()] = {pod.uid, pod.nominated_node_name, pod.priority,
+                           PodCharge::Of(pod)};
+}
+
+void ClusterState::RemoveNominatedPod(const Pod& pod) {
+  absl::MutexLock lock(&mu_);
+  auto it = nominated_.find(pod.Key());
+  if (it != nominated_.end() && it->second.uid == pod.uid) nominated_.erase(it);
+}
+
+size_t ClusterState::NumNominated() const {
+  absl::MutexLock lock(&mu_);
+  return nominated_.size();
+}
+
+const std::vector<NominatedPod>* ClusterState::NominatedView() {
+  if (nominated_.empty()) return nullptr;
+  nominated_view_.clear();
+  for (const auto& [key, n] : nominated_) {
+    auto node = index_.find(n.node);
+    if (node == index_.end()) continue;
+    // Bound (the informer may not have said so yet) or assumed by us.
+    auto placed = pods_.find(key);
+    if (placed != pods_.end() && placed->second.uid == n.uid) continue;
+    nominated_view_.push_back({.node = static_cast<uint32_t>(node->second),
+                               .priority = n.priority,
+                               .uid = n.uid,
+                               .charge = n.charge});
+  }
+  return &nominated_view_;
+}
+
 Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
                                        Workspace& workspace,
                                        std::string* node_name) {
@@ -282,6 +321,7 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
                     .namespaces = &namespaces_,
                     .workloads = &workloads_,
                     .volumes = &volumes_,
+                    .nominated = NominatedView(),
                     .now_ms = absl::ToUnixMillis(now),
                     .seed = request.seed,
                     .force_fallback = request.force_fallback,

@@ -71,6 +71,16 @@ class ClusterState {
   bool UpsertAssignedPod(const Pod& pod);
   void RemoveAssignedPod(const Pod& pod);
 
+  // Informer of unassigned pods with status.nominatedNodeName (any
+  // scheduler's): counted on their nominated node when filtering a pod of
+  // no higher priority, as kube-scheduler does (scoring/decide.h,
+  // NominatedPod). A pod whose nomination is cleared, or which is bound,
+  // is removed; while this scheduler has it assumed it is not counted
+  // twice.
+  void UpsertNominatedPod(const Pod& pod);
+  void RemoveNominatedPod(const Pod& pod);
+  size_t NumNominated() const;
+
   // Namespace informer: their labels, for pod affinity's namespaceSelector.
   // Returns true when the labels changed.
   bool UpsertNamespace(const Namespace& ns);
@@ -140,12 +150,21 @@ class ClusterState {
     absl::Time time;
     std::string node;
   };
+  struct Nominated {
+    std::string uid;
+    std::string node;
+    int32_t priority = 0;
+    PodCharge charge;
+  };
 
   void Charge(const std::string& node, const PodCharge& charge)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Uncharge(const std::string& node, const PodCharge& charge)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RemovePlaced(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The nominated pods on known nodes, for a decision; null when none.
+  const std::vector<NominatedPod>* NominatedView()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Re-aligns metrics and herd counts when nodes or metrics changed.
   void Refresh(const std::shared_ptr<const MetricsSnapshot>& metrics)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -164,6 +183,9 @@ class ClusterState {
   // Charges for nodes not known yet, applied when they arrive.
   std::unordered_map<std::string, NodeInfo> orphans_ ABSL_GUARDED_BY(mu_);
   std::unordered_map<std::string, PlacedPod> pods_ ABSL_GUARDED_BY(mu_);
+  // By pod key.
+  std::unordered_map<std::string, Nominated> nominated_ ABSL_GUARDED_BY(mu_);
+  std::vector<NominatedPod> nominated_view_ ABSL_GUARDED_BY(mu_);
   NamespaceLabels namespaces_ ABSL_GUARDED_BY(mu_);
   WorkloadSelectors workloads_ ABSL_GUARDED_BY(mu_);
   VolumeCatalog volumes_ ABSL_GUARDED_BY(mu_);

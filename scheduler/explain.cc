@@ -101,6 +101,9 @@ absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client) {
       client.ListPods({.field_selector = "spec.nodeName!=,status.phase!="
                                          "Succeeded,status.phase!=Failed"}));
   view.assigned = std::move(pods.items);
+  ASSIGN_OR_RETURN(pods, client.ListPods({.field_selector =
+                                              kube::kNominatedPodsSelector}));
+  view.nominated = std::move(pods.items);
   ASSIGN_OR_RETURN(kube::ObjectList<Namespace> namespaces,
                    client.ListNamespaces({}));
   view.namespaces = std::move(namespaces.items);
@@ -147,6 +150,9 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
   for (const CsiNode& n : cluster.csi_nodes) state.UpsertCsiNode(n);
   for (const Pod& p : cluster.assigned) {
     if (p.Key() != pod.Key()) state.UpsertAssignedPod(p);
+  }
+  for (const Pod& p : cluster.nominated) {
+    if (p.Key() != pod.Key()) state.UpsertNominatedPod(p);
   }
 
   Resources requests = PodRequests(pod);

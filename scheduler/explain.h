@@ -52,6 +52,8 @@ absl::StatusOr<ExplainTarget> ParseExplainTarget(const std::string& arg);
 struct ClusterView {
   std::vector<Node> nodes;
   std::vector<Pod> assigned;  // pods on nodes, neither Succeeded nor Failed
+  // Unassigned pods with status.nominatedNodeName.
+  std::vector<Pod> nominated;
   std::vector<Namespace> namespaces;
   std::vector<Workload> workloads;  // Services, ReplicaSets, ...
   // For the volume plugins.

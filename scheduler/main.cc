@@ -599,6 +599,13 @@ int Run(Config config) {
         },
         count_rejected));
   }
+  // Any scheduler's pods waiting on the room a preemption freed for them.
+  secondary.Add(MakeInformer<Pod>(
+      "nominated pods",
+      kube::PodSource(client, {.field_selector = kube::kNominatedPodsSelector}),
+      liveness,
+      [&](const Pod& p, bool deleted) { scheduler.OnNominatedPod(p, deleted); },
+      count_rejected));
   auto on_storage = [&](const auto& object, bool deleted) {
     scheduler.OnStorage(object, deleted);
   };

@@ -177,6 +177,16 @@ void Scheduler::OnPendingPodRejected(const kube::RejectedObject& rejected) {
                    "; it is not scheduled until that is fixed"));
 }
 
+void Scheduler::OnNominatedPod(const Pod& pod, bool deleted) {
+  if (!deleted) {
+    state_.UpsertNominatedPod(pod);
+    return;
+  }
+  // Bound, deleted, or its nomination cleared: the room it held is free.
+  state_.RemoveNominatedPod(pod);
+  queue_.MoveAllToActive();
+}
+
 void Scheduler::OnAssignedPod(const Pod& pod) {
   // A pod that arrives, or is relabelled, may satisfy a pending pod's
   // pod affinity.

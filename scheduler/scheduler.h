@@ -84,6 +84,9 @@ class Scheduler {
   // A pod meant for us that our decoder refused (kube/decode.h): it is
   // told why on the pod (FailedScheduling), once per message, and waits.
   void OnPendingPodRejected(const kube::RejectedObject& rejected);
+  // Unassigned pods with status.nominatedNodeName (any scheduler's): the
+  // room a preemption freed for them is kept (ClusterState).
+  void OnNominatedPod(const Pod& pod, bool deleted);
   // Pods on nodes (any scheduler's), for resource accounting.
   void OnAssignedPod(const Pod& pod);
   void OnAssignedPodDeleted(const Pod& pod);

@@ -14,6 +14,7 @@
 #include "scoring/plugins/metric_terms.h"
 #include "scoring/plugins/node_resources_fit.h"
 #include "scoring/plugins/recent_placements.h"
+#include "scoring/plugins/volume_restrictions.h"
 
 namespace ms {
 
@@ -33,6 +34,9 @@ struct Workspace::Scratch {
   std::vector<double> totals, weight_sums, builtin, suspect;
   FilterSummary summary;
   VolumeFilters volumes;
+  // The nominated pods that count for this pod (priority at least its,
+  // not itself), by node index.
+  std::vector<const NominatedPod*> nominated;
   // InterPodAffinity: the pre-filter and pre-score states; per node the raw
   // and the normalised score (feasible nodes only).
   InterPodAffinityFilter affinity_filter;
@@ -136,11 +140,101 @@ size_t Filter(const PodFilter& pf, const std::vector<NodeInfo>& nodes,
   return count;
 }
 
+// 2. The nominated pods that count for the pod, into s.nominated by node:
+// those of its priority or higher, other than itself.
+void CollectNominated(const DecideInput& in, Scratch& s) {
+  s.nominated.clear();
+  if (in.nominated == nullptr) return;
+  const Pod& pod = *in.pod;
+  for (const NominatedPod& p : *in.nominated) {
+    if (p.node < in.nodes->size() && p.priority >= pod.priority &&
+        p.uid != pod.uid) {
+      s.nominated.push_back(&p);
+    }
+  }
+  std::stable_sort(s.nominated.begin(), s.nominated.end(),
+                   [](const NominatedPod* a, const NominatedPod* b) {
+                     return a->node < b->node;
+                   });
+}
+
+// Counts `p` on node i in the pre-filter states (delta 1) or takes it off
+// (-1): kube-scheduler's AddPod and RemovePod extensions.
+void UpdateFilters(const PodFilter& pf, size_t i, const PodInfo& p, int delta,
+                   Scratch& s) {
+  if (pf.topology_spread != nullptr) s.spread_filter.AddPod(i, p, delta);
+  if (pf.pod_affinity != nullptr) s.affinity_filter.AddPod(i, p, delta);
+  if (pf.volumes != nullptr) {
+    s.volumes.rwop_added +=
+        delta * ReadWriteOncePodConflicts(s.volumes.rwop_claims, p);
+  }
+}
+
+// Node i checked with its nominated pods added (the first pass of
+// RunFilterPluginsWithNominatedPods); feasible when it has none.
+NodeCheck CheckWithNominated(const PodFilter& pf,
+                             const std::vector<NodeInfo>& nodes, size_t i,
+                             Scratch& s) {
+  const auto lo = std::partition_point(
+      s.nominated.begin(), s.nominated.end(),
+      [i](const NominatedPod* p) { return p->node < i; });
+  const auto hi = std::partition_point(
+      lo, s.nominated.end(),
+      [i](const NominatedPod* p) { return p->node == i; });
+  if (lo == hi) return {};
+  NodeInfo info = nodes[i];
+  for (auto it = lo; it != hi; ++it) {
+    info.AddPod((*it)->charge);
+    UpdateFilters(pf, i, *(*it)->charge.pod, 1, s);
+  }
+  NodeCheck c = CheckNode(pf, info, i);
+  for (auto it = lo; it != hi; ++it) {
+    UpdateFilters(pf, i, *(*it)->charge.pod, -1, s);
+  }
+  return c;
+}
+
+// Both passes of RunFilterPluginsWithNominatedPods: the first that fails.
+NodeCheck CheckFully(const PodFilter& pf, const std::vector<NodeInfo>& nodes,
+                     size_t i, Scratch& s) {
+  NodeCheck c = CheckWithNominated(pf, nodes, i, s);
+  return c.feasible() ? CheckNode(pf, nodes, i) : c;
+}
+
+// 2. The nodes with nominated pods that passed the filter as they are are
+// checked with them too; returns how many that removes from F.
+size_t FilterNominated(const PodFilter& pf, const std::vector<NodeInfo>& nodes,
+                       Scratch& s) {
+  size_t removed = 0;
+  for (size_t k = 0; k < s.nominated.size(); ++k) {
+    const uint32_t i = s.nominated[k]->node;
+    if (k > 0 && s.nominated[k - 1]->node == i) continue;
+    if (s.feasible[i] != 0 && !CheckWithNominated(pf, nodes, i, s).feasible()) {
+      s.feasible[i] = 0;
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+// 2. kube-scheduler's evaluateNominatedNode: the index of the pod's
+// nominated node when it passed the filters, else -1.
+int FeasibleNominatedNode(const Pod& pod, const std::vector<NodeInfo>& nodes,
+                          const Scratch& s) {
+  if (pod.nominated_node_name.empty()) return -1;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].node.name == pod.nominated_node_name) {
+      return s.feasible[i] != 0 ? static_cast<int>(i) : -1;
+    }
+  }
+  return -1;
+}
+
 // 3. Pre-score: the usable values of each metric and their stats over the
-// `count` feasible nodes; the mode; the `exclude` policy, which may shrink
-// the feasible set (and `count`).
-void PreScore(const DecideInput& in, const ScoringConfig& cfg, size_t& count,
-              Scratch& s, Decision& d) {
+// `count` feasible nodes; the mode; the `exclude` policy (when `exclude`),
+// which may shrink the feasible set (and `count`).
+void PreScore(const DecideInput& in, const ScoringConfig& cfg, bool exclude,
+              size_t& count, Scratch& s, Decision& d) {
   const size_t n = in.nodes->size();
   const size_t num_metrics = cfg.metrics.size();
   int64_t* feasible = s.feasible.data();
@@ -183,6 +277,7 @@ void PreScore(const DecideInput& in, const ScoringConfig& cfg, size_t& count,
     d.fallback_reason = FallbackReason::kNoUsableData;
     return;
   }
+  if (!exclude) return;
   const size_t removed = ExcludeNodesWithoutMetric(
       cfg.metrics, s.plans, count, feasible, n, s.excluded);
   if (removed == 0) return;
@@ -515,7 +610,7 @@ void NodeTerms(const DecideInput& in, const ScoringConfig& cfg,
 // reasons, or the `exclude` metric that removed it.
 Explanation Explain(const DecideInput& in, const ScoringConfig& cfg,
                     const Decision& d, const PodFilter& pf,
-                    const PodScoring& pod, const Scratch& s,
+                    const PodScoring& pod, Scratch& s,
                     const std::string& refused) {
   const std::vector<NodeInfo>& nodes = *in.nodes;
   Explanation e{.mode = d.mode,
@@ -531,14 +626,17 @@ Explanation Explain(const DecideInput& in, const ScoringConfig& cfg,
       ne.total = s.scores[i];
       NodeTerms(in, cfg, d.mode, pod, s, i, &ne.terms);
     } else {
-      NodeCheck c = CheckNode(pf, nodes, i);
+      NodeCheck c = CheckFully(pf, nodes, i, s);
       if (c.feasible() && i < s.excluded.size() &&
           s.excluded[i] != kNotExcluded) {
         c.failures = kFailMissingMetric;
         c.metric = s.excluded[i];
       }
       ne.filter_reason =
-          absl::StrJoin(FailureReasons(pf, c, &cfg.metrics), ", ");
+          c.feasible()
+              ? absl::StrCat("not considered: the pod's nominated node ",
+                             in.pod->nominated_node_name, " fits")
+              : absl::StrJoin(FailureReasons(pf, c, &cfg.metrics), ", ");
     }
     e.nodes.push_back(std::move(ne));
   }
@@ -557,7 +655,7 @@ std::string NoFitSummary(const std::vector<NodeInfo>& nodes,
       c.failures = kFailMissingMetric;
       c.metric = s.excluded[i];
     } else {
-      c = CheckNode(pf, nodes, i);
+      c = CheckFully(pf, nodes, i, s);
     }
     if (!c.feasible()) s.summary.Add(c);
   }
@@ -609,9 +707,17 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
   // 2. Filter.
   Grow(s.feasible, n);
   size_t count = Filter(pf, nodes, *table, s.feasible.data());
+  CollectNominated(in, s);
+  count -= FilterNominated(pf, nodes, s);
+  const int nominated_node = FeasibleNominatedNode(*in.pod, nodes, s);
+  if (nominated_node >= 0) {
+    std::fill_n(s.feasible.begin(), n, 0);
+    s.feasible[nominated_node] = -1;
+    count = 1;
+  }
 
   // 3. Pre-score.
-  PreScore(in, cfg, count, s, d);
+  PreScore(in, cfg, /*exclude=*/nominated_node < 0, count, s, d);
   d.num_feasible = static_cast<int>(count);
 
   if (count == 0) {

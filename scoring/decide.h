@@ -24,6 +24,10 @@
 //    node: filter_summary says why.
 // 2. Filter (filter.h). The feasible nodes F are kept as a mask over all
 //    nodes, so that the per-metric passes read whole columns and vectorise.
+//    A node with nominated pods of the pod's priority or higher must pass
+//    with them added too (NominatedPod). When the pod has a
+//    nominatedNodeName and that node passes, F is that node alone, as in
+//    kube-scheduler (the `exclude` policy does not remove it).
 // 3. Pre-score (metric_terms.h). The usable values of each metric and their
 //    stats over F. A metric with no usable value on any node of F is
 //    unused for this decision. When no metric is usable, or none is
@@ -68,6 +72,18 @@
 
 namespace ms {
 
+// A pod that a preemption made room for (status.nominatedNodeName, set by
+// any scheduler) and that is not bound yet. While it waits, a pod of no
+// higher priority is filtered as if it already ran there, so it never
+// takes the room freed for it; scores do not see it (kube-scheduler's
+// RunFilterPluginsWithNominatedPods).
+struct NominatedPod {
+  uint32_t node = 0;  // index into DecideInput::nodes
+  int32_t priority = 0;
+  std::string uid;
+  PodCharge charge;
+};
+
 struct DecideInput {
   const Pod* pod = nullptr;                     // required
   const std::vector<NodeInfo>* nodes = nullptr;  // required
@@ -92,6 +108,8 @@ struct DecideInput {
   // Optional: the cluster's claims, volumes, classes and CSINodes, for a
   // pod with claims. Null: none known (such a pod's claims are missing).
   const VolumeCatalog* volumes = nullptr;
+  // Optional: the nominated pods, any order. Null: none.
+  const std::vector<NominatedPod>* nominated = nullptr;
   int64_t now_ms = 0;  // for staleness; scoring has no clock
   uint64_t seed = 0;   // tie-break
   bool force_fallback = false;  // e.g. cold cache past its deadline

@@ -55,7 +55,9 @@ uint32_t VolumeFailures(const VolumeFilters& v, const NodeInfo& info) {
   if (!v.disks->empty() && !InlineDisksFit(*v.disks, info)) {
     return kFailDiskConflict;
   }
-  if (v.rwop_in_use) return kFailReadWriteOncePod;
+  if (v.rwop_in_use || (v.rwop_added > 0 && !v.disks->empty())) {
+    return kFailReadWriteOncePod;
+  }
   if (!NodeVolumeLimitsFits(v.csi, info, *v.catalog)) return kFailVolumeLimits;
   const uint32_t binding = VolumeBindingCheck(v.binding, info.node, *v.catalog);
   if (binding != 0) {
@@ -76,8 +78,9 @@ std::string PreFilterVolumes(const Pod& pod, const VolumeCatalog& catalog,
                              VolumeFilters* out) {
   out->catalog = &catalog;
   out->disks = &pod.inline_disks;
-  if (std::string why =
-          PreFilterVolumeRestrictions(pod, catalog, &out->rwop_in_use);
+  out->rwop_added = 0;
+  if (std::string why = PreFilterVolumeRestrictions(
+          pod, catalog, &out->rwop_in_use, &out->rwop_claims);
       !why.empty()) {
     return why;
   }
@@ -106,8 +109,11 @@ PodFilter MakePodFilter(const Pod& pod,
 
 NodeCheck CheckNode(const PodFilter& f, const std::vector<NodeInfo>& nodes,
                     size_t i) {
+  return CheckNode(f, nodes[i], i);
+}
+
+NodeCheck CheckNode(const PodFilter& f, const NodeInfo& info, size_t i) {
   NodeCheck c;
-  const NodeInfo& info = nodes[i];
   const Node& node = info.node;
   const Pod& pod = *f.pod;
   if (!NodeUnschedulableFilter(f.tolerates_unschedulable, node)) {

@@ -89,6 +89,11 @@ struct VolumeFilters {
   const VolumeCatalog* catalog = nullptr;
   const std::vector<InlineDisk>* disks = nullptr;  // VolumeRestrictions
   bool rwop_in_use = false;     // VolumeRestrictions
+  std::vector<std::string> rwop_claims;  // the pod's ReadWriteOncePod ones
+  // Uses of rwop_claims by the pods added to the node being checked
+  // (AddPod; counted only when the plugin is not skipped: the pod has
+  // inline disks).
+  int rwop_added = 0;
   std::vector<CsiVolume> csi;   // NodeVolumeLimits
   VolumeBindingFilter binding;  // VolumeBinding
   VolumeTopology zone;          // VolumeZone
@@ -135,6 +140,10 @@ struct NodeCheck {
 // of `filter` were built over).
 NodeCheck CheckNode(const PodFilter& filter, const std::vector<NodeInfo>& nodes,
                     size_t i);
+// The same with `info` standing for node i: the node with pods added or
+// removed (nominated pods, preemption victims), whose pre-filter states
+// were updated alike (the plugins' AddPod).
+NodeCheck CheckNode(const PodFilter& filter, const NodeInfo& info, size_t i);
 
 // The reasons of one node, as kube-scheduler words them, in the order they
 // are found. `metrics` names metrics for kFailMissingMetric.

@@ -31,6 +31,7 @@ void ForEachCandidate(const PodAffinityTerm& term, PlacedPods all, F&& f) {
 void TopologyCounts::Reset(const TopologyIndex* topology) {
   topology_ = topology;
   keys_.clear();
+  nonzero_ = 0;
 }
 
 const TopologyCounts::Key* TopologyCounts::Find(const std::string& key) const {
@@ -53,7 +54,10 @@ bool TopologyCounts::Add(size_t node, const std::string& key, int64_t v) {
         {&key, column, std::vector<int64_t>(column->num_values(), 0)});
     it = keys_.end() - 1;
   }
-  it->counts[id] += v;
+  int64_t& count = it->counts[id];
+  nonzero_ -= count != 0;
+  count += v;
+  nonzero_ += count != 0;
   return true;
 }
 
@@ -76,6 +80,7 @@ int64_t TopologyCounts::SumOn(size_t node) const {
 void InterPodAffinityFilter::Build(const Pod& pod, PlacedPods all,
                                    const NamespaceLabels& namespaces) {
   pod_ = &pod;
+  namespaces_ = &namespaces;
   existing_anti_.Reset(all.topology);
   affinity_.Reset(all.topology);
   anti_.Reset(all.topology);
@@ -120,6 +125,29 @@ void InterPodAffinityFilter::Build(const Pod& pod, PlacedPods all,
                                        namespaces);
                   });
   active_ = !existing_anti_.empty() || !affinity.empty() || !anti.empty();
+}
+
+void InterPodAffinityFilter::AddPod(size_t i, const PodInfo& other,
+                                    int delta) {
+  if (!active_) return;  // skipped plugins have no AddPod either
+  for (const PodAffinityTerm& t : other.anti_affinity.required) {
+    if (Selects(t, *pod_, *namespaces_)) {
+      existing_anti_.Add(i, t.topology_key, delta);
+    }
+  }
+  const std::vector<PodAffinityTerm>& affinity = pod_->pod_affinity.required;
+  if (!affinity.empty() &&
+      std::all_of(affinity.begin(), affinity.end(),
+                  [&](const PodAffinityTerm& t) {
+                    return Selects(t, other, *namespaces_);
+                  })) {
+    for (const PodAffinityTerm& t : affinity) {
+      affinity_.Add(i, t.topology_key, delta);
+    }
+  }
+  for (const PodAffinityTerm& t : pod_->pod_anti_affinity.required) {
+    if (Selects(t, other, *namespaces_)) anti_.Add(i, t.topology_key, delta);
+  }
 }
 
 InterPodAffinityFilter::Verdict InterPodAffinityFilter::Check(

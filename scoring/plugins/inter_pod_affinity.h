@@ -75,8 +75,9 @@ class TopologyCounts {
   int64_t On(size_t node, const std::string& key) const;
   // The sum of the counts of all node i's pairs.
   int64_t SumOn(size_t node) const;
-  // Whether nothing has been added.
-  bool empty() const { return keys_.empty(); }
+  // Whether every count is 0 (kube-scheduler's empty map: it deletes a
+  // pair whose count comes back to 0).
+  bool empty() const { return nonzero_ == 0; }
 
  private:
   struct Key {
@@ -88,6 +89,7 @@ class TopologyCounts {
 
   const TopologyIndex* topology_ = nullptr;
   std::vector<Key> keys_;
+  size_t nonzero_ = 0;  // counts that are not 0
 };
 
 class InterPodAffinityFilter {
@@ -104,8 +106,14 @@ class InterPodAffinityFilter {
   // Node i of the view.
   Verdict Check(size_t i) const;
 
+  // kube-scheduler's AddPod/RemovePod pre-filter extensions: counts
+  // `other` on node i (delta 1) or takes it off (-1), for a nominated pod
+  // or a preemption victim. Nothing when the plugin is skipped.
+  void AddPod(size_t i, const PodInfo& other, int delta);
+
  private:
   const Pod* pod_ = nullptr;
+  const NamespaceLabels* namespaces_ = nullptr;
   bool active_ = false;
   bool matches_own_terms_ = false;
   // The columns of the pod's required affinity terms' keys.

@@ -115,6 +115,11 @@ size_t NumSlots(const TopologyIndex::Column* column) {
   return column == nullptr ? 1 : column->num_values() + 1;
 }
 
+// A domain no node counts for.
+constexpr int64_t kUncounted = std::numeric_limits<int64_t>::min();
+
+int64_t CountOf(int64_t domain) { return domain == kUncounted ? 0 : domain; }
+
 }  // namespace
 
 std::optional<LabelSelector> DefaultSpreadSelector(
@@ -211,29 +216,56 @@ void PodTopologySpreadFilter::Build(const Pod& pod, PlacedPods all,
   for (size_t i = 0; i < constraints_.size(); ++i) {
     const SpreadConstraint& c = constraints_[i];
     Counted& k = counted_[i];
-    // A domain is counted (>= 0) once a node of it is.
-    k.domains.assign(NumSlots(columns_[i]), -1);
+    // A domain is counted once a node of it is.
+    k.domains.assign(NumSlots(columns_[i]), kUncounted);
     CountPerNode(c, pod.namespace_, all, per_node_);
     for (size_t j = 0; j < nodes.size(); ++j) {
       if (!HasAllKeys(columns_, j) || !Includes(c, pod, nodes[j].node)) {
         continue;
       }
       int64_t& count = k.domains[SlotOf(columns_[i], j)];
-      count = std::max<int64_t>(count, 0) + per_node_[j];
+      count = CountOf(count) + per_node_[j];
     }
   }
+  pod_ = &pod;
+  nodes_ = all.nodes;
   for (size_t i = 0; i < constraints_.size(); ++i) {
-    Counted& k = counted_[i];
+    counted_[i].self = Selects(constraints_[i].selector, pod.labels) ? 1 : 0;
+    UpdateMin(i);
+  }
+}
+
+void PodTopologySpreadFilter::UpdateMin(size_t i) {
+  Counted& k = counted_[i];
+  k.min = std::numeric_limits<int32_t>::max();  // no domain: no skew
+  size_t domains = 0;
+  for (int64_t count : k.domains) {
+    if (count == kUncounted) continue;
+    ++domains;
+    k.min = std::min(k.min, count);
+  }
+  if (domains < static_cast<size_t>(std::max(constraints_[i].min_domains, 0))) {
+    k.min = 0;
+  }
+}
+
+void PodTopologySpreadFilter::AddPod(size_t j, const PodInfo& other,
+                                     int delta) {
+  if (constraints_.empty() || other.namespace_ != pod_->namespace_ ||
+      !HasAllKeys(columns_, j)) {
+    return;
+  }
+  const Node& node = (*nodes_)[j].node;
+  for (size_t i = 0; i < constraints_.size(); ++i) {
     const SpreadConstraint& c = constraints_[i];
-    k.self = Selects(c.selector, pod.labels) ? 1 : 0;
-    k.min = std::numeric_limits<int32_t>::max();  // no domain: no skew
-    size_t domains = 0;
-    for (int64_t count : k.domains) {
-      if (count < 0) continue;
-      ++domains;
-      k.min = std::min(k.min, count);
+    // kube-scheduler's updateWithPod: the selector as it is (an empty one
+    // selects every pod here), terminating pods included.
+    if (!Selects(c.selector, other.labels) || !Includes(c, *pod_, node)) {
+      continue;
     }
-    if (domains < static_cast<size_t>(std::max(c.min_domains, 0))) k.min = 0;
+    int64_t& count = counted_[i].domains[SlotOf(columns_[i], j)];
+    count = CountOf(count) + delta;
+    UpdateMin(i);
   }
 }
 
@@ -244,7 +276,7 @@ PodTopologySpreadFilter::Verdict PodTopologySpreadFilter::Check(
     const int32_t id = DomainOf(columns_[i], j);
     if (id == TopologyIndex::kNone) return Verdict::kMissingLabel;
     const Counted& k = counted_[i];
-    const int64_t count = std::max<int64_t>(k.domains[id], 0);
+    const int64_t count = CountOf(k.domains[id]);
     if (count + k.self - k.min > c.max_skew) return Verdict::kSkew;
   }
   return Verdict::kFits;

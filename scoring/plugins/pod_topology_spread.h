@@ -98,14 +98,25 @@ class PodTopologySpreadFilter {
   // Node i of the view.
   Verdict Check(size_t i) const;
 
+  // kube-scheduler's AddPod/RemovePod pre-filter extensions: counts
+  // `other` on node i (delta 1) or takes it off (-1), for a nominated pod
+  // or a preemption victim. Only on the node's own domains, so the
+  // minimum stays exact (as kube-scheduler's critical paths do for
+  // updates on one node).
+  void AddPod(size_t i, const PodInfo& other, int delta);
+
  private:
+  void UpdateMin(size_t constraint);
+
   struct Counted {
     // By value id of the constraint's key: the matching pods of the
-    // domain, or -1 when no node counts for it.
+    // domain, or kUncounted when no node counts for it.
     std::vector<int64_t> domains;
     int64_t min = 0;   // what the skew is measured from
     int64_t self = 0;  // 1 when the selector selects the incoming pod
   };
+  const Pod* pod_ = nullptr;
+  const std::vector<NodeInfo>* nodes_ = nullptr;
   std::vector<SpreadConstraint> constraints_;
   std::vector<const TopologyIndex::Column*> columns_;  // by constraint
   std::vector<Counted> counted_;

@@ -48,20 +48,31 @@ bool InlineDisksFit(const std::vector<InlineDisk>& disks,
 
 std::string PreFilterVolumeRestrictions(const Pod& pod,
                                         const VolumeCatalog& catalog,
-                                        bool* rwop_in_use) {
+                                        bool* rwop_in_use,
+                                        std::vector<std::string>* rwop_claims) {
   *rwop_in_use = false;
+  rwop_claims->clear();
   for (const PodClaim& c : pod.claims) {
     if (c.ephemeral) continue;
     const PersistentVolumeClaim* claim = catalog.Claim(pod.namespace_, c.name);
     if (claim == nullptr) {
       return absl::StrCat("persistentvolumeclaim \"", c.name, "\" not found");
     }
-    if ((claim->access_modes & kReadWriteOncePod) != 0 &&
-        catalog.InUse(claim->Key())) {
-      *rwop_in_use = true;
-    }
+    if ((claim->access_modes & kReadWriteOncePod) == 0) continue;
+    rwop_claims->push_back(c.name);
+    if (catalog.InUse(claim->Key())) *rwop_in_use = true;
   }
   return "";
+}
+
+int ReadWriteOncePodConflicts(const std::vector<std::string>& rwop_claims,
+                              const PodInfo& other) {
+  int conflicts = 0;
+  for (const PodClaim& c : other.claims) {
+    if (c.ephemeral) continue;
+    conflicts += std::count(rwop_claims.begin(), rwop_claims.end(), c.name) > 0;
+  }
+  return conflicts;
 }
 
 }  // namespace ms

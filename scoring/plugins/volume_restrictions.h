@@ -32,10 +32,18 @@ inline constexpr char kReasonReadWriteOncePodInUse[] =
     "access mode already in-use by another pod";
 
 // Pre-filter: the rejection, or "" with *rwop_in_use set when a
-// ReadWriteOncePod claim of the pod is in use.
+// ReadWriteOncePod claim of the pod is in use, and *rwop_claims naming the
+// pod's ReadWriteOncePod claims.
 std::string PreFilterVolumeRestrictions(const Pod& pod,
                                         const VolumeCatalog& catalog,
-                                        bool* rwop_in_use);
+                                        bool* rwop_in_use,
+                                        std::vector<std::string>* rwop_claims);
+
+// The AddPod extension: how many of `other`'s persistentVolumeClaim volumes
+// name one of `rwop_claims` (by name only, in any namespace, as
+// kube-scheduler's conflictingPVCRefCountForPod does).
+int ReadWriteOncePodConflicts(const std::vector<std::string>& rwop_claims,
+                              const PodInfo& other);
 
 // Filter, the inline disks: whether none of `disks` conflicts with those
 // of the pods on `node`.

@@ -268,5 +268,43 @@ TEST_F(ClusterStateTest, HerdCountsPlacementsSinceTheMetricsWereSampled) {
   EXPECT_EQ(state_.RecentPlacements(node3 == "a" ? "b" : "a"), 0);
 }
 
+TEST_F(ClusterStateTest, NominatedPodsKeepTheirRoomUntilBound) {
+  state_.UpsertNode(MakeNode("a"));
+  state_.UpsertNode(MakeNode("b", 2000));
+  Pod preemptor = MakePod("preemptor", 3000);
+  preemptor.priority = 100;
+  preemptor.nominated_node_name = "a";
+  state_.UpsertNominatedPod(preemptor);
+  EXPECT_EQ(state_.NumNominated(), 1u);
+
+  // "a" is emptier, but its room is the preemptor's.
+  EXPECT_EQ(Place(MakePod("p1", 1500)), "b");
+  // A pod placed on its nominated node is counted once: charged there, no
+  // longer nominated.
+  EXPECT_EQ(Place(preemptor), "a");
+  EXPECT_EQ(RequestedCpu("a"), 3000);
+  EXPECT_EQ(Place(MakePod("p2", 1000)), "a");
+
+  // Bound (the nominated informer drops it) then deleted: room again.
+  state_.RemoveNominatedPod(preemptor);
+  EXPECT_EQ(state_.NumNominated(), 0u);
+  Pod bound = preemptor;
+  bound.node_name = "a";
+  state_.RemoveAssignedPod(bound);
+  EXPECT_EQ(RequestedCpu("a"), 1000);
+}
+
+TEST_F(ClusterStateTest, AClearedNominationFreesTheRoom) {
+  state_.UpsertNode(MakeNode("a"));
+  Pod preemptor = MakePod("preemptor", 3000);
+  preemptor.nominated_node_name = "a";
+  state_.UpsertNominatedPod(preemptor);
+  EXPECT_EQ(Place(MakePod("p1", 2000)), "");
+  preemptor.nominated_node_name.clear();
+  state_.UpsertNominatedPod(preemptor);
+  EXPECT_EQ(state_.NumNominated(), 0u);
+  EXPECT_EQ(Place(MakePod("p1", 2000)), "a");
+}
+
 }  // namespace
 }  // namespace ms

@@ -24,6 +24,7 @@ using ::ms::testing::kGi;
 using ::ms::testing::kMi;
 using ::ms::testing::MakeNode;
 using ::ms::testing::MakePod;
+using ::testing::ElementsAre;
 
 constexpr char kHostname[] = "kubernetes.io/hostname";
 constexpr char kZone[] = "topology.kubernetes.io/zone";
@@ -283,21 +284,33 @@ TEST(VolumeRestrictionsTest, AReadWriteOncePodClaimServesOnePod) {
   rwop.access_modes = kReadWriteOncePod;
   catalog.UpsertClaim(rwop);
   bool in_use = true;
+  std::vector<std::string> rwop_claims;
   EXPECT_EQ(PreFilterVolumeRestrictions(WithClaims({{"solo"}}), catalog,
-                                        &in_use),
+                                        &in_use, &rwop_claims),
             "");
   EXPECT_FALSE(in_use);
+  EXPECT_THAT(rwop_claims, ElementsAre("solo"));
   catalog.AddUsers("default", {{"solo"}});
   EXPECT_EQ(PreFilterVolumeRestrictions(WithClaims({{"solo"}}), catalog,
-                                        &in_use),
+                                        &in_use, &rwop_claims),
             "");
   EXPECT_TRUE(in_use);
   catalog.RemoveUsers("default", {{"solo"}});
-  PreFilterVolumeRestrictions(WithClaims({{"solo"}}), catalog, &in_use);
+  PreFilterVolumeRestrictions(WithClaims({{"solo"}}), catalog, &in_use,
+                              &rwop_claims);
   EXPECT_FALSE(in_use);
   EXPECT_EQ(PreFilterVolumeRestrictions(WithClaims({{"other"}}), catalog,
-                                        &in_use),
+                                        &in_use, &rwop_claims),
             "persistentvolumeclaim \"other\" not found");
+}
+
+TEST(VolumeRestrictionsTest, AnAddedPodConflictsByClaimNameOnly) {
+  // kube-scheduler's conflictingPVCRefCountForPod: persistentVolumeClaim
+  // volumes only, matched by name whatever the namespace.
+  PodInfo other{.namespace_ = "elsewhere",
+                .claims = {{"solo"}, {"solo-eph", true}, {"shared"}}};
+  EXPECT_EQ(ReadWriteOncePodConflicts({"solo", "solo-eph"}, other), 1);
+  EXPECT_EQ(ReadWriteOncePodConflicts({}, other), 0);
 }
 
 TEST(VolumeRestrictionsTest, InlineDisksConflictAsKubeSchedulerSays) {
