@@ -85,6 +85,14 @@ void Scheduler::RegisterMetrics() {
                        return Registry::GaugeSamples{
                            {{}, static_cast<double>(state_.NumAssumed())}};
                      });
+  registry_.AddGauge(
+      "metrics_scheduler_nominated_pods",
+      "Unbound pods (any scheduler's) whose nominated node keeps room for "
+      "them.",
+      {}, [this] {
+        return Registry::GaugeSamples{
+            {{}, static_cast<double>(state_.NumNominated())}};
+      });
   registry_.AddGauge("metrics_scheduler_nodes", "Nodes known.", {}, [this] {
     return Registry::GaugeSamples{
         {{}, static_cast<double>(state_.NumNodes())}};

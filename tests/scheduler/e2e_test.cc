@@ -970,5 +970,39 @@ TEST_F(EndToEndTest, WaitForFirstConsumerClaimGetsAMatchingVolume) {
   EXPECT_EQ(Placements()["second"], "");
 }
 
+// A pod of another scheduler nominated to a node (as a preemption leaves
+// it): its room there is not taken, until the nomination is cleared.
+TEST_F(EndToEndTest, ANominatedPodsRoomIsKept) {
+  AddNode(Node(0), "8");
+  AddNode(Node(1), "4");
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  const std::string pods = "/api/v1/namespaces/" + suite_ + "/pods";
+  CreatePod("waiting", "7", "other-scheduler");
+  env_.AdminOk("PATCH", pods + "/waiting/status",
+               absl::StrCat(R"({"status":{"nominatedNodeName":")", Node(0),
+                            R"("}})"),
+               "application/merge-patch+json");
+  ASSERT_TRUE(WaitFor([&] {
+    return s->Metric("metrics_scheduler_nominated_pods") == 1;
+  })) << s->Log();
+  // The emptier node 0 has 1 CPU left once the waiting pod is counted.
+  CreatePod("first", "2");
+  ASSERT_TRUE(WaitFor([&] { return Placements()["first"] == Node(1); },
+                      absl::Seconds(60)))
+      << s->Log();
+
+  env_.AdminOk("PATCH", pods + "/waiting/status",
+               R"({"status":{"nominatedNodeName":null}})",
+               "application/merge-patch+json");
+  ASSERT_TRUE(WaitFor([&] {
+    return s->Metric("metrics_scheduler_nominated_pods") == 0;
+  })) << s->Log();
+  CreatePod("second", "2");
+  ASSERT_TRUE(WaitFor([&] { return Placements()["second"] == Node(0); },
+                      absl::Seconds(60)))
+      << s->Log();
+}
+
 }  // namespace
 }  // namespace ms
