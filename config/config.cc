@@ -242,6 +242,24 @@ class Loader {
     return absl::OkStatus();
   }
 
+  // An integer in [lo, hi].
+  absl::Status GetInt(const YNode& map, const std::string& path,
+                      const char* key, int64_t lo, int64_t hi,
+                      int32_t* out) const {
+    YNode v = Find(map, key);
+    if (!v.IsDefined()) return absl::OkStatus();
+    std::string s;
+    RETURN_IF_ERROR(TypedScalar(v, Child(path, key), "an integer", &s));
+    int64_t i;
+    if (!absl::SimpleAtoi(s, &i) || i < lo || i > hi) {
+      return Error(v, Child(path, key),
+                   absl::StrCat("must be an integer in [", lo, ", ", hi,
+                                "], got ", Quote(s)));
+    }
+    *out = static_cast<int32_t>(i);
+    return absl::OkStatus();
+  }
+
   absl::Status GetBool(const YNode& map, const std::string& path,
                        const char* key, bool* out) const {
     YNode v = Find(map, key);
@@ -419,7 +437,8 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
   RETURN_IF_ERROR(CheckMap(root, "",
                            {"apiVersion", "kind", "schedulerName", "backend",
                             "cache", "metrics", "builtins", "nodeAffinity",
-                            "fallback", "herd", "leaderElection", "http"}));
+                            "fallback", "herd", "preemption", "leaderElection",
+                            "http"}));
 
   // apiVersion and kind identify the schema; both are required.
   for (const auto& [key, want] :
@@ -506,6 +525,24 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
     }
     RETURN_IF_ERROR(
         GetPositiveDuration(n, "herd", "window", &config->herd.window));
+  }
+  if (YNode n = Find(root, "preemption"); n.IsDefined()) {
+    RETURN_IF_ERROR(CheckMap(n, "preemption",
+                             {"enabled", "minCandidateNodesPercentage",
+                              "minCandidateNodesAbsolute"}));
+    PreemptionConfig& p = config->preemption;
+    RETURN_IF_ERROR(GetBool(n, "preemption", "enabled", &p.enabled));
+    RETURN_IF_ERROR(GetInt(n, "preemption", "minCandidateNodesPercentage", 0,
+                           100, &p.min_candidate_nodes_percentage));
+    RETURN_IF_ERROR(GetInt(n, "preemption", "minCandidateNodesAbsolute", 0,
+                           std::numeric_limits<int32_t>::max(),
+                           &p.min_candidate_nodes_absolute));
+    if (p.min_candidate_nodes_percentage == 0 &&
+        p.min_candidate_nodes_absolute == 0) {
+      return Error(n, "preemption",
+                   "minCandidateNodesPercentage and minCandidateNodesAbsolute "
+                   "cannot both be 0");
+    }
   }
   if (YNode n = Find(root, "leaderElection"); n.IsDefined()) {
     RETURN_IF_ERROR(

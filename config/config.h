@@ -42,6 +42,10 @@
 //         - {weight: 1, preference: {matchExpressions: [...]}}  # 1-100
 //   fallback: {coldCacheDeadline: 500ms}
 //   herd: {penaltyPerPlacement: 10, window: 30s}
+//   preemption:                       # kube-scheduler's DefaultPreemption
+//     enabled: true
+//     minCandidateNodesPercentage: 10  # 0-100
+//     minCandidateNodesAbsolute: 100   # >= 0; not both 0
 //   leaderElection:
 //     enabled: true
 //     leaseName: metrics-scheduler
@@ -228,6 +232,15 @@ struct HerdConfig {
   absl::Duration window = absl::Seconds(30);
 };
 
+// A pod no node fits may evict pods of lower priority (scoring/preemption.h).
+struct PreemptionConfig {
+  bool enabled = true;
+  // Nodes to find candidates on: this share of those preemption could
+  // help, at least the absolute number.
+  int32_t min_candidate_nodes_percentage = 10;
+  int32_t min_candidate_nodes_absolute = 100;
+};
+
 struct LeaderElectionConfig {
   bool enabled = true;
   std::string lease_name = "metrics-scheduler";       // DNS-1123 subdomain
@@ -252,6 +265,7 @@ struct Config {
   NodeAffinityConfig node_affinity;
   FallbackConfig fallback;
   HerdConfig herd;
+  PreemptionConfig preemption;
   LeaderElectionConfig leader_election;
   HttpConfig http;
 };

@@ -602,6 +602,8 @@ void PodSpec(od::value v, Pod& pod) {
       pod.node_name = String(value);
     } else if (key == "priority") {
       pod.priority = static_cast<int32_t>(int64_t(value));
+    } else if (key == "preemptionPolicy") {
+      pod.never_preempts = !IsNull(value) && String(value) == "Never";
     } else if (key == "nodeSelector") {
       pod.node_selector = StringMap(value);
     } else if (key == "affinity") {
@@ -665,27 +667,32 @@ void ContainerStatuses(od::value v, std::vector<ContainerResourceStatus>& out) {
   }
 }
 
-// True when a PodResizePending condition says Infeasible, the test
-// kube-scheduler makes (IsPodResizeInfeasible): the first such condition
-// decides.
-bool ResizeInfeasible(od::value v) {
-  if (IsNull(v)) return false;
-  std::optional<bool> infeasible;
+// The conditions kube-scheduler reads, the first of each type deciding:
+// PodResizePending with reason Infeasible (IsPodResizeInfeasible), and
+// DisruptionTarget True with reason PreemptionByScheduler
+// (podTerminatingByPreemption).
+void PodConditions(od::value v, Pod& pod) {
+  if (IsNull(v)) return;
+  std::optional<bool> infeasible, preempted;
   for (od::value cond : v.get_array()) {
-    std::string type, reason;
+    std::string type, status, reason;
     for (od::field f : cond.get_object()) {
       std::string_view key = f.unescaped_key();
-      if (key == "type") type = String(f.value());
-      if (key == "reason") {
-        od::value value = f.value();
-        if (!IsNull(value)) reason = String(value);
-      }
+      od::value value = f.value();
+      if (IsNull(value)) continue;
+      if (key == "type") type = String(value);
+      if (key == "status") status = String(value);
+      if (key == "reason") reason = String(value);
     }
     if (type == "PodResizePending" && !infeasible) {
       infeasible = reason == "Infeasible";
     }
+    if (type == "DisruptionTarget" && !preempted) {
+      preempted = status == "True" && reason == "PreemptionByScheduler";
+    }
   }
-  return infeasible.value_or(false);
+  pod.resize_infeasible = infeasible.value_or(false);
+  pod.preempted = preempted.value_or(false);
 }
 
 void PodStatus(od::value v, Pod& pod) {
@@ -698,7 +705,10 @@ void PodStatus(od::value v, Pod& pod) {
       od::value value = f.value();
       if (!IsNull(value)) pod.nominated_node_name = String(value);
     } else if (key == "conditions") {
-      pod.resize_infeasible = ResizeInfeasible(f.value());
+      PodConditions(f.value(), pod);
+    } else if (key == "startTime") {
+      od::value value = f.value();
+      if (!IsNull(value)) pod.start_time_ms = TimeMs(value);
     } else if (key == "containerStatuses" || key == "initContainerStatuses") {
       ContainerStatuses(f.value(), pod.container_statuses);
     }

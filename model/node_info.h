@@ -18,9 +18,12 @@
 
 namespace ms {
 
-// What pod-to-pod constraints (pod affinity, anti-affinity, topology
-// spread) read of a pod placed on a node.
+// A pod placed on a node, as the scheduler reads it: what it costs the
+// node, what pod-to-pod constraints (pod affinity, anti-affinity, topology
+// spread) and the volume plugins read of it, and what preemption reads.
 struct PodInfo {
+  std::string name;
+  std::string uid;
   std::string namespace_;
   Labels labels;
   PodAffinityRules affinity;
@@ -30,6 +33,14 @@ struct PodInfo {
   // use, and the volumes attached to its node.
   std::vector<PodClaim> claims;
   std::vector<InlineDisk> inline_disks;  // for VolumeRestrictions
+  // What it costs the node.
+  Resources requests;                    // PodRequests
+  Resources non_zero_requests;           // PodNonZeroRequests
+  std::vector<ContainerPort> host_ports;  // PodHostPorts
+  // For preemption.
+  int32_t priority = 0;
+  int64_t start_time_ms = 0;  // status.startTime; 0: not started
+  bool preempted = false;     // Pod::preempted
 
   // kube-scheduler's NodeInfo.PodsWithAffinity: any pod (anti-)affinity.
   bool has_affinity() const {
@@ -41,15 +52,13 @@ struct PodInfo {
   friend bool operator==(const PodInfo&, const PodInfo&) = default;
 };
 
-// What a pod costs the node it runs on, computed once per pod.
+// A pod as charged to its node: its PodInfo, computed once per pod and
+// shared by every NodeInfo that holds it.
 struct PodCharge {
-  Resources requests;            // PodRequests
-  Resources non_zero_requests;   // PodNonZeroRequests
-  std::vector<ContainerPort> host_ports;
   std::shared_ptr<const PodInfo> pod;  // never null from Of()
 
   static PodCharge Of(const Pod& pod);
-  // Equal when they charge the same amounts for pods that look the same.
+  // Equal when the pods read the same.
   friend bool operator==(const PodCharge& a, const PodCharge& b);
 };
 

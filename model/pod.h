@@ -150,9 +150,15 @@ struct Pod {
   // its gates are removed.
   bool scheduling_gated = false;
   bool deleting = false;           // metadata.deletionTimestamp is set
+  // Its first DisruptionTarget condition is True with reason
+  // PreemptionByScheduler: a scheduler's preemption is evicting it.
+  bool preempted = false;
   PodPhase phase = PodPhase::kPending;
   int32_t priority = 0;
+  // spec.preemptionPolicy is Never: it waits rather than evict others.
+  bool never_preempts = false;
   int64_t creation_time_ms = 0;    // metadata.creationTimestamp, epoch ms
+  int64_t start_time_ms = 0;       // status.startTime, epoch ms; 0: not set
   std::map<std::string, std::string> node_selector;
   // spec.affinity.nodeAffinity.requiredDuringScheduling...: ORed terms.
   // Absent when the pod has no required node affinity.

@@ -15,6 +15,7 @@
 #include "scoring/plugins/node_resources_fit.h"
 #include "scoring/plugins/recent_placements.h"
 #include "scoring/plugins/volume_restrictions.h"
+#include "scoring/preemption.h"
 
 namespace ms {
 
@@ -37,6 +38,7 @@ struct Workspace::Scratch {
   // The nominated pods that count for this pod (priority at least its,
   // not itself), by node index.
   std::vector<const NominatedPod*> nominated;
+  std::vector<NodeCheck> checks;  // [node]: when no node fits
   // InterPodAffinity: the pre-filter and pre-score states; per node the raw
   // and the normalised score (feasible nodes only).
   InterPodAffinityFilter affinity_filter;
@@ -170,11 +172,11 @@ void UpdateFilters(const PodFilter& pf, size_t i, const PodInfo& p, int delta,
   }
 }
 
-// Node i checked with its nominated pods added (the first pass of
-// RunFilterPluginsWithNominatedPods); feasible when it has none.
-NodeCheck CheckWithNominated(const PodFilter& pf,
-                             const std::vector<NodeInfo>& nodes, size_t i,
-                             Scratch& s) {
+// Node i, standing as `base`, checked with its nominated pods added (the
+// first pass of RunFilterPluginsWithNominatedPods); feasible when it has
+// none.
+NodeCheck CheckWithNominated(const PodFilter& pf, const NodeInfo& base,
+                             size_t i, Scratch& s) {
   const auto lo = std::partition_point(
       s.nominated.begin(), s.nominated.end(),
       [i](const NominatedPod* p) { return p->node < i; });
@@ -182,7 +184,7 @@ NodeCheck CheckWithNominated(const PodFilter& pf,
       lo, s.nominated.end(),
       [i](const NominatedPod* p) { return p->node == i; });
   if (lo == hi) return {};
-  NodeInfo info = nodes[i];
+  NodeInfo info = base;
   for (auto it = lo; it != hi; ++it) {
     info.AddPod((*it)->charge);
     UpdateFilters(pf, i, *(*it)->charge.pod, 1, s);
@@ -194,12 +196,34 @@ NodeCheck CheckWithNominated(const PodFilter& pf,
   return c;
 }
 
-// Both passes of RunFilterPluginsWithNominatedPods: the first that fails.
-NodeCheck CheckFully(const PodFilter& pf, const std::vector<NodeInfo>& nodes,
-                     size_t i, Scratch& s) {
-  NodeCheck c = CheckWithNominated(pf, nodes, i, s);
-  return c.feasible() ? CheckNode(pf, nodes, i) : c;
+// Both passes of RunFilterPluginsWithNominatedPods for node i standing as
+// `base`: the first that fails.
+NodeCheck CheckFully(const PodFilter& pf, const NodeInfo& base, size_t i,
+                     Scratch& s) {
+  NodeCheck c = CheckWithNominated(pf, base, i, s);
+  return c.feasible() ? CheckNode(pf, base, i) : c;
 }
+
+// What preemption asks of this decision's filters.
+class DecisionFilter final : public PreemptionFilter {
+ public:
+  DecisionFilter(const PodFilter& pf, const ScoringConfig& cfg, Scratch& s)
+      : pf_(pf), cfg_(cfg), s_(s) {}
+  NodeCheck Check(size_t i, const NodeInfo& info) override {
+    return CheckFully(pf_, info, i, s_);
+  }
+  void Update(size_t i, const PodInfo& pod, int delta) override {
+    UpdateFilters(pf_, i, pod, delta, s_);
+  }
+  std::vector<std::string> Reasons(const NodeCheck& check) override {
+    return FailureReasons(pf_, check, &cfg_.metrics);
+  }
+
+ private:
+  const PodFilter& pf_;
+  const ScoringConfig& cfg_;
+  Scratch& s_;
+};
 
 // 2. The nodes with nominated pods that passed the filter as they are are
 // checked with them too; returns how many that removes from F.
@@ -209,7 +233,8 @@ size_t FilterNominated(const PodFilter& pf, const std::vector<NodeInfo>& nodes,
   for (size_t k = 0; k < s.nominated.size(); ++k) {
     const uint32_t i = s.nominated[k]->node;
     if (k > 0 && s.nominated[k - 1]->node == i) continue;
-    if (s.feasible[i] != 0 && !CheckWithNominated(pf, nodes, i, s).feasible()) {
+    if (s.feasible[i] != 0 &&
+        !CheckWithNominated(pf, nodes[i], i, s).feasible()) {
       s.feasible[i] = 0;
       ++removed;
     }
@@ -626,7 +651,7 @@ Explanation Explain(const DecideInput& in, const ScoringConfig& cfg,
       ne.total = s.scores[i];
       NodeTerms(in, cfg, d.mode, pod, s, i, &ne.terms);
     } else {
-      NodeCheck c = CheckFully(pf, nodes, i, s);
+      NodeCheck c = CheckFully(pf, nodes[i], i, s);
       if (c.feasible() && i < s.excluded.size() &&
           s.excluded[i] != kNotExcluded) {
         c.failures = kFailMissingMetric;
@@ -644,22 +669,45 @@ Explanation Explain(const DecideInput& in, const ScoringConfig& cfg,
 }
 
 // The FailedScheduling message when no node is feasible: the reasons,
-// counted only now that they are needed.
+// counted only now that they are needed; each node's into s.checks.
 std::string NoFitSummary(const std::vector<NodeInfo>& nodes,
                          const ScoringConfig& cfg, const PodFilter& pf,
                          Scratch& s) {
   s.summary.Reset(&pf, &cfg.metrics);
+  s.checks.resize(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
-    NodeCheck c;
+    NodeCheck& c = s.checks[i];
     if (i < s.excluded.size() && s.excluded[i] != kNotExcluded) {
-      c.failures = kFailMissingMetric;
-      c.metric = s.excluded[i];
+      c = NodeCheck{.failures = kFailMissingMetric, .metric = s.excluded[i]};
     } else {
-      c = CheckFully(pf, nodes, i, s);
+      c = CheckFully(pf, nodes[i], i, s);
     }
     if (!c.feasible()) s.summary.Add(c);
   }
   return s.summary.Message(static_cast<int>(nodes.size()));
+}
+
+// PostFilter: what preemption would take, when the caller asks for it;
+// its message follows the FailedScheduling summary.
+void RunPreemption(const DecideInput& in, const ScoringConfig& cfg,
+                   const PodFilter& pf, bool pre_filter_rejected, Scratch& s,
+                   Decision& d) {
+  if (!in.preempt || !cfg.preemption.enabled) return;
+  DecisionFilter filter(pf, cfg, s);
+  d.preemption = Preempt({.pod = in.pod,
+                          .nodes = in.nodes,
+                          .filter = &pf,
+                          .checks = &s.checks,
+                          .pre_filter_rejected = pre_filter_rejected,
+                          .budgets = in.budgets,
+                          .nominated = in.nominated,
+                          .settings = cfg.preemption,
+                          .now_ms = in.now_ms,
+                          .seed = in.seed},
+                         filter);
+  if (!d.preemption->message.empty()) {
+    absl::StrAppend(&d.filter_summary, " ", d.preemption->message);
+  }
 }
 
 }  // namespace
@@ -688,6 +736,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
   if (!refused.empty()) {
     d.filter_summary =
         absl::StrCat("0/", n, " nodes are available: ", refused, ".");
+    RunPreemption(in, cfg, pf, /*pre_filter_rejected=*/true, s, d);
     if (in.explain) d.explanation = Explain(in, cfg, d, pf, pod, s, refused);
     return d;
   }
@@ -722,6 +771,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
 
   if (count == 0) {
     d.filter_summary = NoFitSummary(nodes, cfg, pf, s);
+    RunPreemption(in, cfg, pf, /*pre_filter_rejected=*/false, s, d);
   } else {
     // 4. Normalise. 5. Score. 6. Pick.
     SpreadScores(in, *table, s);

@@ -49,6 +49,7 @@
 //    name), so the same seed picks the same node whatever the order of the
 //    node list.
 // 7. Explain. The winner's terms always; every node's row when asked for.
+// 8. Preemption, when no node fits and the caller asks (preemption.h).
 //    For a pod with WaitForFirstConsumer claims, what binding them on the
 //    winner takes (Decision::volume_bindings).
 #ifndef METRICS_SCHEDULER_SCORING_DECIDE_H_
@@ -67,22 +68,11 @@
 #include "scoring/explain.h"
 #include "scoring/metric_table.h"
 #include "scoring/node_table.h"
+#include "scoring/preemption.h"
 #include "scoring/scoring_config.h"
 #include "scoring/volume_catalog.h"
 
 namespace ms {
-
-// A pod that a preemption made room for (status.nominatedNodeName, set by
-// any scheduler) and that is not bound yet. While it waits, a pod of no
-// higher priority is filtered as if it already ran there, so it never
-// takes the room freed for it; scores do not see it (kube-scheduler's
-// RunFilterPluginsWithNominatedPods).
-struct NominatedPod {
-  uint32_t node = 0;  // index into DecideInput::nodes
-  int32_t priority = 0;
-  std::string uid;
-  PodCharge charge;
-};
 
 struct DecideInput {
   const Pod* pod = nullptr;                     // required
@@ -110,6 +100,11 @@ struct DecideInput {
   const VolumeCatalog* volumes = nullptr;
   // Optional: the nominated pods, any order. Null: none.
   const std::vector<NominatedPod>* nominated = nullptr;
+  // Optional: the PodDisruptionBudgets, for preemption. Null: none.
+  const std::vector<PodDisruptionBudget>* budgets = nullptr;
+  // When no node fits, find what preemption would take
+  // (Decision::preemption), if the configuration enables it.
+  bool preempt = false;
   int64_t now_ms = 0;  // for staleness; scoring has no clock
   uint64_t seed = 0;   // tie-break
   bool force_fallback = false;  // e.g. cold cache past its deadline
@@ -135,6 +130,10 @@ struct Decision {
   // chosen node takes, to be done before the pod is bound; empty when
   // there is nothing to bind.
   VolumeBindings volume_bindings;
+  // When no node fits and DecideInput::preempt: the node to nominate and
+  // the pods to evict there, or why preemption cannot help (its message
+  // also ends filter_summary).
+  std::optional<Preemption> preemption;
 
   bool ok() const { return node_index >= 0; }
 };

@@ -83,6 +83,18 @@ enum FilterFailure : uint32_t {
 inline constexpr int kNumFilterFailures = 24;
 static_assert(kFailMissingMetric == 1u << (kNumFilterFailures - 1));
 
+// A pod that a preemption made room for (status.nominatedNodeName, set by
+// any scheduler) and that is not bound yet. While it waits, a pod of no
+// higher priority is filtered as if it already ran there, so it never
+// takes the room freed for it; scores do not see it (kube-scheduler's
+// RunFilterPluginsWithNominatedPods).
+struct NominatedPod {
+  uint32_t node = 0;  // index into the nodes decided over
+  int32_t priority = 0;
+  std::string uid;
+  PodCharge charge;
+};
+
 // The pre-filters of the four volume plugins, for a pod with claims or
 // inline disks.
 struct VolumeFilters {

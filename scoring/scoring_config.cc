@@ -25,6 +25,12 @@ ScoringConfig MakeScoringConfig(const Config& config) {
   out.added_affinity = config.node_affinity.added_required;
   out.added_preferred_affinity = config.node_affinity.added_preferred;
   out.penalty_per_placement = config.herd.penalty_per_placement;
+  out.preemption = {
+      .enabled = config.preemption.enabled,
+      .min_candidate_nodes_percentage =
+          config.preemption.min_candidate_nodes_percentage,
+      .min_candidate_nodes_absolute =
+          config.preemption.min_candidate_nodes_absolute};
   return out;
 }
 

@@ -24,6 +24,13 @@ struct MetricTerm {
 };
 
 // What scoring needs of the configuration, with durations in milliseconds.
+// DefaultPreemption's arguments (scoring/preemption.h).
+struct PreemptionSettings {
+  bool enabled = true;
+  int32_t min_candidate_nodes_percentage = 10;
+  int32_t min_candidate_nodes_absolute = 100;
+};
+
 struct ScoringConfig {
   std::vector<MetricTerm> metrics;  // in configuration order
   double least_allocated_weight = 1;
@@ -39,6 +46,7 @@ struct ScoringConfig {
   std::vector<NodeSelectorTerm> added_affinity;
   std::vector<PreferredNodeTerm> added_preferred_affinity;
   double penalty_per_placement = 10;  // herd.penaltyPerPlacement
+  PreemptionSettings preemption;
 };
 
 ScoringConfig MakeScoringConfig(const Config& config);

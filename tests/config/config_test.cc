@@ -105,6 +105,9 @@ TEST(LoadConfigTest, MinimalGivesDefaults) {
   EXPECT_EQ(c->fallback.cold_cache_deadline, absl::Milliseconds(500));
   EXPECT_EQ(c->herd.penalty_per_placement, 10);
   EXPECT_EQ(c->herd.window, absl::Seconds(30));
+  EXPECT_TRUE(c->preemption.enabled);
+  EXPECT_EQ(c->preemption.min_candidate_nodes_percentage, 10);
+  EXPECT_EQ(c->preemption.min_candidate_nodes_absolute, 100);
   EXPECT_TRUE(c->leader_election.enabled);
   EXPECT_EQ(c->leader_election.lease_name, "metrics-scheduler");
   EXPECT_EQ(c->leader_election.lease_namespace, "metrics-scheduler");
@@ -155,6 +158,7 @@ metrics:
 builtins: {leastAllocated: 2, balancedAllocation: 0, recentPlacements: 1.5}
 fallback: {coldCacheDeadline: 250ms}
 herd: {penaltyPerPlacement: 20, window: 1m}
+preemption: {enabled: false, minCandidateNodesPercentage: 5, minCandidateNodesAbsolute: 0}
 leaderElection: {enabled: false, leaseName: ms, leaseNamespace: kube-ms, leaseDuration: 20s, renewDeadline: 12s, retryPeriod: 3s}
 http: {listenAddress: "127.0.0.1:8080"}
 )");
@@ -213,6 +217,9 @@ http: {listenAddress: "127.0.0.1:8080"}
   EXPECT_EQ(c->fallback.cold_cache_deadline, absl::Milliseconds(250));
   EXPECT_EQ(c->herd.penalty_per_placement, 20);
   EXPECT_EQ(c->herd.window, absl::Minutes(1));
+  EXPECT_FALSE(c->preemption.enabled);
+  EXPECT_EQ(c->preemption.min_candidate_nodes_percentage, 5);
+  EXPECT_EQ(c->preemption.min_candidate_nodes_absolute, 0);
   EXPECT_FALSE(c->leader_election.enabled);
   EXPECT_EQ(c->leader_election.lease_name, "ms");
   EXPECT_EQ(c->leader_election.lease_namespace, "kube-ms");
@@ -453,6 +460,20 @@ TEST(LoadConfigTest, Errors) {
       {"herd: {penaltyPerPlacement: -1}\n",
        "file.yaml:3:29: herd.penaltyPerPlacement: must be in [0, 100]"},
       {"herd: {window: 0s}\n", "file.yaml:3:16: herd.window: must be > 0"},
+      // preemption.
+      {"preemption: {minCandidateNodesPercentage: 101}\n",
+       "file.yaml:3:43: preemption.minCandidateNodesPercentage: must be an "
+       "integer in [0, 100], got \"101\""},
+      {"preemption: {minCandidateNodesAbsolute: 1.5}\n",
+       "file.yaml:3:41: preemption.minCandidateNodesAbsolute: must be an "
+       "integer in [0, 2147483647], got \"1.5\""},
+      {"preemption: {minCandidateNodesPercentage: 0, "
+       "minCandidateNodesAbsolute: 0}\n",
+       "file.yaml:3:13: preemption: minCandidateNodesPercentage and "
+       "minCandidateNodesAbsolute cannot both be 0"},
+      {"preemption: {enable: false}\n",
+       "file.yaml:3:14: preemption.enable: unknown key (did you mean "
+       "enabled?)"},
       // leaderElection, http.
       {"leaderElection: {enabled: 1}\n",
        "file.yaml:3:27: leaderElection.enabled: must be true or false, got "

@@ -183,6 +183,32 @@ TEST(DecodePodTest, RecordedInPlaceResizeInProgress) {
 // `resources` (kube-scheduler reads it only then: `a` is left out, `b`
 // counts with no requests); only the first PodResizePending condition
 // counts, as in kube-scheduler (IsPodResizeInfeasible).
+TEST(DecodePodTest, WhatPreemptionReads) {
+  absl::StatusOr<Pod> pod = DecodePod(R"({
+    "spec":{"priority":1000,"preemptionPolicy":"Never"},
+    "status":{"startTime":"2026-01-02T03:04:05Z","conditions":[
+      {"type":"DisruptionTarget","status":"True","reason":"PreemptionByScheduler",
+       "message":"metrics-scheduler: preempting to accommodate a higher priority pod"},
+      {"type":"DisruptionTarget","status":"True","reason":"EvictionByEvictionAPI"}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->priority, 1000);
+  EXPECT_TRUE(pod->never_preempts);
+  EXPECT_EQ(pod->start_time_ms, 1767323045000);
+  EXPECT_TRUE(pod->preempted);
+
+  // The first DisruptionTarget condition decides; PreemptLowerPriority and
+  // nulls are the defaults.
+  pod = DecodePod(R"({
+    "spec":{"preemptionPolicy":"PreemptLowerPriority"},
+    "status":{"startTime":null,"conditions":[
+      {"type":"DisruptionTarget","status":"True","reason":"DeletionByTaintManager"},
+      {"type":"DisruptionTarget","status":"True","reason":"PreemptionByScheduler"}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_FALSE(pod->never_preempts);
+  EXPECT_EQ(pod->start_time_ms, 0);
+  EXPECT_FALSE(pod->preempted);
+}
+
 TEST(DecodePodTest, ContainerStatusHalvesAndResizeConditions) {
   absl::StatusOr<Pod> pod = DecodePod(R"({"status":{
     "conditions":[{"type":"PodResizePending","status":"True","reason":"Deferred"},
