@@ -7,7 +7,9 @@
 // best.
 //
 // It prints what the scenarios covered, and checks (over 1,000 scenarios
-// or more) that each volume plugin rejected some pods or nodes.
+// or more) that each volume plugin rejected some pods or nodes, and that
+// nominated pods (counted on their node as kube-scheduler counts them)
+// left some of their nodes too full and others feasible.
 //
 // MS_DIFF_SCENARIOS (default 1000) scenarios from seed MS_DIFF_SEED
 // (default 1), plus every seed in regression_seeds.txt. A disagreement
@@ -20,6 +22,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -132,6 +135,11 @@ Result Ours(const Scenario& s) {
     absl::StatusOr<Pod> pod = kube::DecodePod(json);
     if (!pod.ok()) return {.error = pod.status().ToString()};
     state.UpsertAssignedPod(*pod);
+  }
+  for (const std::string& json : s.nominated) {
+    absl::StatusOr<Pod> pod = kube::DecodePod(json);
+    if (!pod.ok()) return {.error = pod.status().ToString()};
+    state.UpsertNominatedPod(*pod);
   }
   absl::StatusOr<Pod> pod = kube::DecodePod(s.pod);
   if (!pod.ok()) return {.error = pod.status().ToString()};
@@ -420,6 +428,61 @@ struct VolumeCoverage {
   }
 };
 
+// The nodes on which kube-scheduler counts a nominated pod for the
+// incoming one: of priority at least its own, and of another UID.
+std::set<std::string> NodesWithNominatedPods(const Scenario& s) {
+  std::set<std::string> nodes;
+  if (s.nominated.empty()) return nodes;
+  absl::StatusOr<Pod> incoming = kube::DecodePod(s.pod);
+  if (!incoming.ok()) return nodes;
+  for (const std::string& json : s.nominated) {
+    absl::StatusOr<Pod> pod = kube::DecodePod(json);
+    if (pod.ok() && pod->priority >= incoming->priority &&
+        pod->uid != incoming->uid) {
+      nodes.insert(pod->nominated_node_name);
+    }
+  }
+  return nodes;
+}
+
+// What the nominated pods met: the scenarios with any, and the nodes with
+// one that kube-scheduler counts, by the verdict they got.
+struct NominatedCoverage {
+  size_t scenarios = 0, pods = 0, counted_nodes = 0;
+  std::map<std::string, size_t> verdicts;  // "feasible", or "plugin: reasons"
+
+  void Add(const Scenario& s, const std::set<std::string>& counted,
+           const Result& theirs) {
+    if (s.nominated.empty()) return;
+    ++scenarios;
+    pods += s.nominated.size();
+    for (const auto& [name, v] : theirs.nodes) {
+      if (!counted.contains(name)) continue;
+      ++counted_nodes;
+      ++verdicts[v.feasible ? "feasible"
+                            : absl::StrCat(v.plugin, ": ", Unnamed(v.reasons))];
+    }
+  }
+
+  size_t Of(std::string_view prefix) const {
+    size_t n = 0;
+    for (const auto& [key, count] : verdicts) {
+      n += key.starts_with(prefix) ? count : 0;
+    }
+    return n;
+  }
+
+  std::string Report() const {
+    std::string out = absl::StrCat(
+        "nominated pods: ", scenarios, " scenarios with ", pods, "; ",
+        counted_nodes, " nodes with one kube-scheduler counts, by verdict:\n");
+    for (const auto& [v, n] : verdicts) {
+      absl::StrAppend(&out, "  ", n, " ", v, "\n");
+    }
+    return out;
+  }
+};
+
 std::vector<uint64_t> RegressionSeeds() {
   std::vector<uint64_t> seeds;
   std::istringstream in(ms::testing::ReadFileOrDie(
@@ -589,6 +652,118 @@ TEST(OracleTest, GivesVolumePluginsVerdicts) {
   }
 }
 
+// Nominated pods through the oracle, worked out by hand, and our side
+// agreeing. The incoming pod (priority 100, 2 cpu, app=web) on nodes of 4
+// cpu: a pod of priority 1000 nominated to a with 3 cpu leaves it 1
+// ("Insufficient cpu"), one of priority 100 on c too (equal counts), one
+// of priority 10 on b does not count; a stale copy of the incoming pod
+// itself (its UID) on d does not either, nor one on a node that does not
+// exist; one on e whose required anti-affinity selects app=web rejects e
+// while the incoming pod's own anti-affinity makes InterPodAffinity run.
+// Scores are the nodes' without the nominated pods: b and d alike.
+//
+// Without the incoming pod's anti-affinity, InterPodAffinity's PreFilter
+// skips and no AddPod tells it of e's nominated pod: e is feasible. There
+// the incoming pod spreads app=web over hostnames with maxSkew 1: a web pod
+// of priority 1000 nominated to a makes a's count 1 + 1 against 0
+// elsewhere; one of priority 10 on b counts nowhere.
+TEST(OracleTest, CountsNominatedPods) {
+  auto node = [](const std::string& name) {
+    const std::string r = R"({"cpu":"4","memory":"8Gi","pods":"110"})";
+    return absl::StrCat(R"({"metadata":{"name":")", name,
+                        R"(","labels":{"kubernetes.io/hostname":")", name,
+                        R"("}},"status":{"capacity":)", r,
+                        R"(,"allocatable":)", r, "}}");
+  };
+  auto priority = [](int p) {
+    return absl::StrCat(R"("priorityClassName":"prio-)", p,
+                        R"(","priority":)", p);
+  };
+  // spec.affinity: required anti-affinity to app=<app> on hostnames.
+  auto anti = [](const std::string& app) {
+    return absl::StrCat(
+        R"("affinity":{"podAntiAffinity":)",
+        R"({"requiredDuringSchedulingIgnoredDuringExecution":)",
+        R"([{"labelSelector":{"matchLabels":{"app":")", app, R"("}},)",
+        R"("topologyKey":"kubernetes.io/hostname"}]}},)");
+  };
+  // spec.containers, and the end of spec.
+  auto container = [](const std::string& cpu) {
+    return absl::StrCat(R"("containers":[{"name":"c","resources":)",
+                        R"({"requests":{"cpu":")", cpu,
+                        R"(","memory":"1Gi"}}}]})");
+  };
+  auto nominated = [&](const std::string& name, const std::string& uid,
+                       const std::string& app, int p, const std::string& cpu,
+                       const std::string& node, const std::string& extra) {
+    return absl::StrCat(
+        R"({"metadata":{"name":")", name,
+        R"(","namespace":"default","uid":")", uid,
+        R"(","labels":{"app":")", app, R"("}},"spec":{)", priority(p), ",",
+        extra, container(cpu),
+        R"(,"status":{"phase":"Pending","nominatedNodeName":")", node,
+        R"("}})");
+  };
+  auto incoming = [&](const std::string& extra) {
+    return absl::StrCat(
+        R"({"metadata":{"name":"p","namespace":"default","uid":"uid-p",)"
+        R"("labels":{"app":"web"}},"spec":{)", priority(100), ",", extra,
+        container("2"), R"(,"status":{"phase":"Pending"}})");
+  };
+  const std::string anti_web = anti("web");
+  Scenario s{.name = "nominated-by-hand"};
+  s.nodes = {node("a"), node("b"), node("c"), node("d"), node("e")};
+  s.nominated = {nominated("high", "uid-high", "db", 1000, "3", "a", ""),
+                 nominated("low", "uid-low", "db", 10, "3", "b", ""),
+                 nominated("equal", "uid-equal", "db", 100, "3", "c", ""),
+                 nominated("p", "uid-p", "web", 1000, "3", "d", ""),
+                 nominated("ghost", "uid-ghost", "db", 1000, "3", "gone", ""),
+                 nominated("anti", "uid-anti", "db", 1000, "100m", "e",
+                           anti_web)};
+  s.pod = incoming(anti("cache"));  // matches nothing, but is a required term
+  Scenario skip = s;
+  skip.name = "nominated-skip";
+  skip.nominated = {
+      nominated("anti", "uid-anti", "db", 1000, "100m", "e", anti_web),
+      nominated("web-high", "uid-web-high", "web", 1000, "100m", "a", ""),
+      nominated("web-low", "uid-web-low", "web", 10, "100m", "b", "")};
+  skip.pod = incoming(
+      R"("topologySpreadConstraints":[{"maxSkew":1,)"
+      R"("topologyKey":"kubernetes.io/hostname",)"
+      R"("whenUnsatisfiable":"DoNotSchedule",)"
+      R"("labelSelector":{"matchLabels":{"app":"web"}}}],)");
+  std::vector<std::string> lines = RunOracle({s, skip});
+  ASSERT_EQ(lines.size(), 2u);
+
+  const Result r = Theirs(lines[0]);
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.nodes.at("a").plugin, "NodeResourcesFit");
+  EXPECT_EQ(r.nodes.at("a").reasons, "Insufficient cpu");
+  EXPECT_EQ(r.nodes.at("c").reasons, "Insufficient cpu");
+  EXPECT_EQ(r.nodes.at("e").plugin, "InterPodAffinity");
+  EXPECT_EQ(r.nodes.at("e").reasons,
+            "node(s) didn't satisfy existing pods anti-affinity rules");
+  const Verdict& b = r.nodes.at("b");
+  const Verdict& d = r.nodes.at("d");
+  ASSERT_TRUE(b.feasible && d.feasible);
+  // leastAllocated: 2 of 4 cpu and 1 of 8 Gi, (50 + 87) / 2.
+  EXPECT_EQ(b.scores.at("NodeResourcesFit"), 68);
+  EXPECT_EQ(b.scores, d.scores);
+
+  const Result k = Theirs(lines[1]);
+  ASSERT_EQ(k.error, "");
+  EXPECT_TRUE(k.nodes.at("e").feasible);
+  EXPECT_TRUE(k.nodes.at("b").feasible);
+  EXPECT_EQ(k.nodes.at("a").plugin, "PodTopologySpread");
+  EXPECT_EQ(k.nodes.at("a").reasons,
+            "node(s) didn't match pod topology spread constraints");
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const Scenario& scenario = i == 0 ? s : skip;
+    EXPECT_THAT(Compare(Ours(scenario), Theirs(lines[i])), ::testing::IsEmpty())
+        << scenario.name;
+  }
+}
+
 // The comparison finds each kind of disagreement.
 TEST(CompareTest, FindsWhatDiffers) {
   Result theirs{.weights = {{"PodTopologySpread", 2}}};
@@ -634,13 +809,16 @@ TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
   const uint64_t show = EnvOr("MS_DIFF_SHOW", 5);
   uint64_t disagreements = 0;
   // What kube-scheduler's verdicts cover: over all scenarios, and over
-  // those where no volume plugin rejected the pod anywhere (the nodes a
-  // volume plugin takes would mostly have been feasible and scored).
+  // those where no volume plugin rejected the pod anywhere, leaving out the
+  // nodes with a nominated pod kube-scheduler counts (the nodes a volume
+  // plugin or a nominated pod takes would mostly have been feasible and
+  // scored).
   struct Coverage {
     size_t nodes = 0, infeasible = 0, spread = 0, affinity = 0,
            node_affinity = 0, soft_taints = 0, images = 0;
-    void Add(const Result& theirs) {
+    void Add(const Result& theirs, const std::set<std::string>& skip = {}) {
       for (const auto& [name, v] : theirs.nodes) {
+        if (skip.contains(name)) continue;
         ++nodes;
         infeasible += !v.feasible;
         spread += v.scores.contains("PodTopologySpread");
@@ -654,15 +832,19 @@ TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
     }
   } all, checked;
   VolumeCoverage volumes;
+  NominatedCoverage nominated;
   for (size_t i = 0; i < scenarios.size(); ++i) {
     const Result theirs = Theirs(lines[i]);
     const Result ours = Ours(scenarios[i]);
+    const std::set<std::string> with_nominated =
+        NodesWithNominatedPods(scenarios[i]);
     volumes.Add(scenarios[i], theirs);
+    nominated.Add(scenarios[i], with_nominated, theirs);
     all.Add(theirs);
     if (!IsVolumePlugin(theirs.pre_filter_rejection) &&
         std::none_of(theirs.nodes.begin(), theirs.nodes.end(),
                      [](const auto& n) { return IsVolumePlugin(n.second.plugin); })) {
-      checked.Add(theirs);
+      checked.Add(theirs, with_nominated);
     }
     std::vector<std::string> diffs = Compare(ours, theirs);
     if (diffs.empty()) continue;
@@ -690,6 +872,11 @@ TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
       EXPECT_GT(VolumeCoverage::Of(volumes.pre_filter, plugin), 0u) << plugin;
     }
     EXPECT_GT(volumes.feasible_with_claims, all.nodes / 40);
+    // Nominated pods in about a quarter of the scenarios; the nodes they
+    // count on are rejected for resources, and some fit.
+    EXPECT_GT(nominated.scenarios, count / 8);
+    EXPECT_GT(nominated.Of("NodeResourcesFit:"), 0u);
+    EXPECT_GT(nominated.Of("feasible"), 0u);
   }
   std::printf("%zu scenarios, %zu nodes (%zu infeasible; %zu scored by "
               "PodTopologySpread, %zu by InterPodAffinity, %zu by "
@@ -704,6 +891,7 @@ TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
               checked.affinity, checked.node_affinity, checked.soft_taints,
               checked.images);
   std::printf("%s", volumes.Report().c_str());
+  std::printf("%s", nominated.Report().c_str());
 }
 
 }  // namespace

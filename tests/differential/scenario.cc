@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -81,6 +82,9 @@ const std::vector<std::string> kImages = {"registry.k8s.io/pause:3.10",
                                           "nginx:1.27", "redis", "busybox"};
 const std::vector<std::string> kZones = {"z1", "z2", "z3"};
 
+// Mixed into the scenario's seed for the nominated pods' own stream.
+constexpr uint64_t kNominatedSalt = 0x6e6f6d696e617465ULL;  // "nominate"
+
 // The seed of the storage's own stream (splitmix64 of the scenario's).
 uint64_t StorageSeed(uint64_t seed) {
   uint64_t x = seed + 0x9e3779b97f4a7c15ULL;
@@ -121,10 +125,18 @@ struct VolumeSpec {
   bool deleting = false;
 };
 
+// A node's allocatable cpu and memory.
+struct Allocatable {
+  int cpu_milli, memory_mi;
+};
+
 class Generator {
  public:
   explicit Generator(uint64_t seed)
-      : r_(seed), v_(StorageSeed(seed)), d_(StorageSeed(~seed)) {}
+      : r_(seed),
+        v_(StorageSeed(seed)),
+        d_(StorageSeed(~seed)),
+        n_(StorageSeed(seed ^ kNominatedSalt)) {}
 
   Scenario Make(uint64_t seed) {
     Scenario s;
@@ -183,6 +195,7 @@ class Generator {
                              /*incoming=*/false));
     }
     s.pod = Pod("incoming", "", /*incoming=*/true);
+    Nominated();
     s_ = nullptr;
     return s;
   }
@@ -243,8 +256,11 @@ class Generator {
     }
     if (!taints.empty()) spec.push_back({"taints", Arr(taints)});
     if (r_.Chance(0.05)) spec.push_back({"unschedulable", "true"});
-    const std::string cpu = absl::StrCat(r_.Pick<int>({2, 4, 8}));
-    const std::string memory = absl::StrCat(r_.Pick<int>({4, 8, 16}), "Gi");
+    const int cpu_cores = r_.Pick<int>({2, 4, 8});
+    const int memory_gi = r_.Pick<int>({4, 8, 16});
+    allocatable_.push_back({cpu_cores * 1000, memory_gi * 1024});
+    const std::string cpu = absl::StrCat(cpu_cores);
+    const std::string memory = absl::StrCat(memory_gi, "Gi");
     const std::string pods = r_.Chance(0.1) ? "4" : "110";
     const std::string resources = Obj(
         {{"cpu", Q(cpu)}, {"memory", Q(memory)}, {"pods", Q(pods)}});
@@ -390,6 +406,10 @@ class Generator {
     Labels labels = {{"app", app}};
     if (r_.Chance(0.5)) labels["tier"] = r_.Chance(0.5) ? "fe" : "be";
     if (r_.Chance(0.5)) labels["rev"] = absl::StrCat(r_.Int(1, 2));
+    if (incoming) {  // what nominated pods may match
+      incoming_ns_ = ns;
+      incoming_labels_ = labels;
+    }
     Fields metadata = {{"name", Q(name)}, {"namespace", Q(ns)},
                        {"uid", Q("uid-" + name)},
                        {"labels", LabelsJson(labels)}};
@@ -571,6 +591,179 @@ class Generator {
                                 Arr({requirement})}})}}));
     }
     return Arr(terms);
+  }
+
+  // Nominated pods. Everything from here to the storage draws from n_.
+
+  // In about a quarter of the scenarios: gives the incoming pod a priority
+  // and nominates one to three pods of lower, equal and higher priorities,
+  // mostly to existing nodes, with requests that make their node too full,
+  // sometimes the incoming pod's host ports, labels its spread and
+  // anti-affinity selectors may match, and required anti-affinity that
+  // may select it; rarely a stale copy of the incoming pod itself (its UID:
+  // ignored).
+  void Nominated() {
+    if (!n_.Chance(0.25)) return;
+    static constexpr int kLevels[] = {0, 100, 1000, 10000};
+    const int level = n_.Chance(0.2) ? 0 : n_.Int(1, 2);
+    SetIncomingPriority(kLevels[level]);
+    std::vector<int> ports;  // the incoming pod's host ports
+    for (int port : {8080, 8081, 9090, 9091}) {
+      const std::string text = absl::StrCat(R"("hostPort":)", port);
+      if (s_->pod.find(text) != std::string::npos) ports.push_back(port);
+    }
+    for (int i = n_.Int(1, 3); i > 0; --i) {
+      const bool self = n_.Chance(0.07);
+      const int relation = self ? n_.Int(0, 1) : n_.Int(-1, 1);  // <, =, >
+      const int priority = kLevels[std::clamp(level + relation, 0, 3)];
+      s_->nominated.push_back(NominatedPod(
+          self ? "incoming" : absl::StrCat("nom", s_->nominated.size()),
+          priority, ports));
+    }
+  }
+
+  // spec.priority (and spec.priorityClassName, for a priority other than
+  // 0) as the apiserver's Priority admission sets them.
+  static std::string PriorityFields(int priority) {
+    return priority == 0
+               ? R"("priority":0)"
+               : absl::StrCat(R"("priorityClassName":")", "prio-", priority,
+                              R"(","priority":)", priority);
+  }
+
+  // Into the incoming pod's JSON only: nothing else is drawn.
+  void SetIncomingPriority(int priority) {
+    constexpr std::string_view kSpec = R"("spec":{)";
+    const size_t at = s_->pod.find(kSpec);
+    s_->pod.insert(at + kSpec.size(), PriorityFields(priority) + ",");
+  }
+
+  // An unassigned pod nominated to a node ("incoming": a stale copy of the
+  // incoming pod, with its UID).
+  std::string NominatedPod(const std::string& name, int priority,
+                           const std::vector<int>& incoming_ports) {
+    const bool self = name == "incoming";
+    const std::string ns =
+        self || n_.Chance(0.75) ? incoming_ns_ : n_.Pick(kNamespaces);
+    const int node = n_.Int(0, num_nodes_ - 1);
+    const bool exists = !n_.Chance(0.08);
+    const std::string node_name =
+        exists ? absl::StrCat("n", node)
+               : absl::StrCat("n", num_nodes_ + n_.Int(0, 2));  // no such node
+    const Allocatable room = exists ? allocatable_[static_cast<size_t>(node)]
+                                    : Allocatable{4000, 8192};
+    Labels labels = incoming_labels_;
+    if (!self) {
+      labels = {{"app", n_.Chance(0.6) ? IncomingApp() : n_.Pick(kApps)}};
+      if (n_.Chance(0.5)) labels["tier"] = n_.Chance(0.5) ? "fe" : "be";
+      if (n_.Chance(0.5)) labels["rev"] = absl::StrCat(n_.Int(1, 2));
+    }
+    Fields spec;
+    if (self || n_.Chance(0.5)) {  // else the default scheduler's
+      spec.push_back({"schedulerName", Q("metrics-scheduler")});
+    }
+    spec.push_back(
+        {"containers", Arr({NominatedContainer(room, incoming_ports)})});
+    if (n_.Chance(0.1)) {  // an init container asking for more
+      const std::string cpu = Quantity(room.cpu_milli * n_.Int(5, 10) / 10);
+      spec.push_back(
+          {"initContainers",
+           Arr({Obj({{"name", Q("init")},
+                     {"image", Q(n_.Pick(kImages))},
+                     {"resources",
+                      Obj({{"requests", Obj({{"cpu", Q(cpu)}})}})}})})});
+    }
+    if (std::string anti = NominatedAntiAffinity(ns); !self && !anti.empty()) {
+      spec.push_back({"affinity", Obj({{"podAntiAffinity", anti}})});
+    }
+    std::string spec_json = Obj(spec);
+    spec_json.insert(1, PriorityFields(priority) + ",");
+    return Obj({{"metadata", Obj({{"name", Q(name)}, {"namespace", Q(ns)},
+                                  {"uid", Q("uid-" + name)},
+                                  {"labels", LabelsJson(labels)}})},
+                {"spec", spec_json},
+                {"status", Obj({{"phase", Q("Pending")},
+                                {"nominatedNodeName", Q(node_name)}})}});
+  }
+
+  const std::string& IncomingApp() const { return incoming_labels_.at("app"); }
+
+  // A nominated pod's container: requests of most of the node (one
+  // resource or both), some of it, a little, or none; sometimes a host
+  // port, mostly one of the incoming pod's if it has any.
+  std::string NominatedContainer(const Allocatable& room,
+                                 const std::vector<int>& incoming_ports) {
+    Fields requests;
+    const int k = n_.Int(0, 19);
+    if (k < 15) {
+      const int lo = k < 9 ? 4 : 1, hi = k < 9 ? 10 : 4;
+      const int which = n_.Int(0, 3);  // 0: cpu only large, 1: memory only
+      const int cpu = which == 1 ? n_.Int(1, 5) * 100
+                                 : room.cpu_milli * n_.Int(lo, hi) / 10;
+      const int memory_mi = which == 0 ? n_.Int(1, 4) * 128
+                                       : room.memory_mi * n_.Int(lo, hi) / 10;
+      requests = {{"cpu", Q(Quantity(cpu))},
+                  {"memory", Q(absl::StrCat(memory_mi, "Mi"))}};
+    } else if (k < 18) {
+      requests = {{"cpu", Q(Quantity(n_.Int(1, 5) * 100))},
+                  {"memory", Q(absl::StrCat(n_.Int(1, 4) * 128, "Mi"))}};
+    }
+    Fields container = {{"name", Q("c")}, {"image", Q(n_.Pick(kImages))}};
+    if (!requests.empty()) {
+      container.push_back({"resources", Obj({{"requests", Obj(requests)}})});
+    }
+    if (!incoming_ports.empty() ? n_.Chance(0.5) : n_.Chance(0.1)) {
+      const int port = !incoming_ports.empty() && n_.Chance(0.8)
+                           ? n_.Pick(incoming_ports)
+                           : n_.Pick<int>({8080, 8081, 9090, 9091});
+      container.push_back(
+          {"ports", Arr({Obj({{"containerPort", absl::StrCat(port)},
+                              {"hostPort", absl::StrCat(port)},
+                              {"protocol", Q("TCP")}})})});
+    }
+    return Obj(container);
+  }
+
+  // A nominated pod's podAntiAffinity, or "": sometimes a required term,
+  // mostly selecting the incoming pod (from the pod's namespace `ns`, or
+  // naming the incoming pod's); rarely a preferred one, which no score
+  // counts.
+  std::string NominatedAntiAffinity(const std::string& ns) {
+    Fields anti;
+    if (n_.Chance(0.3)) {
+      const int which = n_.Int(0, 9);
+      std::string selector = "{}";
+      if (which < 8) {
+        selector = Obj({{"matchLabels",
+                         LabelsJson({{"app", which < 6 ? IncomingApp()
+                                                       : n_.Pick(kApps)}})}});
+      } else if (which == 8) {
+        selector = Obj({{"matchExpressions",
+                         Arr({Obj({{"key", Q("tier")},
+                                   {"operator", Q("Exists")}})})}});
+      }
+      const int key = n_.Int(0, 9);
+      Fields term = {
+          {"labelSelector", selector},
+          {"topologyKey", Q(key < 6 ? kHost : key < 9 ? kZone : kRack)}};
+      if (ns != incoming_ns_ && n_.Chance(0.6)) {
+        term.push_back({"namespaces", Arr({Q(incoming_ns_)})});
+      } else if (n_.Chance(0.1)) {
+        term.push_back({"namespaceSelector", "{}"});
+      }
+      anti.push_back({"requiredDuringSchedulingIgnoredDuringExecution",
+                      Arr({Obj(term)})});
+    }
+    if (n_.Chance(0.1)) {
+      const std::string term =
+          Obj({{"labelSelector",
+                Obj({{"matchLabels", LabelsJson({{"app", IncomingApp()}})}})},
+               {"topologyKey", Q(kHost)}});
+      anti.push_back(
+          {"preferredDuringSchedulingIgnoredDuringExecution",
+           Arr({Obj({{"weight", "100"}, {"podAffinityTerm", term}})})});
+    }
+    return anti.empty() ? "" : Obj(anti);
   }
 
   // Storage. Everything below draws from v_.
@@ -1294,9 +1487,13 @@ class Generator {
   Random r_;
   Random v_;  // storage's own stream
   Random d_;  // inline disks' own stream
+  Random n_;  // nominated pods' own stream
   bool storage_ = false;
   Scenario* s_ = nullptr;
   int num_nodes_ = 0;
+  std::vector<Allocatable> allocatable_;  // by node index
+  std::string incoming_ns_;
+  Labels incoming_labels_;
   int resource_version_ = 0;
   int volume_count_ = 0;
   std::vector<int> capacities_, requests_;
@@ -1324,6 +1521,7 @@ std::string Scenario::OracleLine() const {
               {"persistentVolumes", Arr(volumes)},
               {"storageClasses", Arr(storage_classes)},
               {"csiNodes", Arr(csi_nodes)},
+              {"nominatedPods", Arr(nominated)},
               {"pod", pod}});
 }
 
@@ -1332,6 +1530,8 @@ std::string Scenario::Describe() const {
   for (const std::string& n : nodes) absl::StrAppend(&out, "  - ", n, "\n");
   absl::StrAppend(&out, "pods:\n");
   for (const std::string& p : placed) absl::StrAppend(&out, "  - ", p, "\n");
+  absl::StrAppend(&out, "nominatedPods:\n");
+  for (const std::string& p : nominated) absl::StrAppend(&out, "  - ", p, "\n");
   absl::StrAppend(&out, "services:\n");
   for (const std::string& s : services) absl::StrAppend(&out, "  - ", s, "\n");
   for (const auto& [kind, items] :

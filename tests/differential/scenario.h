@@ -27,6 +27,17 @@
 // VolumeAttachment, in-tree volume sources, classes without a binding
 // mode).
 //
+// About a quarter of the scenarios have nominated pods (a stream of their
+// own too): one to three unassigned pods with status.nominatedNodeName (as
+// a preemption leaves them), on existing nodes and rarely on one that does
+// not exist, with priorities below, equal to and above the incoming pod's
+// (which then has a spec.priority, and a priorityClassName unless it is 0,
+// as admission sets them); with requests that make their node too full
+// for it, sometimes its host ports, labels its spread constraints and
+// anti-affinity may select, required anti-affinity terms that may select
+// it; rarely a stale copy of the incoming pod itself (its UID, which
+// kube-scheduler ignores). No volumes.
+//
 // Every object is Kubernetes JSON as the apiserver would serve it after
 // admission (namespaces set; some containers without requests), so the
 // same text goes to `testenv oracle` (kube-scheduler's plugins) and to our
@@ -48,6 +59,8 @@ struct Scenario {
   std::string name;  // "seed-<seed>"
   std::vector<std::string> nodes;
   std::vector<std::string> placed;  // pods with spec.nodeName
+  // Unassigned pods with status.nominatedNodeName.
+  std::vector<std::string> nominated;
   std::vector<std::string> namespaces;
   std::vector<std::string> services;
   std::vector<std::string> replica_sets;

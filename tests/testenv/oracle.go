@@ -7,10 +7,11 @@ package main
 //
 // The scheduling logic is schedule_one.go's, step by step, for one pod:
 // findNodesThatFitPod (RunPreFilterPlugins, honouring a PreFilterResult and a
-// rejecting status, then RunFilterPluginsWithNominatedPods per node) and
-// prioritizeNodes (RunPreScorePlugins and RunScorePlugins over the feasible
-// nodes). The cluster around it (fake clientset, informers, scheduler cache
-// and snapshot, DRA manager) is built in oracle_cluster.go.
+// rejecting status, then RunFilterPluginsWithNominatedPods per node, which
+// counts the scenario's nominated pods) and prioritizeNodes
+// (RunPreScorePlugins and RunScorePlugins over the feasible nodes). The
+// cluster around it (fake clientset, informers, scheduler cache and
+// snapshot, DRA manager, pod nominator) is built in oracle_cluster.go.
 
 import (
 	"bufio"
@@ -60,6 +61,7 @@ type oracleInput struct {
 	StorageClasses         []storagev1.StorageClass       `json:"storageClasses"`
 	CSINodes               []storagev1.CSINode            `json:"csiNodes"`
 	CSIDrivers             []storagev1.CSIDriver          `json:"csiDrivers"`
+	NominatedPods          []corev1.Pod                   `json:"nominatedPods"` // unassigned, with status.nominatedNodeName
 	Pod                    *corev1.Pod                    `json:"pod"`
 }
 
@@ -68,7 +70,8 @@ type oracleInput struct {
 var oracleInputKeys = sets.New(
 	"name", "nodes", "pods", "namespaces", "services", "replicaSets",
 	"statefulSets", "replicationControllers", "persistentVolumeClaims",
-	"persistentVolumes", "storageClasses", "csiNodes", "csiDrivers", "pod",
+	"persistentVolumes", "storageClasses", "csiNodes", "csiDrivers",
+	"nominatedPods", "pod",
 )
 
 // oracleOutput is one line of output.
@@ -320,6 +323,8 @@ func (in *oracleInput) field(key string) any {
 		return &in.CSINodes
 	case "csiDrivers":
 		return &in.CSIDrivers
+	case "nominatedPods":
+		return &in.NominatedPods
 	case "pod":
 		return &in.Pod
 	}
@@ -345,8 +350,11 @@ func (o *oracle) evaluate(in *oracleInput) (*oracleOutput, error) {
 
 // schedule replicates schedule_one.go for one pod (findNodesThatFitPod, then
 // prioritizeNodes), except that every node is evaluated (there is no
-// percentageOfNodesToScore cut-off and no nominated node) and that the
-// feasible nodes are scored even when there is only one.
+// percentageOfNodesToScore cut-off, and the pod's own nominated node, if it
+// has one, is not tried first) and that the feasible nodes are scored even
+// when there is only one. Other pods nominated to a node count there as
+// kube-scheduler counts them (RunFilterPluginsWithNominatedPods with the
+// scenario's nominator); scores are computed without them.
 func (c *oracleCluster) schedule(ctx context.Context, name string, pod *corev1.Pod) (*oracleOutput, error) {
 	f := c.framework
 	allNodes, err := c.snapshot.NodeInfos().List()

@@ -2,8 +2,9 @@ package main
 
 // The cluster "testenv oracle" evaluates a scenario in: a fake clientset
 // holding every object, a started and synced informer factory on it, the
-// scheduler cache and its snapshot holding the nodes and placed pods, and a
-// framework for the default profile built as scheduler.New builds it.
+// scheduler cache and its snapshot holding the nodes and placed pods, a
+// framework for the default profile built as scheduler.New builds it, and
+// the pod nominator the framework asks for the pods nominated to a node.
 
 import (
 	"context"
@@ -46,6 +47,8 @@ type oracleObjects struct {
 	placed []*corev1.Pod    // pods with spec.nodeName: the scheduler cache's pods
 	pod    *corev1.Pod      // the incoming pod
 	api    []runtime.Object // everything, for the fake clientset
+	// Unassigned pods with status.nominatedNodeName: the nominator's pods.
+	nominated []*corev1.Pod
 }
 
 // prepareObjects validates the scenario's objects, gives pods the namespace
@@ -55,6 +58,11 @@ type oracleObjects struct {
 //
 // Terminal pods (Succeeded, Failed) are dropped: the scheduler's pod informer
 // never sees them. Pods without spec.nodeName go to the clientset only.
+// Nominated pods go to the clientset and the nominator; they must have
+// status.nominatedNodeName and no spec.nodeName (a bound pod is nominated
+// nowhere: list it in pods). One with the incoming pod's namespace and name
+// is the incoming pod itself, as the nominator saw it: it is not added to
+// the clientset a second time.
 func prepareObjects(in *oracleInput, apiDefaults bool) (*oracleObjects, error) {
 	objs := &oracleObjects{}
 	namespaces := sets.New[string]()
@@ -111,6 +119,32 @@ func prepareObjects(in *oracleInput, apiDefaults bool) (*oracleObjects, error) {
 	}
 	add(p) // it exists in a real cluster too, pending
 	objs.pod = p
+
+	for i := range in.NominatedPods {
+		np := &in.NominatedPods[i]
+		if np.Status.Phase == corev1.PodSucceeded || np.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		switch {
+		case np.Name == "":
+			return nil, fmt.Errorf("nominatedPods[%d]: no metadata.name", i)
+		case np.Status.NominatedNodeName == "":
+			return nil, fmt.Errorf("nominatedPods[%d]: no status.nominatedNodeName", i)
+		case np.Spec.NodeName != "":
+			return nil, fmt.Errorf("nominatedPods[%d]: spec.nodeName is set (a bound pod belongs in pods)", i)
+		}
+		nsOf(&np.Namespace)
+		if np.UID == "" {
+			np.UID = types.UID(fmt.Sprintf("oracle-nominated-pod-%d", i))
+		}
+		if apiDefaults {
+			legacyscheme.Scheme.Default(np)
+		}
+		if np.Namespace != p.Namespace || np.Name != p.Name {
+			objs.api = append(objs.api, np)
+		}
+		objs.nominated = append(objs.nominated, np)
+	}
 
 	for i := range in.Services {
 		nsOf(&in.Services[i].Namespace)
@@ -205,7 +239,11 @@ func newOracleCluster(ctx context.Context, registry frameworkruntime.Registry, p
 	if err != nil {
 		return nil, fmt.Errorf("building the framework: %w", err)
 	}
-	c.framework.SetPodNominator(noNominatedPods{})
+	nominator, err := newOracleNominator(objs.nominated)
+	if err != nil {
+		return nil, err
+	}
+	c.framework.SetPodNominator(nominator)
 	if err := checkVolumeHandlers(c.framework, volumeFactory.regs); err != nil {
 		return nil, err
 	}
@@ -337,15 +375,75 @@ func waitForInformers(ctx context.Context, factory informers.SharedInformerFacto
 	}
 }
 
-// noNominatedPods is the scheduling queue's PodNominator when no pod is
-// nominated to any node: RunFilterPluginsWithNominatedPods then runs the
-// Filter plugins once, on the node as it is.
-type noNominatedPods struct{}
+// oracleNominator is the scheduling queue's PodNominator for one scenario:
+// it holds the scenario's nominated pods, by node, in the order given.
+// RunFilterPluginsWithNominatedPods asks it for a node's pods and itself
+// keeps those of priority >= the incoming pod's and of another UID. With
+// none nominated to a node, the Filter plugins run once, on the node as it
+// is. Not safe for concurrent use (the oracle filters nodes one at a time).
+type oracleNominator struct {
+	byNode map[string][]fwk.PodInfo
+}
 
-func (noNominatedPods) AddNominatedPod(klog.Logger, fwk.PodInfo, *framework.NominatingInfo) {}
-func (noNominatedPods) DeleteNominatedPodIfExists(*corev1.Pod)                              {}
-func (noNominatedPods) UpdateNominatedPod(klog.Logger, *corev1.Pod, fwk.PodInfo)            {}
-func (noNominatedPods) NominatedPodsForNode(string) []fwk.PodInfo                           { return nil }
+// newOracleNominator nominates each pod to its status.nominatedNodeName.
+func newOracleNominator(pods []*corev1.Pod) (*oracleNominator, error) {
+	n := &oracleNominator{byNode: map[string][]fwk.PodInfo{}}
+	for _, p := range pods {
+		pi, err := framework.NewPodInfo(p)
+		if err != nil {
+			return nil, fmt.Errorf("nominated pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		n.add(pi, p.Status.NominatedNodeName)
+	}
+	return n, nil
+}
+
+func (n *oracleNominator) add(pi fwk.PodInfo, node string) {
+	n.DeleteNominatedPodIfExists(pi.GetPod())
+	if node != "" {
+		n.byNode[node] = append(n.byNode[node], pi)
+	}
+}
+
+// AddNominatedPod nominates pi to the node nominatingInfo overrides with,
+// else to its status.nominatedNodeName (the queue's rule, without its check
+// that the pod still exists unbound: nothing here binds or deletes).
+func (n *oracleNominator) AddNominatedPod(_ klog.Logger, pi fwk.PodInfo, nominatingInfo *framework.NominatingInfo) {
+	node := pi.GetPod().Status.NominatedNodeName
+	if nominatingInfo.Mode() == framework.ModeOverride {
+		node = nominatingInfo.NominatedNodeName
+	}
+	n.add(pi, node)
+}
+
+// DeleteNominatedPodIfExists removes the pod of pod's UID, wherever it is
+// nominated.
+func (n *oracleNominator) DeleteNominatedPodIfExists(pod *corev1.Pod) {
+	for node, pis := range n.byNode {
+		for i, pi := range pis {
+			if pi.GetPod().UID == pod.UID {
+				n.byNode[node] = append(pis[:i:i], pis[i+1:]...)
+				if len(n.byNode[node]) == 0 {
+					delete(n.byNode, node)
+				}
+				return
+			}
+		}
+	}
+}
+
+// UpdateNominatedPod replaces oldPod by newPodInfo, nominated to its
+// status.nominatedNodeName.
+func (n *oracleNominator) UpdateNominatedPod(_ klog.Logger, oldPod *corev1.Pod, newPodInfo fwk.PodInfo) {
+	n.DeleteNominatedPodIfExists(oldPod)
+	n.add(newPodInfo, newPodInfo.GetPod().Status.NominatedNodeName)
+}
+
+// NominatedPodsForNode returns the pods nominated to nodeName, in the order
+// they were nominated.
+func (n *oracleNominator) NominatedPodsForNode(nodeName string) []fwk.PodInfo {
+	return append([]fwk.PodInfo(nil), n.byNode[nodeName]...)
+}
 
 // cacheNoopHandler is an informer event handler that does nothing.
 type cacheNoopHandler struct{}
