@@ -332,6 +332,28 @@ absl::Status KubeClient::MergePatch(const std::string& path,
       .status();
 }
 
+absl::Status KubeClient::DeletePod(const std::string& namespace_,
+                                   const std::string& name,
+                                   const std::string& uid) {
+  return Call("DELETE",
+              absl::StrCat("/api/v1/namespaces/", UrlEncode(namespace_),
+                           "/pods/", UrlEncode(name)),
+              absl::StrCat("{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\","
+                           "\"preconditions\":{\"uid\":",
+                           JsonQuote(uid), "}}"))
+      .status();
+}
+
+absl::Status KubeClient::SetNominatedNode(const std::string& namespace_,
+                                          const std::string& name,
+                                          const std::string& node) {
+  return MergePatch(
+      absl::StrCat("/api/v1/namespaces/", UrlEncode(namespace_), "/pods/",
+                   UrlEncode(name), "/status"),
+      absl::StrCat("{\"status\":{\"nominatedNodeName\":",
+                   node.empty() ? "null" : JsonQuote(node), "}}"));
+}
+
 absl::StatusOr<Pod> KubeClient::GetPod(const std::string& namespace_,
                                        const std::string& name) {
   ASSIGN_OR_RETURN(
@@ -388,6 +410,7 @@ MS_INSTANTIATE_LIST_WATCH(PersistentVolumeClaim)
 MS_INSTANTIATE_LIST_WATCH(PersistentVolume)
 MS_INSTANTIATE_LIST_WATCH(StorageClass)
 MS_INSTANTIATE_LIST_WATCH(CsiNode)
+MS_INSTANTIATE_LIST_WATCH(PodDisruptionBudget)
 #undef MS_INSTANTIATE_LIST_WATCH
 
 }  // namespace ms::kube

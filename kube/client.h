@@ -71,10 +71,11 @@ struct PodCondition {
   std::string message;
 };
 
-// Cluster-wide paths of the storage objects (model/volumes.h).
 // The pods a preemption made room for and that are not bound yet.
 inline constexpr char kNominatedPodsSelector[] =
     "spec.nodeName=,status.nominatedNodeName!=";
+inline constexpr char kBudgetsPath[] = "/apis/policy/v1/poddisruptionbudgets";
+// Cluster-wide paths of the storage objects (model/volumes.h).
 inline constexpr char kClaimsPath[] = "/api/v1/persistentvolumeclaims";
 inline constexpr char kVolumesPath[] = "/api/v1/persistentvolumes";
 inline constexpr char kStorageClassesPath[] =
@@ -139,6 +140,15 @@ class KubeClient {
 
   absl::StatusOr<Pod> GetPod(const std::string& namespace_,
                              const std::string& name);
+
+  // Deletes a pod, only if its uid is still `uid` (Aborted otherwise);
+  // NotFound when it is gone.
+  absl::Status DeletePod(const std::string& namespace_, const std::string& name,
+                         const std::string& uid);
+  // Sets (or, with "", clears) a pod's status.nominatedNodeName.
+  absl::Status SetNominatedNode(const std::string& namespace_,
+                                const std::string& name,
+                                const std::string& node);
 
   // Lease calls take a timeout: leader election bounds each attempt so
   // that a slow apiserver cannot hold a leader past its renew deadline.

@@ -908,6 +908,43 @@ std::string OptionalString(od::value v) {
   return IsNull(v) ? std::string() : String(v);
 }
 
+PodDisruptionBudget BudgetFrom(od::value v) {
+  PodDisruptionBudget b;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (IsNull(value)) continue;
+    if (key == "metadata") {
+      for (od::field mf : value.get_object()) {
+        std::string_view mkey = mf.unescaped_key();
+        od::value mv = mf.value();
+        if (Identity(mkey, mv, b)) continue;
+        if (mkey == "namespace") b.namespace_ = String(mv);
+      }
+    } else if (key == "spec") {
+      for (od::field sf : value.get_object()) {
+        if (std::string_view(sf.unescaped_key()) == "selector") {
+          b.selector = Selector(sf.value());
+        }
+      }
+    } else if (key == "status") {
+      for (od::field sf : value.get_object()) {
+        std::string_view skey = sf.unescaped_key();
+        od::value sv = sf.value();
+        if (IsNull(sv)) continue;
+        if (skey == "disruptionsAllowed") {
+          b.disruptions_allowed = static_cast<int32_t>(int64_t(sv));
+        } else if (skey == "disruptedPods") {
+          for (od::field pf : sv.get_object()) {
+            b.disrupted_pods.emplace_back(std::string_view(pf.unescaped_key()));
+          }
+        }
+      }
+    }
+  }
+  return b;
+}
+
 PersistentVolumeClaim ClaimFrom(od::value v) {
   PersistentVolumeClaim c;
   std::optional<std::string> annotated_class, spec_class;
@@ -1602,6 +1639,17 @@ absl::StatusOr<ObjectList<Namespace>> DecodeNamespaceList(
 absl::StatusOr<WatchEvent<Namespace>> DecodeNamespaceWatchEvent(
     absl::string_view line) {
   return WatchEventFrom<Namespace>(line, "namespaces", NamespaceFrom);
+}
+
+absl::StatusOr<ObjectList<PodDisruptionBudget>> DecodeBudgetList(
+    absl::string_view json) {
+  return DecodeList<PodDisruptionBudget>(json, "PodDisruptionBudgetList",
+                                         "poddisruptionbudgets", BudgetFrom);
+}
+absl::StatusOr<WatchEvent<PodDisruptionBudget>> DecodeBudgetWatchEvent(
+    absl::string_view line) {
+  return WatchEventFrom<PodDisruptionBudget>(line, "poddisruptionbudgets",
+                                             BudgetFrom);
 }
 
 absl::StatusOr<ObjectList<PersistentVolumeClaim>> DecodeClaimList(

@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "model/disruption_budget.h"
 #include "model/node.h"
 #include "model/pod.h"
 #include "model/pod_affinity.h"
@@ -128,6 +129,12 @@ absl::StatusOr<ObjectList<Workload>> DecodeWorkloadList(
     absl::string_view json, WorkloadKind kind);
 absl::StatusOr<WatchEvent<Workload>> DecodeWorkloadWatchEvent(
     absl::string_view line, WorkloadKind kind);
+
+// PodDisruptionBudgets (policy/v1), for preemption.
+absl::StatusOr<ObjectList<PodDisruptionBudget>> DecodeBudgetList(
+    absl::string_view json);
+absl::StatusOr<WatchEvent<PodDisruptionBudget>> DecodeBudgetWatchEvent(
+    absl::string_view line);
 
 // PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes,
 // with the fields the volume plugins read (model/volumes.h).

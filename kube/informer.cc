@@ -44,6 +44,16 @@ void MakeTombstone(const std::string& key, const std::string& uid,
   claim->resource_version = resource_version;
 }
 
+void MakeTombstone(const std::string& key, const std::string& uid,
+                   const std::string& resource_version,
+                   PodDisruptionBudget* budget) {
+  const size_t slash = key.find('/');
+  budget->namespace_ = key.substr(0, slash);
+  budget->name = slash == std::string::npos ? key : key.substr(slash + 1);
+  budget->uid = uid;
+  budget->resource_version = resource_version;
+}
+
 namespace {
 
 // A source over a cluster-wide path and the resource's decoders.
@@ -138,6 +148,12 @@ InformerSource<Workload> WorkloadSource(KubeClient& client, WorkloadKind kind,
         return client.WatchWorkloads(kind, options, rv, fn, cancel);
       },
   };
+}
+
+InformerSource<PodDisruptionBudget> BudgetSource(KubeClient& client) {
+  return PathSource<PodDisruptionBudget>(client, kBudgetsPath,
+                                         DecodeBudgetList,
+                                         DecodeBudgetWatchEvent);
 }
 
 }  // namespace ms::kube

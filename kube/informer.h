@@ -111,6 +111,10 @@ void MakeTombstone(const std::string& key, const std::string& uid,
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version, Namespace* ns);
 inline std::string KeyOf(const PersistentVolumeClaim& c) { return c.Key(); }
+inline std::string KeyOf(const PodDisruptionBudget& b) { return b.Key(); }
+void MakeTombstone(const std::string& key, const std::string& uid,
+                   const std::string& resource_version,
+                   PodDisruptionBudget* budget);
 inline std::string KeyOf(const PersistentVolume& v) { return v.name; }
 inline std::string KeyOf(const StorageClass& c) { return c.name; }
 inline std::string KeyOf(const CsiNode& n) { return n.name; }
@@ -390,6 +394,8 @@ InformerSource<PersistentVolumeClaim> ClaimSource(KubeClient& client);
 InformerSource<PersistentVolume> VolumeSource(KubeClient& client);
 InformerSource<StorageClass> StorageClassSource(KubeClient& client);
 InformerSource<CsiNode> CsiNodeSource(KubeClient& client);
+// PodDisruptionBudgets in every namespace.
+InformerSource<PodDisruptionBudget> BudgetSource(KubeClient& client);
 
 }  // namespace ms::kube
 

@@ -15,6 +15,7 @@ namespace ms {
 struct PodDisruptionBudget {
   std::string name;
   std::string namespace_;
+  std::string uid;
   std::string resource_version;
   // spec.selector; absent selects no pod, and so does an empty one here
   // (kube-scheduler skips a budget whose selector is empty).
