@@ -288,6 +288,17 @@ size_t ClusterState::NumNominated() const {
   return nominated_.size();
 }
 
+void ClusterState::UpsertBudget(const PodDisruptionBudget& budget) {
+  absl::MutexLock lock(&mu_);
+  budgets_[budget.Key()] = budget;
+  budgets_changed_ = true;
+}
+
+void ClusterState::RemoveBudget(const PodDisruptionBudget& budget) {
+  absl::MutexLock lock(&mu_);
+  budgets_changed_ |= budgets_.erase(budget.Key()) > 0;
+}
+
 const std::vector<NominatedPod>* ClusterState::NominatedView() {
   if (nominated_.empty()) return nullptr;
   nominated_view_.clear();
@@ -312,6 +323,11 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
   absl::MutexLock lock(&mu_);
   Refresh(request.metrics);
   ExpirePlacements(now);
+  if (budgets_changed_ && request.preempt) {
+    budgets_view_.clear();
+    for (const auto& [key, b] : budgets_) budgets_view_.push_back(b);
+    budgets_changed_ = false;
+  }
   DecideInput input{.pod = request.pod,
                     .nodes = &nodes_,
                     .table = &table_,
@@ -322,6 +338,8 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
                     .workloads = &workloads_,
                     .volumes = &volumes_,
                     .nominated = NominatedView(),
+                    .budgets = &budgets_view_,
+                    .preempt = request.preempt,
                     .now_ms = absl::ToUnixMillis(now),
                     .seed = request.seed,
                     .force_fallback = request.force_fallback,

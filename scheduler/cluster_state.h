@@ -36,6 +36,7 @@
 #include "common/clock.h"
 #include "metrics/node_set.h"
 #include "model/metrics.h"
+#include "model/disruption_budget.h"
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "model/volumes.h"
@@ -52,6 +53,9 @@ struct DecisionRequest {
   std::shared_ptr<const MetricsSnapshot> metrics;
   bool force_fallback = false;
   bool explain = false;
+  // When no node fits, find what preemption would take
+  // (Decision::preemption).
+  bool preempt = false;
   uint64_t seed = 0;
 };
 
@@ -80,6 +84,10 @@ class ClusterState {
   void UpsertNominatedPod(const Pod& pod);
   void RemoveNominatedPod(const Pod& pod);
   size_t NumNominated() const;
+
+  // PodDisruptionBudget informer, for preemption.
+  void UpsertBudget(const PodDisruptionBudget& budget);
+  void RemoveBudget(const PodDisruptionBudget& budget);
 
   // Namespace informer: their labels, for pod affinity's namespaceSelector.
   // Returns true when the labels changed.
@@ -186,6 +194,11 @@ class ClusterState {
   // By pod key.
   std::unordered_map<std::string, Nominated> nominated_ ABSL_GUARDED_BY(mu_);
   std::vector<NominatedPod> nominated_view_ ABSL_GUARDED_BY(mu_);
+  // By key; budgets_view_ lists them for decisions, rebuilt on change.
+  std::unordered_map<std::string, PodDisruptionBudget> budgets_
+      ABSL_GUARDED_BY(mu_);
+  std::vector<PodDisruptionBudget> budgets_view_ ABSL_GUARDED_BY(mu_);
+  bool budgets_changed_ ABSL_GUARDED_BY(mu_) = false;
   NamespaceLabels namespaces_ ABSL_GUARDED_BY(mu_);
   WorkloadSelectors workloads_ ABSL_GUARDED_BY(mu_);
   VolumeCatalog volumes_ ABSL_GUARDED_BY(mu_);
