@@ -1,8 +1,9 @@
 // SchedulerApi: the writes the scheduler makes to the cluster.
 //
 // Binding a pod, recording an Event about it, setting its PodScheduled
-// condition, and reading a pod back (to learn whether a binding whose
-// answer was lost took effect). KubeSchedulerApi sends them to the
+// condition, reading a pod back (to learn whether a binding whose answer
+// was lost took effect), and preemption's writes (a victim's
+// DisruptionTarget condition and deletion, a preemptor's nominated node). KubeSchedulerApi sends them to the
 // apiserver; unit tests record them. Failure codes are KubeClient's (kube/client.h): Aborted for a pod
 // already bound, NotFound for a pod that is gone, Unavailable and
 // DeadlineExceeded for a server that could not answer.
@@ -76,6 +77,22 @@ class SchedulerApi {
     (void)name;
     return absl::UnimplementedError("GetPod");
   }
+  // Preemption (kube::KubeClient::DeletePod, SetNominatedNode).
+  // Unimplemented by default.
+  virtual absl::Status DeletePod(const std::string& namespace_,
+                                 const std::string& name,
+                                 const std::string& uid) {
+    (void)namespace_;
+    (void)name;
+    (void)uid;
+    return absl::UnimplementedError("DeletePod");
+  }
+  virtual absl::Status SetNominatedNode(const Pod& pod,
+                                        const std::string& node) {
+    (void)pod;
+    (void)node;
+    return absl::UnimplementedError("SetNominatedNode");
+  }
 };
 
 class KubeSchedulerApi final : public SchedulerApi {
@@ -104,6 +121,15 @@ class KubeSchedulerApi final : public SchedulerApi {
   absl::StatusOr<Pod> GetPod(const std::string& namespace_,
                              const std::string& name) override {
     return client_.GetPod(namespace_, name);
+  }
+  absl::Status DeletePod(const std::string& namespace_,
+                         const std::string& name,
+                         const std::string& uid) override {
+    return client_.DeletePod(namespace_, name, uid);
+  }
+  absl::Status SetNominatedNode(const Pod& pod,
+                                const std::string& node) override {
+    return client_.SetNominatedNode(pod.namespace_, pod.name, node);
   }
 
  private:

@@ -62,6 +62,13 @@ void EventRecorder::Scheduled(const Pod& pod, std::string message) {
                               std::move(message))});
 }
 
+void EventRecorder::Preempted(const Pod& victim, const Pod& preemptor,
+                              const std::string& node) {
+  Enqueue({.event = MakeEvent(victim, "Normal", "Preempted", "Preempting",
+                              absl::StrCat("Preempted by pod ", preemptor.uid,
+                                           " on node ", node))});
+}
+
 void EventRecorder::FailedScheduling(const Pod& pod, absl::string_view action,
                                      std::string message) {
   {

@@ -1,7 +1,7 @@
 // EventRecorder: what the scheduler tells the cluster about a pod, written
 // off the scheduling loop.
 //
-// Events (Scheduled, FailedScheduling) and the pod's PodScheduled=False
+// Events (Scheduled, FailedScheduling, Preempted) and the pod's PodScheduled=False
 // condition are queued and written by a few threads of their own, so
 // neither the scheduling loop nor a binding waits on the apiserver
 // (kube-scheduler's event broadcaster works the same way). A write the
@@ -66,6 +66,10 @@ class EventRecorder {
   // No node fits: FailedScheduling, and PodScheduled=False with reason
   // Unschedulable, each unless it repeats the last one for this pod.
   void Unschedulable(const Pod& pod, const std::string& message);
+  // A Normal "Preempted" Event on a victim (action Preempting), as
+  // kube-scheduler words it: "Preempted by pod <uid> on node <node>".
+  void Preempted(const Pod& victim, const Pod& preemptor,
+                 const std::string& node);
   // The pod is bound or gone: forget what was last written for it.
   void Forget(const Pod& pod);
 

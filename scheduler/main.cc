@@ -606,6 +606,13 @@ int Run(Config config) {
       liveness,
       [&](const Pod& p, bool deleted) { scheduler.OnNominatedPod(p, deleted); },
       count_rejected));
+  // PodDisruptionBudgets, for preemption.
+  secondary.Add(MakeInformer<PodDisruptionBudget>(
+      "poddisruptionbudgets", kube::BudgetSource(client), liveness,
+      [&](const PodDisruptionBudget& b, bool deleted) {
+        scheduler.OnBudget(b, deleted);
+      },
+      count_rejected));
   auto on_storage = [&](const auto& object, bool deleted) {
     scheduler.OnStorage(object, deleted);
   };

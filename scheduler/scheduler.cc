@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "glog/logging.h"
 #include "scoring/explain.h"
 
@@ -54,7 +55,13 @@ Scheduler::Scheduler(const Config& config, SchedulerOptions options,
                .timeout = options_.bind_timeout,
                .volume_binding_timeout = options_.volume_binding_timeout},
               api, state_, queue_, leadership, recorder_, clock, registry,
-              attempts_) {
+              attempts_),
+      preemptor_({.scheduler_name = config.scheduler_name}, api, recorder_,
+                 leadership, registry, [this](const Pod& pod) {
+                   // Not carried out: its room is not kept; try again.
+                   state_.RemoveNominatedPod(pod);
+                   queue_.MoveAllToActive();
+                 }) {
   RegisterMetrics();
   // Also on standbys: their metrics cache follows the nodes too, so a
   // takeover decides with warm metrics.
@@ -195,6 +202,10 @@ void Scheduler::OnNominatedPod(const Pod& pod, bool deleted) {
   queue_.MoveAllToActive();
 }
 
+void Scheduler::OnBudget(const PodDisruptionBudget& budget, bool deleted) {
+  deleted ? state_.RemoveBudget(budget) : state_.UpsertBudget(budget);
+}
+
 void Scheduler::OnAssignedPod(const Pod& pod) {
   // A pod that arrives, or is relabelled, may satisfy a pending pod's
   // pod affinity.
@@ -286,8 +297,9 @@ void Scheduler::Run() {
     LivenessMonitor::Busy busy(*liveness_, *loop_part_);
     ScheduleOne(std::move(*queued));
   }
-  // Let the bindings already handed out settle.
+  // Let the bindings and preemptions already handed out settle.
   binder_.Drain();
+  preemptor_.Drain();
   running_.store(false);
   stopped_.Notify();
 }
@@ -301,6 +313,23 @@ void Scheduler::Stop() {
   queue_.Close();
   binder_.Cancel();
   if (running_.load()) stopped_.WaitForNotification();
+}
+
+void Scheduler::Preempt(const Pod& pod, const Preemption& preemption) {
+  std::vector<std::string> names;
+  for (const auto& v : preemption.victims) {
+    names.push_back(absl::StrCat(v->namespace_, "/", v->name));
+  }
+  LOG(INFO) << pod.Key() << ": preempting " << names.size() << " pod(s) on "
+            << preemption.node_name << ": " << absl::StrJoin(names, ", ");
+  // Its room is kept from now on, not only once the nomination is seen.
+  Pod nominated = pod;
+  nominated.nominated_node_name = preemption.node_name;
+  state_.UpsertNominatedPod(nominated);
+  preemptor_.Submit({.preemptor = pod,
+                     .node = preemption.node_name,
+                     .victims = preemption.victims,
+                     .lower_nominated = preemption.lower_nominated});
 }
 
 std::shared_ptr<const MetricsSnapshot> Scheduler::MetricsForCycle(
@@ -329,6 +358,7 @@ void Scheduler::ScheduleOne(QueuedPod queued) {
                           .config = &scoring_,
                           .metrics = std::move(metrics),
                           .force_fallback = force_fallback,
+                          .preempt = !preemptor_.InFlight(pod.uid),
                           .seed = rng_()};
   std::string node;
   absl::Time start = absl::Now();
@@ -339,6 +369,7 @@ void Scheduler::ScheduleOne(QueuedPod queued) {
   if (!decision.ok()) {
     attempts_.With({"unschedulable"}).Inc();
     LOG(INFO) << pod.Key() << " is unschedulable: " << decision.filter_summary;
+    if (decision.preemption && decision.preemption->ok()) Preempt(pod, *decision.preemption);
     recorder_.Unschedulable(pod, decision.filter_summary);
     queue_.RequeueUnschedulable(queued);
     return;

@@ -12,7 +12,10 @@
 //   4. No node fits: the EventRecorder writes FailedScheduling with
 //      kube-scheduler's reasons and PodScheduled=False/Unschedulable (off
 //      the loop, and only when the message changed), and the pod parks as
-//      unschedulable until the cluster changes.
+//      unschedulable until the cluster changes. When preemption can make
+//      room (scoring/preemption.h), the pod is counted on the chosen node
+//      at once and the Preemptor evicts the victims and nominates it
+//      (scheduler/preemptor.h); their deletion retries it.
 //   5. A node fits: the Binder binds it (scheduler/binder.h says how each
 //      answer is settled) and the loop moves on.
 // The loop never calls the apiserver itself. It is a part of the
@@ -47,6 +50,7 @@
 #include "scheduler/event_recorder.h"
 #include "scheduler/leadership.h"
 #include "scheduler/liveness.h"
+#include "scheduler/preemptor.h"
 #include "scheduler/queue.h"
 #include "scheduler/self_metrics.h"
 #include "scoring/decide.h"
@@ -87,6 +91,8 @@ class Scheduler {
   // Unassigned pods with status.nominatedNodeName (any scheduler's): the
   // room a preemption freed for them is kept (ClusterState).
   void OnNominatedPod(const Pod& pod, bool deleted);
+  // PodDisruptionBudgets, for preemption.
+  void OnBudget(const PodDisruptionBudget& budget, bool deleted);
   // Pods on nodes (any scheduler's), for resource accounting.
   void OnAssignedPod(const Pod& pod);
   void OnAssignedPodDeleted(const Pod& pod);
@@ -121,6 +127,8 @@ class Scheduler {
 
  private:
   void ScheduleOne(QueuedPod queued);
+  // Hands what a decision's preemption takes to the Preemptor.
+  void Preempt(const Pod& pod, const Preemption& preemption);
   std::shared_ptr<const MetricsSnapshot> MetricsForCycle(bool* force_fallback);
   void Housekeeping();
   // Hands the node list to the metrics cache if it changed.
@@ -154,6 +162,7 @@ class Scheduler {
   // settles its last tasks, then the recorder writes what they said.
   EventRecorder recorder_;
   Binder binder_;
+  Preemptor preemptor_;
 
   std::thread housekeeping_;
   absl::Mutex nodes_mu_;

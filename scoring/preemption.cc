@@ -209,7 +209,11 @@ const Candidate& PickCandidate(const std::vector<Candidate>& candidates,
     left = std::move(kept);
     if (left.size() == 1) break;
   }
-  return *left[0];
+  // kube-scheduler takes any of the tied (Go map order); the first node
+  // listed keeps a retry on the same choice.
+  return **std::min_element(
+      left.begin(), left.end(),
+      [](const Candidate* a, const Candidate* b) { return a->node < b->node; });
 }
 
 }  // namespace
@@ -293,6 +297,7 @@ Preemption Preempt(const PreemptionInput& in, PreemptionFilter& filter) {
   // 5. The node.
   const Candidate& best = PickCandidate(clean, in.now_ms);
   out.node_index = static_cast<int>(best.node);
+  out.node_name = nodes[best.node].node.name;
   out.victims = best.victims;
   out.budget_violations = best.violations;
   if (in.nominated != nullptr) {

@@ -27,7 +27,8 @@
 //    parallel and stops alike).
 // 5. The node: fewest budget violations, then the lowest highest victim
 //    priority, the smallest sum of priorities, the fewest victims, the
-//    latest start among the highest-priority victims; then the first found.
+//    latest start among the highest-priority victims; then the first node
+//    listed (kube-scheduler takes any).
 //
 // The message of a pod preemption cannot help is kube-scheduler's
 // PostFilter message ("preemption: 0/3 nodes are available: 3 No
@@ -52,6 +53,7 @@ namespace ms {
 struct Preemption {
   // The node to nominate the pod to; -1 when preemption cannot help.
   int node_index = -1;
+  std::string node_name;
   // The pods to evict from it, most important first.
   std::vector<std::shared_ptr<const PodInfo>> victims;
   int64_t budget_violations = 0;

@@ -193,6 +193,8 @@ TEST(ManifestsTest, ClusterRoleGrantsExactlyTheCallsMade) {
   }
   EXPECT_EQ(grants, (std::set<std::string>{
                         "/pods:get", "/pods:list", "/pods:watch",
+                        "/pods:delete", "policy/poddisruptionbudgets:list",
+                        "policy/poddisruptionbudgets:watch",
                         "/pods/binding:create", "/pods/status:patch",
                         "/nodes:list", "/nodes:watch", "/namespaces:list",
                         "/namespaces:watch", "/services:list",

@@ -246,6 +246,58 @@ class EndToEndTest : public ::testing::Test {
         R"(","memory":"64Mi"}}}]})");
   }
 
+  // A PriorityClass of the suite (deleted at the end); `never`: its pods
+  // get preemptionPolicy Never.
+  std::string PriorityClass(const std::string& name, int value,
+                            bool never = false) {
+    const std::string full = suite_ + "-" + name;
+    env_.AdminOk(
+        "POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+        absl::StrCat(R"({"apiVersion":"scheduling.k8s.io/v1",)",
+                     R"("kind":"PriorityClass","metadata":{"name":")", full,
+                     R"("},"value":)", value,
+                     never ? R"(,"preemptionPolicy":"Never")" : "", "}"));
+    cluster_objects_.push_back("/apis/scheduling.k8s.io/v1/priorityclasses/" +
+                               full);
+    return full;
+  }
+
+  // A pod of `cpu` in PriorityClass `priority_class` ("" for none),
+  // labelled `labels` with `affinity`.
+  void CreatePrioritised(const std::string& name, const std::string& cpu,
+                         const std::string& priority_class,
+                         const std::string& labels = "{}",
+                         const std::string& affinity = "{}") {
+    std::string spec = PodSpecJson(affinity, cpu);
+    if (!priority_class.empty()) {
+      spec.insert(1, absl::StrCat(R"("priorityClassName":")", priority_class,
+                                  R"(",)"));
+    }
+    env_.AdminOk("POST", "/api/v1/namespaces/" + suite_ + "/pods",
+                 absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":)",
+                              R"({"name":")", name, R"(","labels":)", labels,
+                              R"(},"spec":)", spec, "}"));
+  }
+
+  std::string PodObject(const std::string& name) {
+    return env_.AdminOk("GET",
+                        "/api/v1/namespaces/" + suite_ + "/pods/" + name);
+  }
+  // Whether preemption is evicting the pod: being deleted, with the
+  // DisruptionTarget condition.
+  bool BeingPreempted(const std::string& name) {
+    absl::StatusOr<HttpResponse> r = env_.Admin(
+        "GET", "/api/v1/namespaces/" + suite_ + "/pods/" + name);
+    return r.ok() && r->status == 200 &&
+           absl::StrContains(r->body, "deletionTimestamp") &&
+           absl::StrContains(r->body, "PreemptionByScheduler");
+  }
+  // What a kubelet does once a pod being deleted has stopped.
+  void FinishDeletion(const std::string& name) {
+    env_.AdminOk("DELETE", "/api/v1/namespaces/" + suite_ + "/pods/" + name,
+                 R"({"gracePeriodSeconds":0})");
+  }
+
   // spec.affinity that allows only `node` (required node affinity on its
   // name).
   static std::string PinnedTo(const std::string& node) {
@@ -1002,6 +1054,113 @@ TEST_F(EndToEndTest, ANominatedPodsRoomIsKept) {
   ASSERT_TRUE(WaitFor([&] { return Placements()["second"] == Node(0); },
                       absl::Seconds(60)))
       << s->Log();
+}
+
+// Preemption: nodes full of priority-0 pods; a priority-1000 pod needing 2
+// CPUs evicts exactly one of them, is nominated, and binds once the victim
+// is gone.
+TEST_F(EndToEndTest, AHighPriorityPodPreemptsTheFewestPodsAndBinds) {
+  AddNode(Node(0));
+  AddNode(Node(1));
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  const std::string high = PriorityClass("high", 1000);
+  for (int i = 0; i < 4; ++i) CreatePod(absl::StrCat("low-", i), "2");
+  ASSERT_TRUE(WaitFor([&] { return AllBound(4); }, absl::Seconds(60)))
+      << s->Log();
+  CreatePrioritised("high", "2", high);
+
+  std::string victim;
+  ASSERT_TRUE(WaitFor([&] {
+    for (int i = 0; i < 4 && victim.empty(); ++i) {
+      const std::string name = absl::StrCat("low-", i);
+      if (BeingPreempted(name)) victim = name;
+    }
+    return !victim.empty();
+  }, absl::Seconds(60))) << s->Log();
+  const std::string node = Placements()[victim];
+  ASSERT_TRUE(WaitFor([&] {
+    return absl::StrContains(PodObject("high"),
+                             absl::StrCat(R"("nominatedNodeName":")", node));
+  })) << s->Log();
+  EventsWith(victim, "Preempted by pod");
+  // Its room is not free until the victim is gone.
+  EXPECT_EQ(Placements()["high"], "");
+  FinishDeletion(victim);
+  ASSERT_TRUE(WaitFor([&] { return Placements()["high"] == node; },
+                      absl::Seconds(60)))
+      << s->Log();
+  // Exactly the one victim.
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = absl::StrCat("low-", i);
+    if (name == victim) continue;
+    EXPECT_FALSE(BeingPreempted(name)) << name;
+  }
+  EXPECT_EQ(Placements().size(), 4u);
+}
+
+// A PodDisruptionBudget allowing no disruption steers the preemption to
+// the other node, though its victims are of higher priority.
+TEST_F(EndToEndTest, ADisruptionBudgetSteersPreemptionToTheOtherNode) {
+  AddNode(Node(0));
+  AddNode(Node(1));
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  const std::string mid = PriorityClass("mid", 500);
+  const std::string high = PriorityClass("high", 1000);
+  env_.AdminOk(
+      "POST", "/apis/policy/v1/namespaces/" + suite_ + "/poddisruptionbudgets",
+      R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget",)"
+      R"("metadata":{"name":"guarded"},"spec":{"maxUnavailable":0,)"
+      R"("selector":{"matchLabels":{"app":"guarded"}}}})");
+  // Node 0: priority-0 pods, the cheaper victims, but guarded.
+  for (int i = 0; i < 2; ++i) {
+    CreatePrioritised(absl::StrCat("guarded-", i), "2", "",
+                      R"({"app":"guarded"})", PinnedTo(Node(0)));
+    CreatePrioritised(absl::StrCat("mid-", i), "2", mid, "{}",
+                      PinnedTo(Node(1)));
+  }
+  ASSERT_TRUE(WaitFor([&] { return AllBound(4); }, absl::Seconds(60)))
+      << s->Log();
+  CreatePrioritised("high", "2", high);
+  ASSERT_TRUE(WaitFor([&] {
+    return BeingPreempted("mid-0") || BeingPreempted("mid-1");
+  }, absl::Seconds(60))) << s->Log();
+  EXPECT_FALSE(BeingPreempted("guarded-0"));
+  EXPECT_FALSE(BeingPreempted("guarded-1"));
+  FinishDeletion(BeingPreempted("mid-0") ? "mid-0" : "mid-1");
+  ASSERT_TRUE(WaitFor([&] { return Placements()["high"] == Node(1); },
+                      absl::Seconds(60)))
+      << s->Log();
+}
+
+// preemptionPolicy Never waits; a pod only a taint keeps out evicts
+// nothing. Both are told why.
+TEST_F(EndToEndTest, NoPreemptionForNeverOrForATaint) {
+  AddNode(Node(0));
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  const std::string never = PriorityClass("never", 1000, /*never=*/true);
+  const std::string high = PriorityClass("high", 1000);
+  CreatePod("low-0", "2");
+  CreatePod("low-1", "2");
+  ASSERT_TRUE(WaitFor([&] { return AllBound(2); }, absl::Seconds(60)))
+      << s->Log();
+  CreatePrioritised("patient", "2", never);
+  EventsWith("patient",
+             "preemption: not eligible due to preemptionPolicy=Never.");
+
+  env_.AdminOk("PATCH", "/api/v1/nodes/" + Node(0),
+               R"({"spec":{"taints":[{"key":"dedicated","value":"x",)"
+               R"("effect":"NoSchedule"}]}})",
+               "application/merge-patch+json");
+  CreatePrioritised("tainted-out", "2", high);
+  EventsWith("tainted-out",
+             "preemption: 0/1 nodes are available: 1 Preemption is not "
+             "helpful for scheduling.");
+  EXPECT_FALSE(BeingPreempted("low-0"));
+  EXPECT_FALSE(BeingPreempted("low-1"));
+  EXPECT_EQ(Placements()["patient"], "");
 }
 
 }  // namespace

@@ -1,0 +1,105 @@
+// Preemptor: carries out what a decision's preemption takes
+// (scoring/preemption.h), off the scheduling loop, as kube-scheduler's
+// prepareCandidate does, on one thread of its own (preemptions are rare;
+// their writes are few and in order):
+//   1. Leadership: nothing is written outside the lease's write window
+//      (a former leader never evicts); the preemption is then dropped.
+//   2. Each victim, most important first: the DisruptionTarget condition
+//      (True, reason PreemptionByScheduler, "<scheduler>: preempting to
+//      accommodate a higher priority pod"), then its deletion with its uid
+//      as precondition (graceful: it keeps its room until it is gone), then
+//      a Preempted Event on it. A victim already gone, or recreated under
+//      its name, is passed over.
+//   3. The pods of lower priority nominated to that node lose their
+//      nomination.
+//   4. The preemptor's status.nominatedNodeName is set.
+// The scheduler counts the preemptor on the node as soon as it submits
+// (ClusterState::UpsertNominatedPod), so no pod takes the room meanwhile,
+// and retries it when pods are deleted; when any write fails, that local
+// nomination is dropped and the preemptor is retried as any unschedulable
+// pod. Writes the apiserver did not answer are retried as Events are
+// (about 25 s). Outcomes are counted in
+// metrics_scheduler_preemption_outcomes_total, victims in
+// metrics_scheduler_preemption_victims.
+//
+// Thread-safe: Submit() from the scheduling loop, Drain() from any thread.
+#ifndef METRICS_SCHEDULER_SCHEDULER_PREEMPTOR_H_
+#define METRICS_SCHEDULER_SCHEDULER_PREEMPTOR_H_
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "model/node_info.h"
+#include "model/pod.h"
+#include "scheduler/api.h"
+#include "scheduler/event_recorder.h"
+#include "scheduler/leadership.h"
+#include "scheduler/self_metrics.h"
+
+namespace ms {
+
+struct PreemptionTask {
+  Pod preemptor;
+  std::string node;
+  std::vector<std::shared_ptr<const PodInfo>> victims;
+  std::vector<std::shared_ptr<const PodInfo>> lower_nominated;
+};
+
+struct PreemptorOptions {
+  std::string scheduler_name;  // in the DisruptionTarget message
+  // How long a preemption waits for a late lease renewal before it is
+  // dropped.
+  absl::Duration leadership_wait = absl::Seconds(10);
+  absl::Duration retry_min = kRetryMin;  // between retries, doubling
+};
+
+class Preemptor {
+ public:
+  // `failed` is called (on the preemptor's thread) with a preemptor whose
+  // preemption was not carried out.
+  Preemptor(PreemptorOptions options, SchedulerApi& api,
+            EventRecorder& recorder, Leadership& leadership,
+            Registry& registry, std::function<void(const Pod&)> failed);
+  ~Preemptor();  // Drain()s
+
+  void Submit(PreemptionTask task);
+  // Whether a preemption for the pod with this uid is queued or running:
+  // the scheduler does not preempt for it again meanwhile.
+  bool InFlight(const std::string& uid);
+  // Carries out what is queued, then stops taking tasks.
+  void Drain();
+
+ private:
+  void Loop();
+  // True when every write took effect (or was moot).
+  bool Run(const PreemptionTask& task);
+  // `write` until it succeeds or fails for good; NotFound and Aborted
+  // (gone, or recreated) are returned as they are.
+  absl::Status WithRetries(const std::function<absl::Status()>& write);
+
+  const PreemptorOptions options_;
+  SchedulerApi& api_;
+  EventRecorder& recorder_;
+  Leadership& leadership_;
+  const std::function<void(const Pod&)> failed_;
+  Family<Counter>& outcomes_;
+  Family<Histogram>& victims_;
+
+  absl::Mutex mu_;
+  std::deque<PreemptionTask> queue_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_SCHEDULER_PREEMPTOR_H_
