@@ -1,0 +1,160 @@
+// The Preemptor against a recording SchedulerApi: the writes of one
+// preemption in kube-scheduler's order, victims already gone passed over,
+// a refused write reported, and nothing written by a replica not leading.
+#include "scheduler/preemptor.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ms {
+namespace {
+
+using ::testing::ElementsAre;
+
+// Records each write as a line; DeletePod answers from `delete_answers` by
+// pod name (OK when absent).
+class RecordingApi final : public SchedulerApi {
+ public:
+  std::map<std::string, absl::Status> delete_answers;
+
+  absl::Status Bind(const Pod&, const std::string&, absl::Duration) override {
+    return absl::UnimplementedError("Bind");
+  }
+  absl::Status RecordEvent(const kube::PodEvent& e) override {
+    Record(absl::StrCat("event ", e.pod_name, " ", e.reason, ": ", e.message));
+    return absl::OkStatus();
+  }
+  absl::Status SetPodCondition(const Pod& pod,
+                               const kube::PodCondition& c) override {
+    Record(absl::StrCat("condition ", pod.name, " ", c.type, "=", c.status,
+                        " ", c.reason, ": ", c.message));
+    return absl::OkStatus();
+  }
+  absl::Status DeletePod(const std::string&, const std::string& name,
+                         const std::string& uid) override {
+    Record(absl::StrCat("delete ", name, " uid=", uid));
+    auto it = delete_answers.find(name);
+    return it == delete_answers.end() ? absl::OkStatus() : it->second;
+  }
+  absl::Status SetNominatedNode(const Pod& pod,
+                                const std::string& node) override {
+    Record(absl::StrCat("nominate ", pod.name, " -> '", node, "'"));
+    return absl::OkStatus();
+  }
+  std::vector<std::string> Calls() {
+    absl::MutexLock lock(&mu_);
+    return calls_;
+  }
+
+ private:
+  void Record(std::string call) {
+    absl::MutexLock lock(&mu_);
+    calls_.push_back(std::move(call));
+  }
+  absl::Mutex mu_;
+  std::vector<std::string> calls_;
+};
+
+class NeverLeader final : public Leadership {
+ public:
+  bool IsLeader() const override { return false; }
+  bool AwaitWriteWindow(absl::Duration) override { return false; }
+  absl::Duration WriteMargin() const override { return absl::ZeroDuration(); }
+};
+
+std::shared_ptr<const PodInfo> Victim(const std::string& name) {
+  return std::make_shared<const PodInfo>(
+      PodInfo{.name = name, .uid = "uid-" + name, .namespace_ = "ns"});
+}
+
+PreemptionTask Task() {
+  return {.preemptor = Pod{.name = "high", .namespace_ = "ns", .uid = "uid-high"},
+          .node = "n1",
+          .victims = {Victim("a"), Victim("b")},
+          .lower_nominated = {Victim("waiting")}};
+}
+
+struct Fixture {
+  RecordingApi api;
+  Registry registry;
+  AlwaysLeader leader;
+  std::vector<std::string> failed;  // preemptors reported
+  absl::Mutex mu;
+
+  // Runs `task` to its end; the Preemptor is drained before returning.
+  void Run(PreemptionTask task, Leadership& leadership) {
+    EventRecorder recorder({.component = "metrics-scheduler"}, api, registry);
+    Preemptor preemptor({.scheduler_name = "metrics-scheduler"}, api, recorder,
+                        leadership, registry, [this](const Pod& p) {
+                          absl::MutexLock lock(&mu);
+                          failed.push_back(p.name);
+                        });
+    preemptor.Submit(std::move(task));
+    preemptor.Drain();
+    EXPECT_FALSE(preemptor.InFlight("uid-high"));
+  }
+};
+
+TEST(PreemptorTest, WritesWhatKubeSchedulerWritesInItsOrder) {
+  Fixture f;
+  f.Run(Task(), f.leader);
+  const std::string condition =
+      " DisruptionTarget=True PreemptionByScheduler: metrics-scheduler: "
+      "preempting to accommodate a higher priority pod";
+  std::vector<std::string> calls = f.api.Calls();
+  // Events are written by the recorder's own threads: apart.
+  std::vector<std::string> events, writes;
+  for (const std::string& c : calls) {
+    (c.rfind("event ", 0) == 0 ? events : writes).push_back(c);
+  }
+  EXPECT_THAT(writes,
+              ElementsAre("condition a" + condition, "delete a uid=uid-a",
+                          "condition b" + condition, "delete b uid=uid-b",
+                          "nominate waiting -> ''", "nominate high -> 'n1'"));
+  EXPECT_THAT(events, ::testing::UnorderedElementsAre(
+                          "event a Preempted: Preempted by pod uid-high on "
+                          "node n1",
+                          "event b Preempted: Preempted by pod uid-high on "
+                          "node n1"));
+  EXPECT_TRUE(f.failed.empty());
+}
+
+TEST(PreemptorTest, AVictimAlreadyGoneIsPassedOver) {
+  Fixture f;
+  f.api.delete_answers["a"] = absl::NotFoundError("gone");
+  f.Run(Task(), f.leader);
+  std::vector<std::string> calls = f.api.Calls();
+  EXPECT_NE(std::find(calls.begin(), calls.end(), "nominate high -> 'n1'"),
+            calls.end());
+  EXPECT_TRUE(f.failed.empty());
+}
+
+TEST(PreemptorTest, ARefusedDeletionIsReportedAndNothingNominated) {
+  Fixture f;
+  f.api.delete_answers["a"] = absl::InvalidArgumentError("refused");
+  f.Run(Task(), f.leader);
+  for (const std::string& c : f.api.Calls()) {
+    EXPECT_EQ(c.find("nominate"), std::string::npos) << c;
+    EXPECT_EQ(c.find(" b "), std::string::npos) << c;
+  }
+  EXPECT_THAT(f.failed, ElementsAre("high"));
+}
+
+TEST(PreemptorTest, NothingIsWrittenOutsideTheLeadersWindow) {
+  Fixture f;
+  NeverLeader standby;
+  f.Run(Task(), standby);
+  EXPECT_TRUE(f.api.Calls().empty());
+  EXPECT_THAT(f.failed, ElementsAre("high"));
+}
+
+}  // namespace
+}  // namespace ms
