@@ -130,7 +130,28 @@ absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client) {
                    client.List<CsiNode>(kube::kCsiNodesPath, {},
                                         kube::DecodeCsiNodeList));
   view.csi_nodes = std::move(csi_nodes.items);
+  ASSIGN_OR_RETURN(kube::ObjectList<PodDisruptionBudget> budgets,
+                   client.List<PodDisruptionBudget>(kube::kBudgetsPath, {},
+                                                    kube::DecodeBudgetList));
+  view.budgets = std::move(budgets.items);
   return view;
+}
+
+std::string FormatPreemption(const Preemption& p) {
+  if (!p.ok()) return absl::StrCat("preemption would not help: ", p.message, "\n");
+  std::vector<std::string> victims;
+  for (const auto& v : p.victims) {
+    victims.push_back(absl::StrCat(v->namespace_, "/", v->name, " (priority ",
+                                   v->priority, ")"));
+  }
+  std::string out = absl::StrCat(
+      "preemption would help: on ", p.node_name, ", evicting ",
+      victims.size(), " pod(s): ", absl::StrJoin(victims, ", "));
+  if (p.budget_violations > 0) {
+    absl::StrAppend(&out, "; ", p.budget_violations,
+                    " of them beyond their PodDisruptionBudget");
+  }
+  return out + "\n";
 }
 
 absl::StatusOr<std::string> ExplainPlacement(const Config& config,
@@ -154,6 +175,7 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
   for (const Pod& p : cluster.nominated) {
     if (p.Key() != pod.Key()) state.UpsertNominatedPod(p);
   }
+  for (const PodDisruptionBudget& b : cluster.budgets) state.UpsertBudget(b);
 
   Resources requests = PodRequests(pod);
   std::string out = absl::StrFormat(
@@ -218,6 +240,7 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
                                              .config = &scoring,
                                              .metrics = snapshot,
                                              .explain = true,
+                                             .preempt = true,
                                              .seed = seed},
                                             workspace, &node);
   if (!decision.explanation.has_value()) {
@@ -226,6 +249,9 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
     return out;
   }
   absl::StrAppend(&out, FormatExplanation(*decision.explanation));
+  if (decision.preemption.has_value()) {
+    absl::StrAppend(&out, FormatPreemption(*decision.preemption));
+  }
   return out;
 }
 

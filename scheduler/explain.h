@@ -30,7 +30,9 @@
 #include "kube/client.h"
 #include "metrics/metrics_source.h"
 #include "model/node.h"
+#include "model/disruption_budget.h"
 #include "model/pod.h"
+#include "scoring/preemption.h"
 
 namespace ms {
 
@@ -54,6 +56,7 @@ struct ClusterView {
   std::vector<Pod> assigned;  // pods on nodes, neither Succeeded nor Failed
   // Unassigned pods with status.nominatedNodeName.
   std::vector<Pod> nominated;
+  std::vector<PodDisruptionBudget> budgets;
   std::vector<Namespace> namespaces;
   std::vector<Workload> workloads;  // Services, ReplicaSets, ...
   // For the volume plugins.
@@ -76,6 +79,10 @@ absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client);
 // table, and the best node. The pod's own charge is left out when it is
 // already on a node. Unavailable when metrics are configured and none
 // could be fetched (the backend cannot be reached).
+// What preemption would take, for a person: "preemption would help: on n1,
+// evicting 1 pod(s): ns/a (priority 0)", or why it would not.
+std::string FormatPreemption(const Preemption& preemption);
+
 absl::StatusOr<std::string> ExplainPlacement(const Config& config,
                                              const ClusterView& cluster,
                                              const Pod& pod,

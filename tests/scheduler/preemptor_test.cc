@@ -3,6 +3,8 @@
 // a refused write reported, and nothing written by a replica not leading.
 #include "scheduler/preemptor.h"
 
+#include "scheduler/explain.h"
+
 #include <algorithm>
 #include <map>
 #include <string>
@@ -154,6 +156,22 @@ TEST(PreemptorTest, NothingIsWrittenOutsideTheLeadersWindow) {
   f.Run(Task(), standby);
   EXPECT_TRUE(f.api.Calls().empty());
   EXPECT_THAT(f.failed, ElementsAre("high"));
+}
+
+TEST(ExplainPreemptionTest, SaysWhatItWouldTakeOrWhyNot) {
+  Preemption p{.node_index = 0,
+               .node_name = "n1",
+               .victims = {Victim("a"), Victim("b")},
+               .budget_violations = 1};
+  EXPECT_EQ(FormatPreemption(p),
+            "preemption would help: on n1, evicting 2 pod(s): ns/a (priority "
+            "0), ns/b (priority 0); 1 of them beyond their "
+            "PodDisruptionBudget\n");
+  EXPECT_EQ(FormatPreemption(
+                {.message = "preemption: not eligible due to "
+                            "preemptionPolicy=Never."}),
+            "preemption would not help: preemption: not eligible due to "
+            "preemptionPolicy=Never.\n");
 }
 
 }  // namespace
