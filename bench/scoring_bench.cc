@@ -15,6 +15,8 @@
 // /0 is scored by NodeResourcesFit, BalancedAllocation, TaintToleration and
 // ImageLocality besides the metrics.)
 //
+// BM_Preempt/N: a pod no node fits, and preemption's dry run (below).
+//
 //   build/bench/scoring_bench --benchmark_filter='BM_Decide/5000/4'
 #include <algorithm>
 #include <ctime>
@@ -297,6 +299,74 @@ void BM_Decide(benchmark::State& state) {
   }
 }
 
+// Preemption at scale: every node full of priority-0 pods (four of 1 CPU
+// on 4 CPUs, started at different times), a priority-1000 pod of 2 CPUs.
+// The decision that finds no node, then the dry run that picks a node and
+// its victims; `vs_no_preemption` is its CPU time over the same decision
+// without preemption, measured in the same run.
+void BM_Preempt(benchmark::State& state) {
+  const int num_nodes = static_cast<int>(state.range(0));
+  std::vector<NodeInfo> nodes(num_nodes);
+  for (int i = 0; i < num_nodes; ++i) {
+    Node& n = nodes[i].node;
+    n.name = absl::StrCat("node-", i);
+    n.ready = true;
+    n.labels["kubernetes.io/hostname"] = n.name;
+    n.allocatable = {.milli_cpu = 4000, .memory = int64_t{16} << 30,
+                     .pods = 110};
+    for (int j = 0; j < 4; ++j) {
+      Pod p;
+      p.name = absl::StrCat("low-", i, "-", j);
+      p.namespace_ = "default";
+      p.uid = p.name;
+      p.start_time_ms = kNowMs - (i * 4 + j) * 1000;
+      p.containers.push_back({});
+      p.containers[0].requests = {.milli_cpu = 1000, .memory = 1 << 30};
+      nodes[i].AddPod(p);
+    }
+  }
+  Pod pod;
+  pod.name = "high";
+  pod.namespace_ = "default";
+  pod.uid = "high";
+  pod.priority = 1000;
+  pod.containers.push_back({});
+  pod.containers[0].requests = {.milli_cpu = 2000, .memory = 1 << 30};
+  NodeTable table;
+  table.Build(nodes);
+  ScoringConfig config;
+  Workspace ws;
+  DecideInput in{.pod = &pod, .nodes = &nodes, .table = &table,
+                 .preempt = true, .now_ms = kNowMs};
+  Decision first = Decide(in, config, ws);
+  if (first.ok() || !first.preemption || !first.preemption->ok() ||
+      first.preemption->victims.size() != 2) {
+    state.SkipWithError("expected a preemption of two pods");
+    return;
+  }
+  uint64_t seed = 0;
+  for (auto _ : state) {
+    in.seed = ++seed;
+    Decision d = Decide(in, config, ws);
+    benchmark::DoNotOptimize(d.preemption);
+  }
+  constexpr int kReps = 50;
+  auto time = [&](bool preempt) {
+    in.preempt = preempt;
+    double start = ThreadCpuNs();
+    for (int r = 0; r < kReps; ++r) {
+      in.seed = ++seed;
+      Decision d = Decide(in, config, ws);
+      benchmark::DoNotOptimize(d.preemption);
+    }
+    return (ThreadCpuNs() - start) / kReps;
+  };
+  const double with = time(true);
+  const double without = time(false);
+  state.counters["vs_no_preemption"] = with / without;
+  state.counters["victims"] = static_cast<double>(first.preemption->victims.size());
+}
+
 // Registered pairwise so that each size's baseline runs just before it.
 void RegisterAll() {
   for (int nodes : {100, 1000, 5000, 15000}) {
@@ -310,6 +380,10 @@ void RegisterAll() {
             ->Args({nodes, metrics, 1});
       }
     }
+  }
+  for (int nodes : {1000, 5000}) {
+    benchmark::RegisterBenchmark("BM_Preempt", BM_Preempt)->Arg(nodes)
+        ->Unit(benchmark::kMillisecond);
   }
 }
 
