@@ -707,6 +707,10 @@ void RunPreemption(const DecideInput& in, const ScoringConfig& cfg,
                          filter);
   if (!d.preemption->message.empty()) {
     absl::StrAppend(&d.filter_summary, " ", d.preemption->message);
+    if (d.filter_summary.size() > kMaxMessageBytes) {
+      d.filter_summary.resize(kMaxMessageBytes - 3);
+      d.filter_summary += "...";
+    }
   }
 }
 
