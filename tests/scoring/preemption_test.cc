@@ -176,6 +176,22 @@ TEST(PreemptionTest, ANodeThatStillDoesNotFitGivesItsReason) {
             "preemption: 0/1 nodes are available: 1 Insufficient cpu.");
 }
 
+TEST(PreemptionTest, APortHeldByAHigherPriorityPodIsNotFreed) {
+  Fixture f;
+  f.nodes = {MakeNode("n1")};
+  Pod holder = Placed("holder", 1000, 2000);
+  holder.containers[0].ports.push_back({8080, "TCP", ""});
+  f.Add(0, holder);
+  f.Add(0, Placed("low", 1000, 0));
+  f.pod = MakePod("preemptor").Req(100, kGi).HostPort(8080);
+  f.pod.priority = 1000;
+  Decision d = f.Run();
+  ASSERT_FALSE(d.preemption->ok());
+  EXPECT_EQ(d.preemption->message,
+            "preemption: 0/1 nodes are available: 1 node(s) didn't have free "
+            "ports for the requested pod ports.");
+}
+
 TEST(PreemptionTest, PreemptionPolicyNeverWaits) {
   Fixture f;
   f.nodes = {MakeNode("n1")};
