@@ -25,33 +25,36 @@ void MakeTombstone(const std::string& key, const std::string& uid,
   ns->resource_version = resource_version;
 }
 
+namespace {
+
+// A namespaced object's tombstone, from its "namespace/name" key.
+template <typename T>
+void NamespacedTombstone(const std::string& key, const std::string& uid,
+                         const std::string& resource_version, T* object) {
+  const size_t slash = key.find('/');
+  object->namespace_ = key.substr(0, slash);
+  object->name = slash == std::string::npos ? key : key.substr(slash + 1);
+  object->uid = uid;
+  object->resource_version = resource_version;
+}
+
+}  // namespace
+
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version, Workload* w) {
-  const size_t slash = key.find('/');
-  w->namespace_ = key.substr(0, slash);
-  w->name = slash == std::string::npos ? key : key.substr(slash + 1);
-  w->uid = uid;
-  w->resource_version = resource_version;
+  NamespacedTombstone(key, uid, resource_version, w);
 }
 
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version,
                    PersistentVolumeClaim* claim) {
-  const size_t slash = key.find('/');
-  claim->namespace_ = key.substr(0, slash);
-  claim->name = slash == std::string::npos ? key : key.substr(slash + 1);
-  claim->uid = uid;
-  claim->resource_version = resource_version;
+  NamespacedTombstone(key, uid, resource_version, claim);
 }
 
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version,
                    PodDisruptionBudget* budget) {
-  const size_t slash = key.find('/');
-  budget->namespace_ = key.substr(0, slash);
-  budget->name = slash == std::string::npos ? key : key.substr(slash + 1);
-  budget->uid = uid;
-  budget->resource_version = resource_version;
+  NamespacedTombstone(key, uid, resource_version, budget);
 }
 
 namespace {
