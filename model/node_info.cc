@@ -43,9 +43,10 @@ void NodeInfo::RemovePod(const PodCharge& charge) {
   const PodInfo& p = *charge.pod;
   requested.Sub(p.requests);
   non_zero_requested.Sub(p.non_zero_requests);
+  // kube-scheduler keeps a node's ports as a set: a pod removed frees its
+  // ports even when another pod on the node uses them too.
   for (const ContainerPort& port : p.host_ports) {
-    auto it = std::find(used_host_ports.begin(), used_host_ports.end(), port);
-    if (it != used_host_ports.end()) used_host_ports.erase(it);
+    std::erase(used_host_ports, port);
   }
   auto it = std::find(pods.begin(), pods.end(), charge.pod);
   if (it == pods.end()) return;

@@ -73,7 +73,8 @@ struct NodeInfo {
   // Charges a pod to this node (its requests and host ports).
   void AddPod(const PodCharge& charge);
   void AddPod(const Pod& pod) { AddPod(PodCharge::Of(pod)); }
-  // Undoes AddPod for a pod that was charged before.
+  // Undoes AddPod for a pod that was charged before (its host ports are
+  // freed even if another pod uses them too, as in kube-scheduler).
   void RemovePod(const PodCharge& charge);
   void RemovePod(const Pod& pod) { RemovePod(PodCharge::Of(pod)); }
 };

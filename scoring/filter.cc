@@ -55,7 +55,8 @@ uint32_t VolumeFailures(const VolumeFilters& v, const NodeInfo& info) {
   if (!v.disks->empty() && !InlineDisksFit(*v.disks, info)) {
     return kFailDiskConflict;
   }
-  if (v.rwop_in_use || (v.rwop_added > 0 && !v.disks->empty())) {
+  if ((v.rwop_in_use > 0 || !v.disks->empty()) &&
+      v.rwop_in_use + v.rwop_added > 0) {
     return kFailReadWriteOncePod;
   }
   if (!NodeVolumeLimitsFits(v.csi, info, *v.catalog)) return kFailVolumeLimits;

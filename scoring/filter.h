@@ -100,11 +100,12 @@ struct NominatedPod {
 struct VolumeFilters {
   const VolumeCatalog* catalog = nullptr;
   const std::vector<InlineDisk>* disks = nullptr;  // VolumeRestrictions
-  bool rwop_in_use = false;     // VolumeRestrictions
-  std::vector<std::string> rwop_claims;  // the pod's ReadWriteOncePod ones
-  // Uses of rwop_claims by the pods added to the node being checked
-  // (AddPod; counted only when the plugin is not skipped: the pod has
-  // inline disks).
+  // VolumeRestrictions: the pod's ReadWriteOncePod claims (each once),
+  // how many of them are in use, and the uses added (AddPod) or taken off
+  // (RemovePod) on the node being checked. The plugin is skipped (nothing
+  // counts) for a pod without inline disks whose claims are not in use.
+  std::vector<std::string> rwop_claims;
+  int rwop_in_use = 0;
   int rwop_added = 0;
   std::vector<CsiVolume> csi;   // NodeVolumeLimits
   VolumeBindingFilter binding;  // VolumeBinding

@@ -48,9 +48,9 @@ bool InlineDisksFit(const std::vector<InlineDisk>& disks,
 
 std::string PreFilterVolumeRestrictions(const Pod& pod,
                                         const VolumeCatalog& catalog,
-                                        bool* rwop_in_use,
+                                        int* rwop_in_use,
                                         std::vector<std::string>* rwop_claims) {
-  *rwop_in_use = false;
+  *rwop_in_use = 0;
   rwop_claims->clear();
   for (const PodClaim& c : pod.claims) {
     if (c.ephemeral) continue;
@@ -58,9 +58,12 @@ std::string PreFilterVolumeRestrictions(const Pod& pod,
     if (claim == nullptr) {
       return absl::StrCat("persistentvolumeclaim \"", c.name, "\" not found");
     }
-    if ((claim->access_modes & kReadWriteOncePod) == 0) continue;
+    if ((claim->access_modes & kReadWriteOncePod) == 0 ||
+        std::count(rwop_claims->begin(), rwop_claims->end(), c.name) > 0) {
+      continue;
+    }
     rwop_claims->push_back(c.name);
-    if (catalog.InUse(claim->Key())) *rwop_in_use = true;
+    if (catalog.InUse(claim->Key())) ++*rwop_in_use;
   }
   return "";
 }

@@ -31,12 +31,12 @@ inline constexpr char kReasonReadWriteOncePodInUse[] =
     "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod "
     "access mode already in-use by another pod";
 
-// Pre-filter: the rejection, or "" with *rwop_in_use set when a
-// ReadWriteOncePod claim of the pod is in use, and *rwop_claims naming the
-// pod's ReadWriteOncePod claims.
+// Pre-filter: the rejection, or "" with *rwop_claims naming the pod's
+// ReadWriteOncePod claims (each once) and *rwop_in_use how many of them
+// a placed pod uses (kube-scheduler's conflictingPVCRefCount).
 std::string PreFilterVolumeRestrictions(const Pod& pod,
                                         const VolumeCatalog& catalog,
-                                        bool* rwop_in_use,
+                                        int* rwop_in_use,
                                         std::vector<std::string>* rwop_claims);
 
 // The AddPod extension: how many of `other`'s persistentVolumeClaim volumes

@@ -283,22 +283,27 @@ TEST(VolumeRestrictionsTest, AReadWriteOncePodClaimServesOnePod) {
   PersistentVolumeClaim rwop = BoundClaim("solo", "pv");
   rwop.access_modes = kReadWriteOncePod;
   catalog.UpsertClaim(rwop);
-  bool in_use = true;
+  int in_use = 1;
   std::vector<std::string> rwop_claims;
   EXPECT_EQ(PreFilterVolumeRestrictions(WithClaims({{"solo"}}), catalog,
                                         &in_use, &rwop_claims),
             "");
-  EXPECT_FALSE(in_use);
+  EXPECT_EQ(in_use, 0);
   EXPECT_THAT(rwop_claims, ElementsAre("solo"));
   catalog.AddUsers("default", {{"solo"}});
   EXPECT_EQ(PreFilterVolumeRestrictions(WithClaims({{"solo"}}), catalog,
                                         &in_use, &rwop_claims),
             "");
-  EXPECT_TRUE(in_use);
+  EXPECT_EQ(in_use, 1);
+  // A claim named twice counts once.
+  PreFilterVolumeRestrictions(WithClaims({{"solo"}, {"solo"}}), catalog,
+                              &in_use, &rwop_claims);
+  EXPECT_EQ(in_use, 1);
+  EXPECT_THAT(rwop_claims, ElementsAre("solo"));
   catalog.RemoveUsers("default", {{"solo"}});
   PreFilterVolumeRestrictions(WithClaims({{"solo"}}), catalog, &in_use,
                               &rwop_claims);
-  EXPECT_FALSE(in_use);
+  EXPECT_EQ(in_use, 0);
   EXPECT_EQ(PreFilterVolumeRestrictions(WithClaims({{"other"}}), catalog,
                                         &in_use, &rwop_claims),
             "persistentvolumeclaim \"other\" not found");
