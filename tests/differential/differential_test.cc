@@ -4,12 +4,29 @@
 // decoder, ClusterState and Decide; on every node the filter verdicts and
 // reasons must agree, each plugin's normalised score must agree within 1
 // point, and the node we pick must be one of those kube-scheduler ranks
-// best.
+// best (the pod's nominated node, when it fits: kube-scheduler tries it
+// first and looks no further). When no node fits, preemption (our
+// scoring/preemption.h, kube-scheduler's DefaultPreemption as a dry run)
+// must agree: with no candidate, on the message; else our node must be one
+// kube-scheduler could pick (its last tie-break is Go map order), with the
+// same victims in the same order and the same number of
+// PodDisruptionBudget violations; and the FailedScheduling message (filter
+// summary and preemption message) must be kube-scheduler's FitError's.
+//
+// Victims are compared in order, not as sets: kube-scheduler orders them
+// by importance with sort.Slice, which up to 12 elements is an insertion
+// sort, as stable as our std::stable_sort, and the preemption part of the
+// scenarios adds no pod to a node past 12 (scenario.cc; the others rarely
+// get there); so even pods of equal importance come in one order on both
+// sides, and which of them is reprieved first (which decides the victims)
+// is the same.
 //
 // It prints what the scenarios covered, and checks (over 1,000 scenarios
-// or more) that each volume plugin rejected some pods or nodes, and that
+// or more) that each volume plugin rejected some pods or nodes, that
 // nominated pods (counted on their node as kube-scheduler counts them)
-// left some of their nodes too full and others feasible.
+// left some of their nodes too full and others feasible, and that
+// preemption found candidates, counted budget violations, and refused for
+// each of its reasons.
 //
 // MS_DIFF_SCENARIOS (default 1000) scenarios from seed MS_DIFF_SEED
 // (default 1), plus every seed in regression_seeds.txt. A disagreement
@@ -22,6 +39,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -30,6 +48,7 @@
 
 #include <simdjson.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -55,6 +74,24 @@ struct Verdict {
   std::string plugin;  // kube-scheduler's only: the one that rejected it
 };
 
+// A node preemption could make room on: its victims ("namespace/name",
+// most important first) and the budgets their eviction would exceed.
+struct Candidate {
+  std::vector<std::string> victims;
+  int64_t violations = 0;
+  friend bool operator==(const Candidate&, const Candidate&) = default;
+};
+
+// What preemption would take, as one side sees it.
+struct PreemptionVerdict {
+  std::string message;  // "preemption: ..." when it cannot help, else ""
+  // Ours: the node we chose. kube-scheduler's: every node it found.
+  std::map<std::string, Candidate> candidates;
+  // kube-scheduler's only: the node it picks and those tied with it.
+  std::vector<std::string> best;
+  std::string failed_scheduling;  // the FailedScheduling message
+};
+
 struct Result {
   std::map<std::string, Verdict> nodes;
   std::map<std::string, double> weights;  // kube-scheduler's only
@@ -62,6 +99,9 @@ struct Result {
   std::string error;
   // kube-scheduler's only: the PreFilter plugin that rejected the pod.
   std::string pre_filter_rejection;
+  // When no node fits.
+  std::optional<PreemptionVerdict> preemption;
+  std::string nominated_node;  // ours only: the pod's nominatedNodeName
 };
 
 // Our terms under kube-scheduler's plugin names.
@@ -141,14 +181,39 @@ Result Ours(const Scenario& s) {
     if (!pod.ok()) return {.error = pod.status().ToString()};
     state.UpsertNominatedPod(*pod);
   }
+  absl::StatusOr<kube::ObjectList<PodDisruptionBudget>> budgets =
+      kube::DecodeBudgetList(ListJson(s.budgets));
+  if (!budgets.ok()) return {.error = budgets.status().ToString()};
+  if (!budgets->rejected.empty()) {
+    return {.error = absl::StrCat("budget refused: ",
+                                  budgets->rejected[0].error)};
+  }
+  for (const PodDisruptionBudget& b : budgets->items) state.UpsertBudget(b);
   absl::StatusOr<Pod> pod = kube::DecodePod(s.pod);
   if (!pod.ok()) return {.error = pod.status().ToString()};
+  out.nominated_node = pod->nominated_node_name;
   ScoringConfig config;  // kube-scheduler's weights, no metrics
   config.recent_placements_weight = 0;
   Workspace workspace;
-  Decision d = state.DecideAndAssume(
-      {.pod = &*pod, .config = &config, .explain = true, .seed = s.seed},
-      workspace, &out.winner);
+  Decision d = state.DecideAndAssume({.pod = &*pod,
+                                      .config = &config,
+                                      .explain = true,
+                                      .preempt = true,
+                                      .seed = s.seed},
+                                     workspace, &out.winner);
+  if (d.preemption) {
+    PreemptionVerdict& p = out.preemption.emplace();
+    p.message = d.preemption->message;
+    p.failed_scheduling = d.filter_summary;
+    if (d.preemption->ok()) {
+      Candidate& c = p.candidates[d.explanation->nodes.at(
+          static_cast<size_t>(d.preemption->node_index)).node];
+      for (const auto& v : d.preemption->victims) {
+        c.victims.push_back(absl::StrCat(v->namespace_, "/", v->name));
+      }
+      c.violations = d.preemption->budget_violations;
+    }
+  }
   for (const NodeExplanation& n : d.explanation->nodes) {
     Verdict v{.feasible = n.feasible, .reasons = n.filter_reason};
     for (const TermResult& t : n.terms) {
@@ -213,6 +278,23 @@ Result Theirs(std::string_view line) {
     }
     out.nodes[std::string(name)] = std::move(v);
   }
+  simdjson::dom::object preemption;
+  if (doc["preemption"].get(preemption) == simdjson::SUCCESS) {
+    PreemptionVerdict& p = out.preemption.emplace();
+    p.message = std::string(std::string_view(preemption["message"]));
+    p.failed_scheduling =
+        std::string(std::string_view(preemption["failedScheduling"]));
+    for (auto [node, c] : simdjson::dom::object(preemption["candidates"])) {
+      Candidate& candidate = p.candidates[std::string(node)];
+      for (simdjson::dom::element v : simdjson::dom::array(c["victims"])) {
+        candidate.victims.emplace_back(std::string_view(v));
+      }
+      candidate.violations = int64_t(c["pdbViolations"]);
+    }
+    for (simdjson::dom::element b : simdjson::dom::array(preemption["best"])) {
+      p.best.emplace_back(std::string_view(b));
+    }
+  }
   return out;
 }
 
@@ -246,6 +328,67 @@ std::vector<std::string> RunOracle(const std::vector<Scenario>& scenarios) {
   return lines;
 }
 
+std::string Describe(const std::string& node, const Candidate& c) {
+  return absl::StrCat(node, " evicting [", absl::StrJoin(c.victims, " "),
+                      "] with ", c.violations, " budget violation(s)");
+}
+
+// Preemption: run by both sides or neither; with no candidate the same
+// message, else our node one of kube-scheduler's best with its victims
+// (in order) and violations; and the FailedScheduling message.
+void ComparePreemption(const Result& ours, const Result& theirs,
+                       std::vector<std::string>& diffs) {
+  if (ours.preemption.has_value() != theirs.preemption.has_value()) {
+    diffs.push_back(absl::StrCat(
+        "preemption: run by ", ours.preemption ? "us" : "kube-scheduler",
+        " only (", ours.preemption ? ours.preemption->message
+                                   : theirs.preemption->message, ")"));
+    return;
+  }
+  if (!theirs.preemption) return;
+  const PreemptionVerdict& o = *ours.preemption;
+  const PreemptionVerdict& k = *theirs.preemption;
+  if (o.message != k.message) {
+    diffs.push_back(absl::StrCat("preemption message: ours \"", o.message,
+                                 "\", kube-scheduler \"", k.message, "\""));
+  }
+  if (!o.candidates.empty() && !k.candidates.empty()) {
+    const auto& [node, c] = *o.candidates.begin();
+    auto theirs_there = k.candidates.find(node);
+    if (std::find(k.best.begin(), k.best.end(), node) == k.best.end()) {
+      diffs.push_back(absl::StrCat(
+          "preemption: ours ", Describe(node, c), "; kube-scheduler's best ",
+          absl::StrJoin(k.best, " "), ": ",
+          Describe(k.best[0], k.candidates.at(k.best[0])),
+          theirs_there == k.candidates.end()
+              ? absl::StrCat(", and not a candidate on ", node)
+              : absl::StrCat(", and on ", node, ": ",
+                             Describe(node, theirs_there->second))));
+    } else if (c != theirs_there->second) {
+      diffs.push_back(absl::StrCat("preemption: ours ", Describe(node, c),
+                                   "; kube-scheduler ",
+                                   Describe(node, theirs_there->second)));
+    }
+  } else if (!o.candidates.empty() || !k.candidates.empty()) {
+    diffs.push_back(absl::StrCat(
+        "preemption: ",
+        o.candidates.empty()
+            ? "no candidate for us"
+            : absl::StrCat("ours ", Describe(o.candidates.begin()->first,
+                                             o.candidates.begin()->second)),
+        "; kube-scheduler ",
+        k.candidates.empty()
+            ? "no candidate"
+            : absl::StrCat("best ", absl::StrJoin(k.best, " "), ": ",
+                           Describe(k.best[0], k.candidates.at(k.best[0])))));
+  }
+  if (o.failed_scheduling != k.failed_scheduling) {
+    diffs.push_back(absl::StrCat("FailedScheduling: ours \"",
+                                 o.failed_scheduling, "\", kube-scheduler \"",
+                                 k.failed_scheduling, "\""));
+  }
+}
+
 // What differs between the two sides; empty when they agree.
 std::vector<std::string> Compare(const Result& ours, const Result& theirs) {
   std::vector<std::string> diffs;
@@ -253,6 +396,12 @@ std::vector<std::string> Compare(const Result& ours, const Result& theirs) {
     return {absl::StrCat("errors: ours \"", ours.error, "\", kube-scheduler \"",
                          theirs.error, "\"")};
   }
+  // The pod's nominated node fits: kube-scheduler's evaluateNominatedNode
+  // takes it without filtering (or scoring) the others, which we report
+  // "not considered".
+  auto nominated = theirs.nodes.find(ours.nominated_node);
+  const bool nominated_fits =
+      nominated != theirs.nodes.end() && nominated->second.feasible;
   std::vector<std::string> feasible;
   for (const auto& [name, k] : theirs.nodes) {
     auto it = ours.nodes.find(name);
@@ -261,6 +410,10 @@ std::vector<std::string> Compare(const Result& ours, const Result& theirs) {
       continue;
     }
     const Verdict& o = it->second;
+    if (nominated_fits && name != ours.nominated_node && k.feasible &&
+        o.reasons.starts_with("not considered: the pod's nominated node")) {
+      continue;
+    }
     if (o.feasible != k.feasible) {
       diffs.push_back(absl::StrCat(name, ": feasible ours ", o.feasible,
                                    " (", o.reasons, "), kube-scheduler ",
@@ -271,6 +424,14 @@ std::vector<std::string> Compare(const Result& ours, const Result& theirs) {
     } else if (k.feasible) {
       feasible.push_back(name);
     }
+  }
+  if (nominated_fits) {
+    if (ours.winner != ours.nominated_node) {
+      diffs.push_back(absl::StrCat("winner: ours \"", ours.winner,
+                                   "\", the pod's nominated node ",
+                                   ours.nominated_node, " fits"));
+    }
+    feasible.clear();  // we scored the nominated node alone
   }
   // Scores, per plugin we implement. A plugin one side skips must score
   // every node alike on the other (it cannot change the ranking).
@@ -301,7 +462,9 @@ std::vector<std::string> Compare(const Result& ours, const Result& theirs) {
     }
   }
   // The pick: our node must have kube-scheduler's best total.
-  if (feasible.empty() != ours.winner.empty()) {
+  if (nominated_fits) {
+    // Checked above.
+  } else if (feasible.empty() != ours.winner.empty()) {
     diffs.push_back(absl::StrCat("winner: ours \"", ours.winner, "\" with ",
                                  feasible.size(), " feasible"));
   } else if (!feasible.empty() && diffs.empty()) {
@@ -321,6 +484,7 @@ std::vector<std::string> Compare(const Result& ours, const Result& theirs) {
                                    "whose best is ", best));
     }
   }
+  if (diffs.empty()) ComparePreemption(ours, theirs, diffs);
   return diffs;
 }
 
@@ -478,6 +642,93 @@ struct NominatedCoverage {
         counted_nodes, " nodes with one kube-scheduler counts, by verdict:\n");
     for (const auto& [v, n] : verdicts) {
       absl::StrAppend(&out, "  ", n, " ", v, "\n");
+    }
+    return out;
+  }
+};
+
+// A preemption message's kind: "not eligible ..." as it is; "0/5 nodes
+// are available: 2 A, 3 B." as "A + B".
+std::string MessageKind(absl::string_view message) {
+  absl::ConsumePrefix(&message, "preemption: ");
+  constexpr absl::string_view kAvailable = " nodes are available: ";
+  const size_t at = message.find(kAvailable);
+  if (at == absl::string_view::npos) return std::string(message);
+  message.remove_prefix(at + kAvailable.size());
+  absl::ConsumeSuffix(&message, ".");
+  std::vector<std::string> kinds;
+  for (absl::string_view part : absl::StrSplit(message, ", ")) {
+    part.remove_prefix(part.find(' ') + 1);
+    kinds.push_back(Unnamed(std::string_view(part.data(), part.size())));
+  }
+  std::sort(kinds.begin(), kinds.end());
+  return absl::StrJoin(kinds, " + ");
+}
+
+// What kube-scheduler's preemption met, by scenario.
+struct PreemptionCoverage {
+  size_t scenarios = 0;     // where the preemption part made it matter
+  size_t with_budgets = 0;  // with PodDisruptionBudgets
+  std::map<std::string, size_t> outcomes;
+
+  // `nominated_node`: the incoming pod's status.nominatedNodeName.
+  void Add(const Scenario& s, const Result& theirs,
+           const std::string& nominated_node) {
+    scenarios += s.preemption;
+    with_budgets += !s.budgets.empty();
+    if (auto n = theirs.nodes.find(nominated_node);
+        n != theirs.nodes.end() && n->second.feasible) {
+      ++outcomes["not run: the pod's nominated node fits"];
+    }
+    if (!theirs.preemption) return;
+    const PreemptionVerdict& p = *theirs.preemption;
+    ++outcomes["run"];
+    if (s.preemption) {
+      ++outcomes["run where the preemption part made it matter"];
+    }
+    if (p.candidates.empty()) {
+      ++outcomes[absl::StrCat("no candidate: ", MessageKind(p.message))];
+      return;
+    }
+    ++outcomes["a candidate"];
+    if (s.preemption) {
+      ++outcomes["a candidate where the preemption part made it matter"];
+    }
+    const Candidate& best = p.candidates.at(p.best[0]);
+    auto count = [&](bool has, const char* what) {
+      if (has) ++outcomes[what];
+    };
+    count(p.candidates.size() > 1, "a candidate: more than one");
+    count(p.best.size() > 1, "a candidate: tied best ones");
+    count(best.victims.size() > 1,
+          "a candidate: the best evicting several pods");
+    count(best.violations > 0, "a candidate: the best violating budgets");
+    count(std::any_of(p.candidates.begin(), p.candidates.end(),
+                      [](const auto& c) { return c.second.violations > 0; }),
+          "a candidate: one violating budgets");
+  }
+
+  size_t Of(const std::string& outcome) const {
+    auto it = outcomes.find(outcome);
+    return it == outcomes.end() ? 0 : it->second;
+  }
+  // Scenarios without a candidate whose message has `text`.
+  size_t Refused(absl::string_view text) const {
+    size_t n = 0;
+    for (const auto& [key, count] : outcomes) {
+      n += key.starts_with("no candidate: ") && absl::StrContains(key, text)
+               ? count
+               : 0;
+    }
+    return n;
+  }
+
+  std::string Report() const {
+    std::string out = absl::StrCat(
+        "preemption: ", scenarios, " scenarios made for it (", with_budgets,
+        " with budgets); kube-scheduler's outcomes, by scenario:\n");
+    for (const auto& [o, n] : outcomes) {
+      absl::StrAppend(&out, "  ", n, " ", o, "\n");
     }
     return out;
   }
@@ -764,6 +1015,138 @@ TEST(OracleTest, CountsNominatedPods) {
   }
 }
 
+// Preemption through the oracle, worked out by hand, and our side
+// agreeing. The incoming pod (priority 100, 2 cpu) fits none of three
+// nodes of 4 cpu:
+//   a: high (priority 1000, 1 cpu), old (10, 1 cpu, started 01:00), big
+//      (10, 1.5 cpu, 02:00), low (1, 0.5 cpu). Without the three of lower
+//      priority it fits (1 + 2 of 4); put back most important first, old
+//      fits beside it (1 + 1 + 2 = 4), big (5.5) and low (4.5) do not:
+//      victims [big, low], not all three.
+//   b: guarded (5, 3 cpu, app=guarded), its budget allowing 0 disruptions:
+//      victims [guarded], 1 violation.
+//   c: mid (50, 3 cpu): victims [mid].
+// The fewest violations leave a and c, the lower highest victim priority
+// (10 against 50) picks a: the budget steers the pick away from b, whose
+// victim has the lowest priority of all. With the budget allowing 1, or
+// guarded among its disruptedPods, b is picked. Then the refusals: a pod
+// with preemptionPolicy Never; a pod nominated to a, where low is being
+// evicted by a preemption; a pod larger than any node.
+TEST(OracleTest, PreemptsAsKubeScheduler) {
+  auto node = [](const std::string& name) {
+    const std::string r = R"({"cpu":"4","memory":"8Gi","pods":"110"})";
+    return absl::StrCat(R"({"metadata":{"name":")", name,
+                        R"(","labels":{"kubernetes.io/hostname":")", name,
+                        R"("}},"status":{"capacity":)", r,
+                        R"(,"allocatable":)", r, "}}");
+  };
+  auto pod = [](const std::string& name, const std::string& node, int priority,
+                const std::string& cpu, const std::string& start,
+                const std::string& app, const std::string& metadata = "",
+                const std::string& status = "") {
+    return absl::StrCat(
+        R"({"metadata":{"name":")", name,
+        R"(","namespace":"default","uid":"uid-)", name,
+        R"(","labels":{"app":")", app, R"("})", metadata,
+        R"(},"spec":{"nodeName":")", node, R"(","priority":)", priority,
+        R"(,"containers":[{"name":"c","resources":{"requests":{"cpu":")", cpu,
+        R"(","memory":"256Mi"}}}]},"status":{"phase":"Running",)", status,
+        R"("startTime":"2025-06-01T)", start, R"(:00Z"}})");
+  };
+  auto incoming = [](const std::string& cpu, const std::string& spec,
+                     const std::string& status) {
+    return absl::StrCat(
+        R"({"metadata":{"name":"p","namespace":"default","uid":"uid-p"},)"
+        R"("spec":{"priorityClassName":"prio-100","priority":100,)", spec,
+        R"("containers":[{"name":"c","resources":{"requests":{"cpu":")", cpu,
+        R"(","memory":"1Gi"}}}]},"status":{"phase":"Pending")", status, "}}");
+  };
+  auto budget = [](int allowed, const std::string& disrupted) {
+    return absl::StrCat(
+        R"({"metadata":{"name":"guard","namespace":"default","uid":"uid-guard",)"
+        R"("resourceVersion":"1"},"spec":{"minAvailable":1,"selector":)"
+        R"({"matchLabels":{"app":"guarded"}}},"status":{"disruptionsAllowed":)",
+        allowed,
+        disrupted.empty()
+            ? ""
+            : absl::StrCat(R"(,"disruptedPods":{")", disrupted,
+                           R"(":"2026-01-01T00:00:00Z"})"),
+        "}}");
+  };
+  Scenario s{.name = "preemption-by-hand"};
+  s.nodes = {node("a"), node("b"), node("c")};
+  s.placed = {pod("high", "a", 1000, "1", "00:00", "batch"),
+              pod("old", "a", 10, "1", "01:00", "batch"),
+              pod("big", "a", 10, "1500m", "02:00", "batch"),
+              pod("low", "a", 1, "500m", "00:30", "batch"),
+              pod("guarded", "b", 5, "3", "00:00", "guarded"),
+              pod("mid", "c", 50, "3", "00:00", "batch")};
+  s.budgets = {budget(0, "")};
+  s.pod = incoming("2", "", "");
+  Scenario allowed = s;
+  allowed.name = "budget-allows-one";
+  allowed.budgets = {budget(1, "")};
+  Scenario disrupted = s;
+  disrupted.name = "guarded-disrupted-already";
+  disrupted.budgets = {budget(0, "guarded")};
+  Scenario never = s;
+  never.name = "never";
+  never.pod = incoming("2", R"("preemptionPolicy":"Never",)", "");
+  Scenario terminating = s;
+  terminating.name = "terminating-on-nominated-node";
+  terminating.placed[3] =
+      pod("low", "a", 1, "500m", "00:30", "batch",
+          R"(,"deletionTimestamp":"2026-01-01T00:00:00Z")",
+          R"("conditions":[{"type":"DisruptionTarget","status":"True",)"
+          R"("reason":"PreemptionByScheduler"}],)");
+  terminating.pod = incoming("2", "", R"(,"nominatedNodeName":"a")");
+  Scenario too_big = s;
+  too_big.name = "too-big";
+  too_big.pod = incoming("5", "", "");
+  const std::vector<Scenario> scenarios = {s,     allowed,     disrupted,
+                                           never, terminating, too_big};
+  std::vector<std::string> lines = RunOracle(scenarios);
+  ASSERT_EQ(lines.size(), scenarios.size());
+
+  const std::map<std::string, Candidate> candidates = {
+      {"a", {.victims = {"default/big", "default/low"}}},
+      {"b", {.victims = {"default/guarded"}, .violations = 1}},
+      {"c", {.victims = {"default/mid"}}}};
+  const Result r = Theirs(lines[0]);
+  ASSERT_EQ(r.error, "");
+  ASSERT_TRUE(r.preemption.has_value());
+  EXPECT_EQ(r.preemption->message, "");
+  EXPECT_EQ(r.preemption->candidates, candidates);
+  EXPECT_THAT(r.preemption->best, ::testing::ElementsAre("a"));
+  EXPECT_EQ(r.preemption->failed_scheduling,
+            "0/3 nodes are available: 3 Insufficient cpu.");
+  for (size_t i : {1, 2}) {
+    const Result b = Theirs(lines[i]);
+    ASSERT_TRUE(b.preemption.has_value()) << scenarios[i].name;
+    EXPECT_THAT(b.preemption->best, ::testing::ElementsAre("b"));
+    EXPECT_EQ(b.preemption->candidates.at("b").violations, 0);
+  }
+  const std::vector<std::string> refused = {
+      "preemption: not eligible due to preemptionPolicy=Never.",
+      "preemption: not eligible due to a terminating pod on the nominated node.",
+      "preemption: 0/3 nodes are available: 3 Preemption is not helpful for "
+      "scheduling."};
+  for (size_t i = 3; i < lines.size(); ++i) {
+    const Result k = Theirs(lines[i]);
+    ASSERT_TRUE(k.preemption.has_value()) << scenarios[i].name;
+    EXPECT_EQ(k.preemption->message, refused[i - 3]);
+    EXPECT_THAT(k.preemption->candidates, ::testing::IsEmpty());
+    EXPECT_EQ(k.preemption->failed_scheduling,
+              absl::StrCat("0/3 nodes are available: 3 Insufficient cpu. ",
+                           refused[i - 3]));
+  }
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_THAT(Compare(Ours(scenarios[i]), Theirs(lines[i])),
+                ::testing::IsEmpty())
+        << scenarios[i].name;
+  }
+}
+
 // The comparison finds each kind of disagreement.
 TEST(CompareTest, FindsWhatDiffers) {
   Result theirs{.weights = {{"PodTopologySpread", 2}}};
@@ -795,6 +1178,50 @@ TEST(CompareTest, FindsWhatDiffers) {
   one_side.nodes["b"].scores.clear();
   EXPECT_THAT(Compare(one_side, theirs),
               ::testing::ElementsAre(::testing::HasSubstr("scored by one side only")));
+}
+
+// The comparison of preemptions: our node must be one of kube-scheduler's
+// best, with its victims in its order; with no candidate, the message.
+TEST(CompareTest, FindsWhatDiffersInPreemption) {
+  Result theirs;
+  theirs.nodes["a"] = {.feasible = false, .reasons = "Insufficient cpu"};
+  theirs.nodes["b"] = theirs.nodes["a"];
+  theirs.nodes["c"] = theirs.nodes["a"];
+  theirs.preemption = PreemptionVerdict{
+      .candidates = {{"a", {.victims = {"ns/x", "ns/y"}}},
+                     {"b", {.victims = {"ns/z"}}},
+                     {"c", {.victims = {"ns/w"}, .violations = 1}}},
+      .best = {"a", "b"},
+      .failed_scheduling = "0/3 nodes are available: 3 Insufficient cpu."};
+  auto ours_on = [&](const std::string& node, const Candidate& c) {
+    Result ours{.nodes = theirs.nodes};
+    ours.preemption = PreemptionVerdict{
+        .candidates = {{node, c}},
+        .failed_scheduling = theirs.preemption->failed_scheduling};
+    return ours;
+  };
+  EXPECT_THAT(Compare(ours_on("b", {.victims = {"ns/z"}}), theirs),
+              ::testing::IsEmpty());
+  EXPECT_THAT(
+      Compare(ours_on("c", {.victims = {"ns/w"}, .violations = 1}), theirs),
+      ::testing::ElementsAre(::testing::HasSubstr("best a b")));
+  EXPECT_THAT(
+      Compare(ours_on("a", {.victims = {"ns/y", "ns/x"}}), theirs),
+      ::testing::ElementsAre(::testing::HasSubstr("evicting [ns/x ns/y]")));
+  Result none{.nodes = theirs.nodes};
+  none.preemption = PreemptionVerdict{
+      .message = "preemption: not eligible due to preemptionPolicy=Never."};
+  EXPECT_THAT(Compare(none, theirs),
+              ::testing::Contains(::testing::HasSubstr("no candidate for us")));
+  Result refused = theirs;
+  refused.preemption = none.preemption;
+  refused.preemption->message = "preemption: 0/3 nodes are available: 3 "
+                                "Preemption is not helpful for scheduling.";
+  EXPECT_THAT(Compare(none, refused),
+              ::testing::Contains(::testing::HasSubstr("preemption message")));
+  EXPECT_THAT(
+      Compare(Result{.nodes = theirs.nodes}, theirs),
+      ::testing::ElementsAre(::testing::HasSubstr("run by kube-scheduler only")));
 }
 
 TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
@@ -833,6 +1260,7 @@ TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
   } all, checked;
   VolumeCoverage volumes;
   NominatedCoverage nominated;
+  PreemptionCoverage preemption;
   for (size_t i = 0; i < scenarios.size(); ++i) {
     const Result theirs = Theirs(lines[i]);
     const Result ours = Ours(scenarios[i]);
@@ -840,8 +1268,10 @@ TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
         NodesWithNominatedPods(scenarios[i]);
     volumes.Add(scenarios[i], theirs);
     nominated.Add(scenarios[i], with_nominated, theirs);
+    preemption.Add(scenarios[i], theirs, ours.nominated_node);
     all.Add(theirs);
-    if (!IsVolumePlugin(theirs.pre_filter_rejection) &&
+    if (!scenarios[i].preemption &&
+        !IsVolumePlugin(theirs.pre_filter_rejection) &&
         std::none_of(theirs.nodes.begin(), theirs.nodes.end(),
                      [](const auto& n) { return IsVolumePlugin(n.second.plugin); })) {
       checked.Add(theirs, with_nominated);
@@ -877,6 +1307,18 @@ TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
     EXPECT_GT(nominated.scenarios, count / 8);
     EXPECT_GT(nominated.Of("NodeResourcesFit:"), 0u);
     EXPECT_GT(nominated.Of("feasible"), 0u);
+    // Preemption in about a third of the scenarios and when no node fits
+    // elsewhere: candidates, budget violations, and each refusal.
+    EXPECT_GT(preemption.Of("run"), count / 5);
+    EXPECT_GT(preemption.Of("a candidate"), count / 20);
+    EXPECT_GT(preemption.Of("a candidate: more than one"), 0u);
+    EXPECT_GT(preemption.Of("a candidate: tied best ones"), 0u);
+    EXPECT_GT(preemption.Of("not run: the pod's nominated node fits"), 0u);
+    EXPECT_GT(preemption.Of("a candidate: the best violating budgets"), 0u);
+    EXPECT_GT(preemption.Refused("preemptionPolicy=Never"), 0u);
+    EXPECT_GT(preemption.Refused("a terminating pod on the nominated node"), 0u);
+    EXPECT_GT(preemption.Refused("No preemption victims"), 0u);
+    EXPECT_GT(preemption.Refused("Preemption is not helpful"), 0u);
   }
   std::printf("%zu scenarios, %zu nodes (%zu infeasible; %zu scored by "
               "PodTopologySpread, %zu by InterPodAffinity, %zu by "
@@ -892,6 +1334,7 @@ TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
               checked.images);
   std::printf("%s", volumes.Report().c_str());
   std::printf("%s", nominated.Report().c_str());
+  std::printf("%s", preemption.Report().c_str());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "tests/differential/scenario.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <random>
@@ -46,6 +47,16 @@ std::string Arr(const std::vector<std::string>& items) {
   return absl::StrCat("[", absl::StrJoin(items, ","), "]");
 }
 
+// Inserts `fields` (JSON members, no trailing comma) first into the object
+// of the first (with `last`, the last) member named `key` of `json`.
+void InsertFields(std::string& json, std::string_view key,
+                  const std::string& fields, bool last = false) {
+  const std::string opener = absl::StrCat("\"", std::string(key), "\":{");
+  const size_t at = last ? json.rfind(opener) : json.find(opener);
+  const size_t pos = at + opener.size();
+  json.insert(pos, json[pos] == '}' ? fields : fields + ",");
+}
+
 std::string LabelsJson(const Labels& labels) {
   Fields f;
   for (const auto& [k, v] : labels) f.push_back({k, Q(v)});
@@ -84,6 +95,13 @@ const std::vector<std::string> kZones = {"z1", "z2", "z3"};
 
 // Mixed into the scenario's seed for the nominated pods' own stream.
 constexpr uint64_t kNominatedSalt = 0x6e6f6d696e617465ULL;  // "nominate"
+// And for preemption's.
+constexpr uint64_t kPreemptionSalt = 0x707265656d707421ULL;  // "preempt!"
+
+// kube-scheduler sorts a node's possible victims with sort.Slice, an
+// insertion sort (stable, as ours) up to this many; no node gets more
+// pods than this from the preemption part.
+constexpr int kMaxPodsPerNode = 12;
 
 // The seed of the storage's own stream (splitmix64 of the scenario's).
 uint64_t StorageSeed(uint64_t seed) {
@@ -136,7 +154,8 @@ class Generator {
       : r_(seed),
         v_(StorageSeed(seed)),
         d_(StorageSeed(~seed)),
-        n_(StorageSeed(seed ^ kNominatedSalt)) {}
+        n_(StorageSeed(seed ^ kNominatedSalt)),
+        p_(StorageSeed(seed ^ kPreemptionSalt)) {}
 
   Scenario Make(uint64_t seed) {
     Scenario s;
@@ -190,12 +209,14 @@ class Generator {
     if (storage_) Storage();
     const int num_placed = r_.Int(0, 3 * num_nodes);
     for (int i = 0; i < num_placed; ++i) {
-      s.placed.push_back(Pod(absl::StrCat("p", i),
-                             absl::StrCat("n", r_.Int(0, num_nodes - 1)),
+      const int node = r_.Int(0, num_nodes - 1);
+      s.placed.push_back(Pod(absl::StrCat("p", i), absl::StrCat("n", node),
                              /*incoming=*/false));
+      placed_.push_back({.node = node, .ns = pod_ns_, .labels = pod_labels_});
     }
     s.pod = Pod("incoming", "", /*incoming=*/true);
     Nominated();
+    Preemption();
     s_ = nullptr;
     return s;
   }
@@ -410,6 +431,8 @@ class Generator {
       incoming_ns_ = ns;
       incoming_labels_ = labels;
     }
+    pod_ns_ = ns;  // what budgets may select
+    pod_labels_ = labels;
     Fields metadata = {{"name", Q(name)}, {"namespace", Q(ns)},
                        {"uid", Q("uid-" + name)},
                        {"labels", LabelsJson(labels)}};
@@ -764,6 +787,237 @@ class Generator {
            Arr({Obj({{"weight", "100"}, {"podAffinityTerm", term}})})});
     }
     return anti.empty() ? "" : Obj(anti);
+  }
+
+  // Preemption. Everything from here to the storage draws from p_.
+
+  // In about a third of the scenarios, makes preemption matter: gives the
+  // incoming pod a priority (unless the nominated part did) and the placed
+  // pods priorities below, equal to and above it (some negative) and
+  // start times (mostly distinct, some equal); adds pods that fill most
+  // nodes, so that the incoming pod often fits nowhere; marks some pods
+  // deleting, most of them by a scheduler's preemption (a DisruptionTarget
+  // condition); sometimes gives the incoming pod preemptionPolicy Never
+  // or a status.nominatedNodeName (with a pod its preemption is evicting
+  // there, or not); and adds PodDisruptionBudgets selecting some of the
+  // pods (disruptionsAllowed 0 to 2, some disruptedPods, some with an
+  // empty or no selector, some in another namespace). In a fifth of them
+  // only the added pods may be evicted, alike on every node, so that
+  // candidates tie.
+  //
+  // In the other scenarios, when the nominated part gave the incoming pod
+  // a priority above 0, the placed pods (of priority 0) get distinct start
+  // times: kube-scheduler reads a pod without one as starting at the
+  // time.Now() of each comparison, which orders its victims by chance.
+  void Preemption() {
+    const bool on = p_.Chance(0.33);
+    int incoming = IncomingPriority();
+    if (!on) {
+      if (incoming > 0) {
+        for (size_t i = 0; i < placed_.size(); ++i) {
+          SetStartTime(s_->placed[i], static_cast<int>(i) * 7);
+        }
+      }
+      return;
+    }
+    s_->preemption = true;
+    if (incoming < 0) {
+      incoming = p_.Pick<int>({0, 100, 1000, 1000, 10000});
+      SetIncomingPriority(incoming);
+    }
+    // Sometimes the fillers alone may be evicted, all alike: nodes whose
+    // victims tie on every criterion kube-scheduler picks by.
+    const bool alike = p_.Chance(0.2);
+    Fillers(alike);
+    // Start times: from a short span (many equal) or a long one.
+    const int span = p_.Chance(0.4) ? 3 : 1000;
+    for (size_t i = 0; i < placed_.size(); ++i) {
+      std::string& pod = s_->placed[i];
+      PlacedInfo& info = placed_[i];
+      if (!alike) {
+        info.priority = incoming + p_.Pick<int>({-900, -500, -500, -90, -90,
+                                                 0, 1000});
+      } else {
+        info.priority = info.filler ? incoming - 500
+                                    : incoming + p_.Pick<int>({0, 1000});
+      }
+      InsertFields(pod, "spec", PriorityFields(info.priority));
+      SetStartTime(pod, alike && info.filler ? 0 : p_.Int(0, span));
+      if (p_.Chance(0.06)) Terminate(pod, /*by_preemption=*/p_.Chance(0.8));
+    }
+    if (p_.Chance(0.12)) {
+      InsertFields(s_->pod, "spec", R"("preemptionPolicy":"Never")");
+    }
+    if (p_.Chance(0.2)) {  // nominated by an earlier preemption
+      const int node = p_.Int(0, num_nodes_ - 1);
+      InsertFields(s_->pod, "status",
+                   absl::StrCat(R"("nominatedNodeName":"n)", node, R"(")"),
+                   /*last=*/true);
+      std::vector<size_t> lower;
+      for (size_t i = 0; i < placed_.size(); ++i) {
+        if (placed_[i].node == node && placed_[i].priority < incoming) {
+          lower.push_back(i);
+        }
+      }
+      if (!lower.empty() && p_.Chance(0.5)) {
+        Terminate(s_->placed[p_.Pick(lower)], /*by_preemption=*/true);
+      }
+    }
+    for (int i = p_.Int(0, 3); i > 0; --i) Budget();
+  }
+
+  // The incoming pod's spec.priority; -1 when it has none.
+  int IncomingPriority() const {
+    constexpr std::string_view kKey = R"("priority":)";
+    const size_t at = s_->pod.find(kKey);
+    if (at == std::string::npos) return -1;
+    return std::atoi(s_->pod.c_str() + at + kKey.size());
+  }
+
+  // Pods that take most of a node (of the priorities Preemption gives):
+  // one to three on most nodes, as many as kMaxPodsPerNode allows; with
+  // `alike`, one taking the same share of every node's cpu.
+  void Fillers(bool alike) {
+    std::vector<int> count(static_cast<size_t>(num_nodes_), 0);
+    for (const PlacedInfo& p : placed_) ++count[static_cast<size_t>(p.node)];
+    const int alike_percent = p_.Int(60, 100);
+    for (int node = 0; node < num_nodes_; ++node) {
+      if (!p_.Chance(0.85)) continue;
+      const Allocatable room = allocatable_[static_cast<size_t>(node)];
+      const int room_for = kMaxPodsPerNode - count[static_cast<size_t>(node)];
+      const int n = std::min(alike ? 1 : p_.Int(1, 3), room_for);
+      if (alike) {
+        if (n == 1) Filler(node, room.cpu_milli * alike_percent / 100, 256);
+        continue;
+      }
+      int percent = p_.Int(50, 100);  // of the node's cpu, all fillers
+      for (int k = 0; k < n; ++k) {
+        const int share = k + 1 == n ? percent : p_.Int(1, percent);
+        percent -= share;
+        Filler(node, room.cpu_milli * share / 100,
+               p_.Chance(0.3) ? room.memory_mi * p_.Int(3, 9) / 10
+                              : p_.Int(1, 8) * 128);
+      }
+    }
+  }
+
+  void Filler(int node, int cpu_milli, int memory_mi) {
+    const std::string name = absl::StrCat("f", s_->placed.size());
+    const std::string ns = p_.Chance(0.8) ? "default" : "team-a";
+    Labels labels = {{"app", p_.Pick(kApps)}};
+    if (p_.Chance(0.4)) labels["tier"] = p_.Chance(0.5) ? "fe" : "be";
+    const std::string requests =
+        Obj({{"cpu", Q(Quantity(std::max(cpu_milli, 1)))},
+             {"memory", Q(absl::StrCat(std::max(memory_mi, 1), "Mi"))}});
+    Fields container = {{"name", Q("c")},
+                        {"image", Q(p_.Pick(kImages))},
+                        {"resources", Obj({{"requests", requests}})}};
+    if (p_.Chance(0.08)) {  // a host port the incoming pod may want
+      const int port = p_.Pick<int>({8080, 8081, 9090});
+      container.push_back(
+          {"ports", Arr({Obj({{"containerPort", absl::StrCat(port)},
+                              {"hostPort", absl::StrCat(port)},
+                              {"protocol", Q("TCP")}})})});
+    }
+    s_->placed.push_back(
+        Obj({{"metadata", Obj({{"name", Q(name)}, {"namespace", Q(ns)},
+                               {"uid", Q("uid-" + name)},
+                               {"labels", LabelsJson(labels)}})},
+             {"spec", Obj({{"nodeName", Q(absl::StrCat("n", node))},
+                           {"containers", Arr({Obj(container)})}})},
+             {"status", Obj({{"phase", Q("Running")}})}}));
+    placed_.push_back(
+        {.node = node, .ns = ns, .labels = labels, .filler = true});
+  }
+
+  // status.startTime, `minutes` after a fixed instant.
+  static void SetStartTime(std::string& pod, int minutes) {
+    const std::string time = absl::StrCat(
+        "2025-06-0", 1 + minutes / 1440, "T",
+        absl::Dec(minutes / 60 % 24, absl::kZeroPad2), ":",
+        absl::Dec(minutes % 60, absl::kZeroPad2), ":00Z");
+    InsertFields(pod, "status", absl::StrCat(R"("startTime":)", Q(time)),
+                 /*last=*/true);
+  }
+
+  // Being deleted: a deletionTimestamp (unless it has one), and a
+  // DisruptionTarget condition: True with reason PreemptionByScheduler,
+  // as a scheduler's preemption sets it, or another eviction's.
+  void Terminate(std::string& pod, bool by_preemption) {
+    if (pod.find("deletionTimestamp") == std::string::npos) {
+      InsertFields(pod, "metadata",
+                   R"("deletionTimestamp":"2026-01-01T00:00:00Z")");
+    }
+    if (pod.find("DisruptionTarget") != std::string::npos) return;
+    const std::string condition = Obj(
+        {{"type", Q("DisruptionTarget")},
+         {"status", Q(by_preemption || p_.Chance(0.5) ? "True" : "False")},
+         {"reason", Q(by_preemption ? "PreemptionByScheduler"
+                                    : "EvictionByEvictionAPI")}});
+    constexpr std::string_view kConditions = R"("conditions":[)";
+    if (const size_t at = pod.rfind(kConditions); at != std::string::npos) {
+      pod.insert(at + kConditions.size(), condition + ",");
+    } else {
+      InsertFields(pod, "status",
+                   absl::StrCat(R"("conditions":[)", condition, "]"),
+                   /*last=*/true);
+    }
+  }
+
+  // A PodDisruptionBudget, mostly in the default namespace, mostly
+  // selecting an app.
+  void Budget() {
+    const std::string name = absl::StrCat("pdb", s_->budgets.size());
+    const std::string ns = p_.Chance(0.75) ? "default" : p_.Pick(kNamespaces);
+    Fields spec;
+    const int k = p_.Int(0, 19);
+    if (k < 12) {
+      spec.push_back(
+          {"selector",
+           Obj({{"matchLabels", LabelsJson({{"app", p_.Pick(kApps)}})}})});
+    } else if (k < 15) {
+      spec.push_back(
+          {"selector",
+           Obj({{"matchExpressions",
+                 Arr({Obj({{"key", Q("app")}, {"operator", Q("In")},
+                           {"values", Arr({Q(p_.Pick(kApps)),
+                                           Q(p_.Pick(kApps))})}})})}})});
+    } else if (k < 17) {
+      spec.push_back({"selector", Obj({{"matchLabels",
+                                        LabelsJson({{"tier", "fe"}})}})});
+    } else if (k < 19) {
+      spec.push_back({"selector", "{}"});  // selects nothing here
+    }  // else no selector
+    spec.push_back({"minAvailable", "1"});
+    Fields status = {
+        {"disruptionsAllowed", absl::StrCat(p_.Pick<int>({0, 0, 1, 2}))}};
+    if (p_.Chance(0.3)) {  // evictions under way: a pod of its namespace
+      std::vector<std::string> names;
+      for (size_t i = 0; i < placed_.size(); ++i) {
+        if (placed_[i].ns == ns) names.push_back(PodName(i));
+      }
+      if (!names.empty()) {
+        status.push_back({"disruptedPods",
+                          Obj({{p_.Pick(names), Q("2026-01-01T00:00:00Z")}})});
+      }
+    }
+    status.push_back({"currentHealthy", "1"});
+    status.push_back({"desiredHealthy", "1"});
+    status.push_back({"expectedPods", "1"});
+    s_->budgets.push_back(
+        Obj({{"metadata", Obj({{"name", Q(name)}, {"namespace", Q(ns)},
+                               {"uid", Q("uid-" + name)},
+                               {"resourceVersion", Q("1")}})},
+             {"spec", Obj(spec)},
+             {"status", Obj(status)}}));
+  }
+
+  // The i-th placed pod's name: p<i>, then the fillers' f<i>.
+  std::string PodName(size_t i) const {
+    const std::string& pod = s_->placed[i];
+    constexpr std::string_view kName = R"({"metadata":{"name":")";
+    const size_t from = pod.find(kName) + kName.size();
+    return pod.substr(from, pod.find('"', from) - from);
   }
 
   // Storage. Everything below draws from v_.
@@ -1488,9 +1742,21 @@ class Generator {
   Random v_;  // storage's own stream
   Random d_;  // inline disks' own stream
   Random n_;  // nominated pods' own stream
+  Random p_;  // preemption's own stream
   bool storage_ = false;
   Scenario* s_ = nullptr;
   int num_nodes_ = 0;
+  // What preemption reads of the placed pods, in s_->placed's order.
+  struct PlacedInfo {
+    int node = 0;
+    std::string ns;
+    Labels labels;
+    int priority = 0;
+    bool filler = false;  // added by Fillers
+  };
+  std::vector<PlacedInfo> placed_;
+  std::string pod_ns_;  // of the pod Pod() made last
+  Labels pod_labels_;
   std::vector<Allocatable> allocatable_;  // by node index
   std::string incoming_ns_;
   Labels incoming_labels_;
@@ -1522,6 +1788,7 @@ std::string Scenario::OracleLine() const {
               {"storageClasses", Arr(storage_classes)},
               {"csiNodes", Arr(csi_nodes)},
               {"nominatedPods", Arr(nominated)},
+              {"podDisruptionBudgets", Arr(budgets)},
               {"pod", pod}});
 }
 
@@ -1532,6 +1799,8 @@ std::string Scenario::Describe() const {
   for (const std::string& p : placed) absl::StrAppend(&out, "  - ", p, "\n");
   absl::StrAppend(&out, "nominatedPods:\n");
   for (const std::string& p : nominated) absl::StrAppend(&out, "  - ", p, "\n");
+  absl::StrAppend(&out, "podDisruptionBudgets:\n");
+  for (const std::string& b : budgets) absl::StrAppend(&out, "  - ", b, "\n");
   absl::StrAppend(&out, "services:\n");
   for (const std::string& s : services) absl::StrAppend(&out, "  - ", s, "\n");
   for (const auto& [kind, items] :

@@ -38,6 +38,17 @@
 // it; rarely a stale copy of the incoming pod itself (its UID, which
 // kube-scheduler ignores). No volumes.
 //
+// About a third of the scenarios make preemption matter (a stream of their
+// own): the placed pods get priorities below, equal to and above the
+// incoming pod's, and start times (some equal); pods are added that fill
+// most nodes; some pods are being deleted, most by a scheduler's
+// preemption (a DisruptionTarget condition); the incoming pod may have
+// preemptionPolicy Never or a status.nominatedNodeName; and
+// PodDisruptionBudgets select some pods. Elsewhere, when the incoming pod
+// has a priority above the placed pods' 0, they get distinct start times
+// (kube-scheduler orders pods without one by the clock of each
+// comparison).
+//
 // Every object is Kubernetes JSON as the apiserver would serve it after
 // admission (namespaces set; some containers without requests), so the
 // same text goes to `testenv oracle` (kube-scheduler's plugins) and to our
@@ -70,6 +81,10 @@ struct Scenario {
   std::vector<std::string> volumes;  // PersistentVolumes
   std::vector<std::string> storage_classes;
   std::vector<std::string> csi_nodes;
+  std::vector<std::string> budgets;  // PodDisruptionBudgets
+  // Whether the preemption part made preemption matter (priorities,
+  // nodes filled): the scores' coverage leaves these out.
+  bool preemption = false;
   std::string pod;  // the incoming pod
 
   // One line of `testenv oracle`'s input.

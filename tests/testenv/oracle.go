@@ -30,6 +30,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
@@ -62,6 +63,7 @@ type oracleInput struct {
 	CSINodes               []storagev1.CSINode            `json:"csiNodes"`
 	CSIDrivers             []storagev1.CSIDriver          `json:"csiDrivers"`
 	NominatedPods          []corev1.Pod                   `json:"nominatedPods"` // unassigned, with status.nominatedNodeName
+	PodDisruptionBudgets   []policyv1.PodDisruptionBudget `json:"podDisruptionBudgets"`
 	Pod                    *corev1.Pod                    `json:"pod"`
 }
 
@@ -71,7 +73,7 @@ var oracleInputKeys = sets.New(
 	"name", "nodes", "pods", "namespaces", "services", "replicaSets",
 	"statefulSets", "replicationControllers", "persistentVolumeClaims",
 	"persistentVolumes", "storageClasses", "csiNodes", "csiDrivers",
-	"nominatedPods", "pod",
+	"nominatedPods", "podDisruptionBudgets", "pod",
 )
 
 // oracleOutput is one line of output.
@@ -81,7 +83,9 @@ type oracleOutput struct {
 	PreScore  *oraclePhase           `json:"preScore,omitempty"`
 	Nodes     map[string]*oracleNode `json:"nodes,omitempty"`
 	Weights   map[string]int32       `json:"weights,omitempty"`
-	Error     string                 `json:"error,omitempty"`
+	// When no node fits: DefaultPreemption's dry run (oracle_preemption.go).
+	Preemption *oraclePreemption `json:"preemption,omitempty"`
+	Error      string            `json:"error,omitempty"`
 }
 
 // oracleStatus is a framework Status: its code, the plugin it is attributed
@@ -325,6 +329,8 @@ func (in *oracleInput) field(key string) any {
 		return &in.CSIDrivers
 	case "nominatedPods":
 		return &in.NominatedPods
+	case "podDisruptionBudgets":
+		return &in.PodDisruptionBudgets
 	case "pod":
 		return &in.Pod
 	}
@@ -354,7 +360,10 @@ func (o *oracle) evaluate(in *oracleInput) (*oracleOutput, error) {
 // has one, is not tried first) and that the feasible nodes are scored even
 // when there is only one. Other pods nominated to a node count there as
 // kube-scheduler counts them (RunFilterPluginsWithNominatedPods with the
-// scenario's nominator); scores are computed without them.
+// scenario's nominator); scores are computed without them. When no node
+// fits (a PreFilter rejection included, an error not), DefaultPreemption's
+// PostFilter runs as a dry run over the same cycle state and the nodes'
+// statuses (oracle_preemption.go).
 func (c *oracleCluster) schedule(ctx context.Context, name string, pod *corev1.Pod) (*oracleOutput, error) {
 	f := c.framework
 	allNodes, err := c.snapshot.NodeInfos().List()
@@ -377,22 +386,35 @@ func (c *oracleCluster) schedule(ctx context.Context, name string, pod *corev1.P
 		oracleStatus: toOracleStatus(s, sets.List(unscheduledPlugins)),
 		Skipped:      sets.List(state.GetSkipFilterPlugins()),
 	}
+	// The nodes' statuses, as findNodesThatFitPod's Diagnosis has them.
+	diagnosis := framework.NewDefaultNodeToStatus()
 	if !s.IsSuccess() {
 		// Rejected (or an error): no Filter runs, every node gets the status.
 		for _, ni := range allNodes {
 			out.Nodes[ni.Node().Name] = &oracleNode{Status: out.PreFilter.oracleStatus}
+		}
+		if s.IsRejected() {
+			diagnosis.SetAbsentNodesStatus(s)
+			out.Preemption, err = c.preempt(ctx, state, pod, diagnosis, s.Message())
+			if err != nil {
+				return nil, fmt.Errorf("preemption: %w", err)
+			}
 		}
 		return out, nil
 	}
 
 	// A PreFilterResult restricts the nodes Filter runs on; the others get
 	// the status schedule_one.go's findNodesThatFitPod gives them.
-	excluded := toOracleStatus(fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
-		fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(unscheduledPlugins))),
-		sets.List(unscheduledPlugins))
+	excludedStatus := fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
+		fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(unscheduledPlugins)))
+	excluded := toOracleStatus(excludedStatus, sets.List(unscheduledPlugins))
+	if !preRes.AllNodes() {
+		diagnosis.SetAbsentNodesStatus(excludedStatus)
+	}
 
 	// Filter, on every node (findNodesThatPassFilters).
 	var feasible []fwk.NodeInfo
+	filterError := false
 	for _, ni := range allNodes {
 		nodeName := ni.Node().Name
 		if !preRes.AllNodes() && !preRes.NodeNames.Has(nodeName) {
@@ -402,12 +424,21 @@ func (c *oracleCluster) schedule(ctx context.Context, name string, pod *corev1.P
 		status := f.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
 		if !status.IsSuccess() {
 			out.Nodes[nodeName] = &oracleNode{Status: toOracleStatus(status, nil)}
+			diagnosis.Set(nodeName, status)
+			filterError = filterError || !status.IsRejected()
 			continue
 		}
 		out.Nodes[nodeName] = &oracleNode{Feasible: true}
 		feasible = append(feasible, ni)
 	}
 	if len(feasible) == 0 {
+		// An error fails the cycle before PostFilter.
+		if !filterError {
+			out.Preemption, err = c.preempt(ctx, state, pod, diagnosis, "")
+			if err != nil {
+				return nil, fmt.Errorf("preemption: %w", err)
+			}
+		}
 		return out, nil
 	}
 

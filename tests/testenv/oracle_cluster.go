@@ -4,7 +4,8 @@ package main
 // holding every object, a started and synced informer factory on it, the
 // scheduler cache and its snapshot holding the nodes and placed pods, a
 // framework for the default profile built as scheduler.New builds it, and
-// the pod nominator the framework asks for the pods nominated to a node.
+// the pod nominator the framework asks for the pods nominated to a node,
+// and a DefaultPreemption plugin of the oracle's own (oracle_preemption.go).
 
 import (
 	"context"
@@ -26,12 +27,14 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"    // defaulting of apps/v1 objects
 	_ "k8s.io/kubernetes/pkg/apis/core/install"    // defaulting of core/v1 objects
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"  // defaulting of policy/v1 objects
 	_ "k8s.io/kubernetes/pkg/apis/storage/install" // defaulting of storage/v1 objects
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler"
 	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumebinding"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -178,6 +181,14 @@ func prepareObjects(in *oracleInput, apiDefaults bool) (*oracleObjects, error) {
 	for i := range in.CSIDrivers {
 		add(&in.CSIDrivers[i])
 	}
+	for i := range in.PodDisruptionBudgets {
+		pdb := &in.PodDisruptionBudgets[i]
+		if pdb.Name == "" {
+			return nil, fmt.Errorf("podDisruptionBudgets[%d]: no metadata.name", i)
+		}
+		nsOf(&pdb.Namespace)
+		add(pdb)
+	}
 
 	for i := range in.Namespaces {
 		if in.Namespaces[i].Name == "" {
@@ -195,9 +206,11 @@ func prepareObjects(in *oracleInput, apiDefaults bool) (*oracleObjects, error) {
 // oracleCluster is the scheduler's view of one scenario.
 type oracleCluster struct {
 	framework framework.Framework
-	snapshot  *internalcache.Snapshot
-	informers informers.SharedInformerFactory
-	cancel    context.CancelFunc
+	// The profile's DefaultPreemption, built on framework's handle.
+	preemption *defaultpreemption.DefaultPreemption
+	snapshot   *internalcache.Snapshot
+	informers  informers.SharedInformerFactory
+	cancel     context.CancelFunc
 }
 
 // newOracleCluster loads objs into a fake clientset, builds the framework for
@@ -244,6 +257,12 @@ func newOracleCluster(ctx context.Context, registry frameworkruntime.Registry, p
 		return nil, err
 	}
 	c.framework.SetPodNominator(nominator)
+	// Before the informers start: it asks for the PDB informer (the
+	// framework's own DefaultPreemption has already).
+	c.preemption, err = newOraclePreemption(ctx, registry, profile, c.framework)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkVolumeHandlers(c.framework, volumeFactory.regs); err != nil {
 		return nil, err
 	}
