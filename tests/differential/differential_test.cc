@@ -903,6 +903,16 @@ TEST(OracleTest, GivesVolumePluginsVerdicts) {
   }
 }
 
+// A node of 4 cpu and 8Gi labelled with its hostname, as the hand-written
+// scenarios below use.
+std::string HostNode(const std::string& name) {
+  const std::string r = R"({"cpu":"4","memory":"8Gi","pods":"110"})";
+  return absl::StrCat(R"({"metadata":{"name":")", name,
+                      R"(","labels":{"kubernetes.io/hostname":")", name,
+                      R"("}},"status":{"capacity":)", r,
+                      R"(,"allocatable":)", r, "}}");
+}
+
 // Nominated pods through the oracle, worked out by hand, and our side
 // agreeing. The incoming pod (priority 100, 2 cpu, app=web) on nodes of 4
 // cpu: a pod of priority 1000 nominated to a with 3 cpu leaves it 1
@@ -919,13 +929,7 @@ TEST(OracleTest, GivesVolumePluginsVerdicts) {
 // of priority 1000 nominated to a makes a's count 1 + 1 against 0
 // elsewhere; one of priority 10 on b counts nowhere.
 TEST(OracleTest, CountsNominatedPods) {
-  auto node = [](const std::string& name) {
-    const std::string r = R"({"cpu":"4","memory":"8Gi","pods":"110"})";
-    return absl::StrCat(R"({"metadata":{"name":")", name,
-                        R"(","labels":{"kubernetes.io/hostname":")", name,
-                        R"("}},"status":{"capacity":)", r,
-                        R"(,"allocatable":)", r, "}}");
-  };
+  auto node = HostNode;
   auto priority = [](int p) {
     return absl::StrCat(R"("priorityClassName":"prio-)", p,
                         R"(","priority":)", p);
@@ -1033,13 +1037,7 @@ TEST(OracleTest, CountsNominatedPods) {
 // with preemptionPolicy Never; a pod nominated to a, where low is being
 // evicted by a preemption; a pod larger than any node.
 TEST(OracleTest, PreemptsAsKubeScheduler) {
-  auto node = [](const std::string& name) {
-    const std::string r = R"({"cpu":"4","memory":"8Gi","pods":"110"})";
-    return absl::StrCat(R"({"metadata":{"name":")", name,
-                        R"(","labels":{"kubernetes.io/hostname":")", name,
-                        R"("}},"status":{"capacity":)", r,
-                        R"(,"allocatable":)", r, "}}");
-  };
+  auto node = HostNode;
   auto pod = [](const std::string& name, const std::string& node, int priority,
                 const std::string& cpu, const std::string& start,
                 const std::string& app, const std::string& metadata = "",
