@@ -430,7 +430,8 @@ TEST_F(KubeClientIntegrationTest, SchedulerIdentityIsRefusedWhatRbacDenies) {
                 .code(),
             absl::StatusCode::kPermissionDenied);
 
-  // Not granted: secrets, deleting pods, creating nodes.
+  // Not granted: secrets, changing pods (deleting them is: preemption),
+  // creating nodes.
   HttpClient http(TlsOptions{.ca_file = env_.dir() + "/pki/ca.crt"});
   auto as_scheduler = [&](const std::string& method, const std::string& path,
                           const std::string& body = "") {
@@ -444,8 +445,11 @@ TEST_F(KubeClientIntegrationTest, SchedulerIdentityIsRefusedWhatRbacDenies) {
   EXPECT_EQ(as_scheduler("GET", "/api/v1/secrets"), 403);
   EXPECT_EQ(as_scheduler("GET", "/api/v1/namespaces/" + ns_ + "/configmaps"),
             403);
-  EXPECT_EQ(as_scheduler("DELETE", "/api/v1/namespaces/" + ns_ + "/pods/x"),
+  EXPECT_EQ(as_scheduler("PATCH", "/api/v1/namespaces/" + ns_ + "/pods/x",
+                         "{}"),
             403);
+  EXPECT_EQ(as_scheduler("DELETE", "/api/v1/namespaces/" + ns_ + "/pods/x"),
+            404);
   EXPECT_EQ(as_scheduler("POST", "/api/v1/nodes",
                          R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"evil"}})"),
             403);
