@@ -1154,6 +1154,9 @@ TEST_F(EndToEndTest, NoPreemptionForNeverOrForATaint) {
                R"({"spec":{"taints":[{"key":"dedicated","value":"x",)"
                R"("effect":"NoSchedule"}]}})",
                "application/merge-patch+json");
+  // The waiting pod is retried on the node's change: once it is told of the
+  // taint, the scheduler knows it.
+  EventsWith("patient", "untolerated taint");
   CreatePrioritised("tainted-out", "2", high);
   EventsWith("tainted-out",
              "preemption: 0/1 nodes are available: 1 Preemption is not "
