@@ -108,7 +108,7 @@ bool ClusterState::UpsertAssignedPod(const Pod& pod) {
   auto it = pods_.find(key);
   if (it != pods_.end()) {
     PlacedPod& placed = it->second;
-    if (placed.uid == pod.uid && placed.node == pod.node_name) {
+    if (placed.uid() == pod.uid && placed.node == pod.node_name) {
       if (placed.assumed) {  // our binding, now confirmed by the apiserver
         placed.assumed = false;
         --num_assumed_;
@@ -126,7 +126,7 @@ bool ClusterState::UpsertAssignedPod(const Pod& pod) {
     // Another pod under the same name, or bound elsewhere than assumed.
     RemovePlaced(key);
   }
-  PlacedPod placed{pod.uid, pod.node_name, PodCharge::Of(pod), false};
+  PlacedPod placed{pod.node_name, PodCharge::Of(pod), false};
   Charge(placed.node, placed.charge);
   pods_.emplace(key, std::move(placed));
   return true;
@@ -215,14 +215,14 @@ uint64_t ClusterState::AwaitVolumes(
 void ClusterState::RemoveAssignedPod(const Pod& pod) {
   absl::MutexLock lock(&mu_);
   auto it = pods_.find(pod.Key());
-  if (it == pods_.end() || it->second.uid != pod.uid) return;
+  if (it == pods_.end() || it->second.uid() != pod.uid) return;
   RemovePlaced(pod.Key());
 }
 
 void ClusterState::Forget(const Pod& pod) {
   absl::MutexLock lock(&mu_);
   auto it = pods_.find(pod.Key());
-  if (it == pods_.end() || !it->second.assumed || it->second.uid != pod.uid) {
+  if (it == pods_.end() || !it->second.assumed || it->second.uid() != pod.uid) {
     return;
   }
   RemovePlaced(pod.Key());
@@ -273,14 +273,15 @@ void ClusterState::UpsertNominatedPod(const Pod& pod) {
     nominated_.erase(pod.Key());
     return;
   }
-  nominated_[pod.Key()] = {pod.uid, pod.nominated_node_name, pod.priority,
-                           PodCharge::Of(pod)};
+  nominated_[pod.Key()] = {pod.nominated_node_name, PodCharge::Of(pod)};
 }
 
 void ClusterState::RemoveNominatedPod(const Pod& pod) {
   absl::MutexLock lock(&mu_);
   auto it = nominated_.find(pod.Key());
-  if (it != nominated_.end() && it->second.uid == pod.uid) nominated_.erase(it);
+  if (it != nominated_.end() && it->second.charge.pod->uid == pod.uid) {
+    nominated_.erase(it);
+  }
 }
 
 size_t ClusterState::NumNominated() const {
@@ -307,10 +308,11 @@ const std::vector<NominatedPod>* ClusterState::NominatedView() {
     if (node == index_.end()) continue;
     // Bound (the informer may not have said so yet) or assumed by us.
     auto placed = pods_.find(key);
-    if (placed != pods_.end() && placed->second.uid == n.uid) continue;
+    const PodInfo& p = *n.charge.pod;
+    if (placed != pods_.end() && placed->second.uid() == p.uid) continue;
     nominated_view_.push_back({.node = static_cast<uint32_t>(node->second),
-                               .priority = n.priority,
-                               .uid = n.uid,
+                               .priority = p.priority,
+                               .uid = p.uid,
                                .charge = n.charge});
   }
   return &nominated_view_;
@@ -352,14 +354,14 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
   *node_name = names_[decision.node_index];
   std::string key = pod.Key();
   auto known = pods_.find(key);
-  if (known != pods_.end() && known->second.uid == pod.uid &&
+  if (known != pods_.end() && known->second.uid() == pod.uid &&
       !known->second.assumed) {
     // The informer has already shown this pod bound: its charge stands
     // where it is, and the binding about to be sent will be refused.
     return decision;
   }
   RemovePlaced(key);  // our earlier assumption, or a stale namesake
-  PlacedPod placed{pod.uid, *node_name, PodCharge::Of(pod), true,
+  PlacedPod placed{*node_name, PodCharge::Of(pod), true,
                    decision.volume_bindings};
   volumes_.Assume(placed.volumes);
   Charge(placed.node, placed.charge);

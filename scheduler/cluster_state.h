@@ -148,20 +148,19 @@ class ClusterState {
 
  private:
   struct PlacedPod {
-    std::string uid;
     std::string node;
     PodCharge charge;
     bool assumed = false;  // placed by us, not yet seen bound
     VolumeBindings volumes;  // assumed with it
+
+    const std::string& uid() const { return charge.pod->uid; }
   };
   struct Placement {
     absl::Time time;
     std::string node;
   };
   struct Nominated {
-    std::string uid;
     std::string node;
-    int32_t priority = 0;
     PodCharge charge;
   };
 

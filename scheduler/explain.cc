@@ -138,7 +138,9 @@ absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client) {
 }
 
 std::string FormatPreemption(const Preemption& p) {
-  if (!p.ok()) return absl::StrCat("preemption would not help: ", p.message, "\n");
+  if (!p.ok()) {
+    return absl::StrCat("preemption would not help: ", p.message, "\n");
+  }
   std::vector<std::string> victims;
   for (const auto& v : p.victims) {
     victims.push_back(absl::StrCat(v->namespace_, "/", v->name, " (priority ",

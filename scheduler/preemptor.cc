@@ -121,8 +121,9 @@ bool Preemptor::Run(const PreemptionTask& task) {
     absl::Status s =
         WithRetries([&] { return api_.SetPodCondition(victim, condition); });
     if (s.ok()) {
-      s = WithRetries(
-          [&] { return api_.DeletePod(victim.namespace_, victim.name, victim.uid); });
+      s = WithRetries([&] {
+        return api_.DeletePod(victim.namespace_, victim.name, victim.uid);
+      });
     }
     if (absl::IsNotFound(s) || absl::IsAborted(s)) {
       VLOG(1) << preemptor.Key() << ": victim " << victim.Key()

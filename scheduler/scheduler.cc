@@ -369,7 +369,9 @@ void Scheduler::ScheduleOne(QueuedPod queued) {
   if (!decision.ok()) {
     attempts_.With({"unschedulable"}).Inc();
     LOG(INFO) << pod.Key() << " is unschedulable: " << decision.filter_summary;
-    if (decision.preemption && decision.preemption->ok()) Preempt(pod, *decision.preemption);
+    if (decision.preemption && decision.preemption->ok()) {
+      Preempt(pod, *decision.preemption);
+    }
     recorder_.Unschedulable(pod, decision.filter_summary);
     queue_.RequeueUnschedulable(queued);
     return;

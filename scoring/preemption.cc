@@ -99,7 +99,8 @@ struct Candidate {
 // SelectVictimsOnNode. Returns false with *reasons set when the node
 // cannot help. Leaves `filter`'s states as it found them.
 bool SelectVictims(const PreemptionInput& in, PreemptionFilter& filter,
-                   size_t i, Candidate& out, std::vector<std::string>* reasons) {
+                   size_t i, Candidate& out,
+                   std::vector<std::string>* reasons) {
   const Pod& pod = *in.pod;
   NodeInfo info = (*in.nodes)[i];
   Victims potential;
@@ -281,7 +282,9 @@ Preemption Preempt(const PreemptionInput& in, PreemptionFilter& filter) {
       continue;
     }
     std::vector<Candidate>& list = c.violations == 0 ? clean : violating;
-    if (static_cast<int64_t>(list.size()) < wanted) list.push_back(std::move(c));
+    if (static_cast<int64_t>(list.size()) < wanted) {
+      list.push_back(std::move(c));
+    }
     if (!clean.empty() &&
         static_cast<int64_t>(clean.size() + violating.size()) >= wanted) {
       break;

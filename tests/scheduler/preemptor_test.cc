@@ -78,7 +78,8 @@ std::shared_ptr<const PodInfo> Victim(const std::string& name) {
 }
 
 PreemptionTask Task() {
-  return {.preemptor = Pod{.name = "high", .namespace_ = "ns", .uid = "uid-high"},
+  return {.preemptor =
+              Pod{.name = "high", .namespace_ = "ns", .uid = "uid-high"},
           .node = "n1",
           .victims = {Victim("a"), Victim("b")},
           .lower_nominated = {Victim("waiting")}};

@@ -125,7 +125,8 @@ TEST(PreemptionTest, ABudgetSteersTheChoiceToTheOtherNode) {
   f.Add(1, Placed("free", 4000, 0, 10));
   f.budgets.push_back({.name = "db",
                        .namespace_ = "default",
-                       .selector = LabelSelector{.match_labels = {{"app", "db"}}},
+                       .selector =
+                           LabelSelector{.match_labels = {{"app", "db"}}},
                        .disruptions_allowed = 0});
   Decision d = f.Run();
   ASSERT_TRUE(d.preemption->ok()) << d.filter_summary;
@@ -155,7 +156,8 @@ TEST(PreemptionTest, OnlyPodsOfLowerPriorityAreVictims) {
 TEST(PreemptionTest, NodesRemovingPodsCannotFixAreNotTried) {
   Fixture f;
   f.nodes = {MakeNode("tainted"), MakeNode("small").Capacity(1000, 8 * kGi)};
-  f.nodes[0].node.taints.push_back({"dedicated", "x", TaintEffect::kNoSchedule});
+  f.nodes[0].node.taints.push_back(
+      {"dedicated", "x", TaintEffect::kNoSchedule});
   f.Add(0, Placed("low", 4000, 0));
   Decision d = f.Run();
   ASSERT_FALSE(d.preemption->ok());
