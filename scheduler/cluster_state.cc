@@ -105,6 +105,9 @@ void ClusterState::RemovePlaced(const std::string& key) {
 bool ClusterState::UpsertAssignedPod(const Pod& pod) {
   std::string key = pod.Key();
   absl::MutexLock lock(&mu_);
+  // Bound: no longer nominated, whether or not the nominated pods'
+  // informer has said so yet (or ever saw a nomination made here).
+  if (!nominated_.empty()) nominated_.erase(key);
   auto it = pods_.find(key);
   if (it != pods_.end()) {
     PlacedPod& placed = it->second;

@@ -177,6 +177,8 @@ void Scheduler::OnPendingPod(const Pod& pod) {
 void Scheduler::OnPendingPodDeleted(const Pod& pod) {
   queue_.Delete(pod.Key());
   recorder_.Forget(pod);
+  // A preemptor gone before its nomination was seen: its room is free.
+  state_.RemoveNominatedPod(pod);
 }
 
 void Scheduler::OnPendingPodRejected(const kube::RejectedObject& rejected) {

@@ -294,6 +294,18 @@ TEST_F(ClusterStateTest, NominatedPodsKeepTheirRoomUntilBound) {
   EXPECT_EQ(RequestedCpu("a"), 1000);
 }
 
+TEST_F(ClusterStateTest, ABoundPodIsNoLongerNominated) {
+  state_.UpsertNode(MakeNode("a"));
+  Pod preemptor = MakePod("preemptor", 3000);
+  preemptor.nominated_node_name = "a";
+  state_.UpsertNominatedPod(preemptor);
+  Pod bound = preemptor;
+  bound.node_name = "a";
+  state_.UpsertAssignedPod(bound);
+  EXPECT_EQ(state_.NumNominated(), 0u);
+  EXPECT_EQ(RequestedCpu("a"), 3000);
+}
+
 TEST_F(ClusterStateTest, AClearedNominationFreesTheRoom) {
   state_.UpsertNode(MakeNode("a"));
   Pod preemptor = MakePod("preemptor", 3000);
