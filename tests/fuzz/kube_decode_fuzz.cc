@@ -13,6 +13,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)ms::kube::DecodeLease(json);
   (void)ms::kube::DecodePodList(json);
   (void)ms::kube::DecodeNodeList(json);
+  (void)ms::kube::DecodeNamespaceList(json);
+  (void)ms::kube::DecodeBudgetList(json);
+  (void)ms::kube::DecodeClaimList(json);
+  (void)ms::kube::DecodeVolumeList(json);
+  (void)ms::kube::DecodeStorageClassList(json);
+  (void)ms::kube::DecodeCsiNodeList(json);
   (void)ms::kube::DecodeErrorStatus(409, json);
   return 0;
 }

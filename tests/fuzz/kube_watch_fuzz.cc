@@ -10,5 +10,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::string_view line(reinterpret_cast<const char*>(data), size);
   (void)ms::kube::DecodePodWatchEvent(line);
   (void)ms::kube::DecodeNodeWatchEvent(line);
+  (void)ms::kube::DecodeNamespaceWatchEvent(line);
+  (void)ms::kube::DecodeBudgetWatchEvent(line);
+  (void)ms::kube::DecodeClaimWatchEvent(line);
+  (void)ms::kube::DecodeVolumeWatchEvent(line);
+  (void)ms::kube::DecodeStorageClassWatchEvent(line);
+  (void)ms::kube::DecodeCsiNodeWatchEvent(line);
   return 0;
 }

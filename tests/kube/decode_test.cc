@@ -209,6 +209,28 @@ TEST(DecodePodTest, WhatPreemptionReads) {
   EXPECT_FALSE(pod->preempted);
 }
 
+TEST(DecodeBudgetTest, WhatPreemptionReads) {
+  absl::StatusOr<ObjectList<PodDisruptionBudget>> list = DecodeBudgetList(R"({
+    "kind":"PodDisruptionBudgetList","apiVersion":"policy/v1",
+    "metadata":{"resourceVersion":"7"},"items":[
+      {"metadata":{"name":"db","namespace":"shop","uid":"u1","resourceVersion":"6"},
+       "spec":{"maxUnavailable":0,"selector":{"matchLabels":{"app":"db"}}},
+       "status":{"disruptionsAllowed":1,"disruptedPods":{"db-0":"2026-01-01T00:00:00Z"}}},
+      {"metadata":{"name":"none","namespace":"shop"},"spec":{},"status":null}]})");
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->items.size(), 2u);
+  const PodDisruptionBudget& db = list->items[0];
+  EXPECT_EQ(db.Key(), "shop/db");
+  EXPECT_EQ(db.uid, "u1");
+  ASSERT_TRUE(db.selector.has_value());
+  EXPECT_EQ(db.selector->match_labels.at("app"), "db");
+  EXPECT_EQ(db.disruptions_allowed, 1);
+  EXPECT_THAT(db.disrupted_pods, ElementsAre("db-0"));
+  // No selector selects nothing; no status allows nothing.
+  EXPECT_FALSE(list->items[1].selector.has_value());
+  EXPECT_EQ(list->items[1].disruptions_allowed, 0);
+}
+
 TEST(DecodePodTest, ContainerStatusHalvesAndResizeConditions) {
   absl::StatusOr<Pod> pod = DecodePod(R"({"status":{
     "conditions":[{"type":"PodResizePending","status":"True","reason":"Deferred"},
