@@ -12,8 +12,10 @@
 #ifndef METRICS_SCHEDULER_SCHEDULER_API_H_
 #define METRICS_SCHEDULER_SCHEDULER_API_H_
 
+#include <algorithm>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -44,6 +46,23 @@ inline bool IsTransientOrStarting(const absl::Status& s) {
 inline constexpr int kRetryAttempts = 10;
 inline constexpr absl::Duration kRetryMin = absl::Milliseconds(200);
 inline constexpr absl::Duration kRetryMax = absl::Seconds(5);
+
+// Calls `call` until it succeeds or fails for good (not
+// IsTransientOrStarting), at most kRetryAttempts times, passing each wait
+// between tries (kRetryMin doubling to kRetryMax) to `wait`, which returns
+// true to give up at once. Returns the last answer.
+inline absl::Status RetryWhileUnavailable(
+    absl::FunctionRef<absl::Status()> call,
+    absl::FunctionRef<bool(absl::Duration)> wait) {
+  absl::Status s = call();
+  absl::Duration backoff = kRetryMin;
+  for (int i = 1; IsTransientOrStarting(s) && i < kRetryAttempts; ++i) {
+    if (wait(backoff)) break;
+    backoff = std::min(backoff * 2, kRetryMax);
+    s = call();
+  }
+  return s;
+}
 
 class SchedulerApi {
  public:

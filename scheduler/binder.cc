@@ -122,18 +122,21 @@ void Binder::Count(Outcome outcome) {
 }
 
 Binder::ReadBack Binder::ReadPodBack(const Pod& pod) {
-  absl::Duration backoff = kRetryMin;
-  for (int attempt = 0; attempt < kRetryAttempts; ++attempt) {
-    absl::StatusOr<Pod> now = api_.GetPod(pod.namespace_, pod.name);
-    if (now.ok()) {
-      if (now->uid != pod.uid) return {.kind = ReadBack::Kind::kGone};
-      return {.kind = ReadBack::Kind::kFound, .pod = *std::move(now)};
-    }
-    if (absl::IsNotFound(now.status())) return {.kind = ReadBack::Kind::kGone};
-    if (!IsTransientOrStarting(now.status())) break;
-    if (cancelled_.WaitForNotificationWithTimeout(backoff)) break;
-    backoff = std::min(backoff * 2, kRetryMax);
+  absl::StatusOr<Pod> now;
+  // The answer is in `now`.
+  (void)RetryWhileUnavailable(
+      [&] {
+        now = api_.GetPod(pod.namespace_, pod.name);
+        return now.status();
+      },
+      [this](absl::Duration backoff) {
+        return cancelled_.WaitForNotificationWithTimeout(backoff);
+      });
+  if (now.ok()) {
+    if (now->uid != pod.uid) return {.kind = ReadBack::Kind::kGone};
+    return {.kind = ReadBack::Kind::kFound, .pod = *std::move(now)};
   }
+  if (absl::IsNotFound(now.status())) return {.kind = ReadBack::Kind::kGone};
   return {.kind = ReadBack::Kind::kUnknown};
 }
 

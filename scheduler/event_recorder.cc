@@ -148,24 +148,22 @@ absl::Status EventRecorder::WriteWithRetries(Write& write) {
         absl::StrCat(write.event->pod_name, ".",
                      absl::Hex(absl::ToUnixNanos(absl::Now())));
   }
+  bool retry = false;
   auto attempt = [&] {
-    if (write.event) return api_.RecordEvent(*write.event);
-    return api_.SetPodCondition(write.pod, *write.condition);
+    absl::Status s = write.event
+                         ? api_.RecordEvent(*write.event)
+                         : api_.SetPodCondition(write.pod, *write.condition);
+    // A retry refused as a duplicate: the lost answer's write took effect.
+    if (retry && write.event && absl::IsAlreadyExists(s)) s = absl::OkStatus();
+    retry = true;
+    return s;
   };
-  absl::Status s = attempt();
-  absl::Duration backoff = kRetryMin;
-  for (int i = 1; IsTransientOrStarting(s) && i < kRetryAttempts; ++i) {
-    // The apiserver is away for a moment: try again, unless closing (then
-    // the rest of the queue gets one attempt each).
-    {
-      absl::MutexLock lock(&mu_);
-      if (mu_.AwaitWithTimeout(absl::Condition(&closed_), backoff)) break;
-    }
-    backoff = std::min(backoff * 2, kRetryMax);
-    s = attempt();
-    if (write.event && absl::IsAlreadyExists(s)) s = absl::OkStatus();
-  }
-  return s;
+  // The apiserver is away for a moment: try again, unless closing (then
+  // the rest of the queue gets one attempt each).
+  return RetryWhileUnavailable(attempt, [this](absl::Duration backoff) {
+    absl::MutexLock lock(&mu_);
+    return mu_.AwaitWithTimeout(absl::Condition(&closed_), backoff);
+  });
 }
 
 }  // namespace ms

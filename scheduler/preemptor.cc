@@ -1,6 +1,5 @@
 #include "scheduler/preemptor.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -89,20 +88,13 @@ void Preemptor::Loop() {
   }
 }
 
-absl::Status Preemptor::WithRetries(
-    const std::function<absl::Status()>& write) {
-  absl::Status s = write();
-  absl::Duration backoff = options_.retry_min;
-  for (int i = 1; IsTransientOrStarting(s) && i < kRetryAttempts; ++i) {
-    absl::SleepFor(backoff);
-    backoff = std::min(backoff * 2, kRetryMax);
-    s = write();
-  }
-  return s;
-}
-
 bool Preemptor::Run(const PreemptionTask& task) {
   const Pod& preemptor = task.preemptor;
+  // Writes the apiserver did not answer are retried, as Events are.
+  auto sleep = [](absl::Duration d) {
+    absl::SleepFor(d);
+    return false;
+  };
   if (!leadership_.AwaitWriteWindow(options_.leadership_wait)) {
     LOG(WARNING) << preemptor.Key()
                  << ": not preempting: not leading (or the lease is late)";
@@ -118,12 +110,14 @@ bool Preemptor::Run(const PreemptionTask& task) {
                               "pod")};
   for (const auto& v : task.victims) {
     const Pod victim = AsPod(*v);
-    absl::Status s =
-        WithRetries([&] { return api_.SetPodCondition(victim, condition); });
+    absl::Status s = RetryWhileUnavailable(
+        [&] { return api_.SetPodCondition(victim, condition); }, sleep);
     if (s.ok()) {
-      s = WithRetries([&] {
-        return api_.DeletePod(victim.namespace_, victim.name, victim.uid);
-      });
+      s = RetryWhileUnavailable(
+          [&] {
+            return api_.DeletePod(victim.namespace_, victim.name, victim.uid);
+          },
+          sleep);
     }
     if (absl::IsNotFound(s) || absl::IsAborted(s)) {
       VLOG(1) << preemptor.Key() << ": victim " << victim.Key()
@@ -142,14 +136,14 @@ bool Preemptor::Run(const PreemptionTask& task) {
   }
   for (const auto& p : task.lower_nominated) {
     const Pod lower = AsPod(*p);
-    absl::Status s =
-        WithRetries([&] { return api_.SetNominatedNode(lower, ""); });
+    absl::Status s = RetryWhileUnavailable(
+        [&] { return api_.SetNominatedNode(lower, ""); }, sleep);
     if (!s.ok() && !absl::IsNotFound(s)) {
       LOG(WARNING) << lower.Key() << ": clearing its nominated node: " << s;
     }
   }
-  absl::Status s =
-      WithRetries([&] { return api_.SetNominatedNode(preemptor, task.node); });
+  absl::Status s = RetryWhileUnavailable(
+      [&] { return api_.SetNominatedNode(preemptor, task.node); }, sleep);
   if (!s.ok()) {
     LOG(WARNING) << preemptor.Key() << ": nominating " << task.node << ": "
                  << s;

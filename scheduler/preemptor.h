@@ -58,7 +58,6 @@ struct PreemptorOptions {
   // How long a preemption waits for a late lease renewal before it is
   // dropped.
   absl::Duration leadership_wait = absl::Seconds(10);
-  absl::Duration retry_min = kRetryMin;  // between retries, doubling
 };
 
 class Preemptor {
@@ -81,9 +80,6 @@ class Preemptor {
   void Loop();
   // True when every write took effect (or was moot).
   bool Run(const PreemptionTask& task);
-  // `write` until it succeeds or fails for good; NotFound and Aborted
-  // (gone, or recreated) are returned as they are.
-  absl::Status WithRetries(const std::function<absl::Status()>& write);
 
   const PreemptorOptions options_;
   SchedulerApi& api_;
