@@ -311,12 +311,11 @@ const std::vector<NominatedPod>* ClusterState::NominatedView() {
     if (node == index_.end()) continue;
     // Bound (the informer may not have said so yet) or assumed by us.
     auto placed = pods_.find(key);
-    const PodInfo& p = *n.charge.pod;
-    if (placed != pods_.end() && placed->second.uid() == p.uid) continue;
-    nominated_view_.push_back({.node = static_cast<uint32_t>(node->second),
-                               .priority = p.priority,
-                               .uid = p.uid,
-                               .charge = n.charge});
+    if (placed != pods_.end() && placed->second.uid() == n.charge.pod->uid) {
+      continue;
+    }
+    nominated_view_.push_back(
+        {.node = static_cast<uint32_t>(node->second), .charge = n.charge});
   }
   return &nominated_view_;
 }

@@ -149,8 +149,8 @@ void CollectNominated(const DecideInput& in, Scratch& s) {
   if (in.nominated == nullptr) return;
   const Pod& pod = *in.pod;
   for (const NominatedPod& p : *in.nominated) {
-    if (p.node < in.nodes->size() && p.priority >= pod.priority &&
-        p.uid != pod.uid) {
+    if (p.node < in.nodes->size() && p.pod().priority >= pod.priority &&
+        p.pod().uid != pod.uid) {
       s.nominated.push_back(&p);
     }
   }

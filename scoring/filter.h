@@ -90,9 +90,9 @@ static_assert(kFailMissingMetric == 1u << (kNumFilterFailures - 1));
 // RunFilterPluginsWithNominatedPods).
 struct NominatedPod {
   uint32_t node = 0;  // index into the nodes decided over
-  int32_t priority = 0;
-  std::string uid;
-  PodCharge charge;
+  PodCharge charge;   // its priority and uid are its PodInfo's
+
+  const PodInfo& pod() const { return *charge.pod; }
 };
 
 // The pre-filters of the four volume plugins, for a pod with claims or

@@ -305,7 +305,7 @@ Preemption Preempt(const PreemptionInput& in, PreemptionFilter& filter) {
   out.budget_violations = best.violations;
   if (in.nominated != nullptr) {
     for (const NominatedPod& p : *in.nominated) {
-      if (p.node == best.node && p.priority < pod.priority) {
+      if (p.node == best.node && p.pod().priority < pod.priority) {
         out.lower_nominated.push_back(p.charge.pod);
       }
     }

@@ -32,10 +32,7 @@ struct Fixture {
   void Nominate(uint32_t node, int32_t priority, Pod p) {
     p.priority = priority;
     p.uid = "uid-" + p.name;
-    nominated.push_back({.node = node,
-                         .priority = priority,
-                         .uid = p.uid,
-                         .charge = PodCharge::Of(p)});
+    nominated.push_back({.node = node, .charge = PodCharge::Of(p)});
   }
   Decision Run() {
     DecideInput in{.pod = &pod,

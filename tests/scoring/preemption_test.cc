@@ -226,10 +226,7 @@ TEST(PreemptionTest, LowerPriorityNominationsOnTheNodeAreCleared) {
   f.nodes = {MakeNode("n1")};
   f.Add(0, Placed("low", 4000, 0));
   Pod waiting = Placed("waiting", 1000, 1);
-  f.nominated.push_back({.node = 0,
-                         .priority = 1,
-                         .uid = waiting.uid,
-                         .charge = PodCharge::Of(waiting)});
+  f.nominated.push_back({.node = 0, .charge = PodCharge::Of(waiting)});
   Decision d = f.Run();
   ASSERT_TRUE(d.preemption->ok()) << d.filter_summary;
   ASSERT_EQ(d.preemption->lower_nominated.size(), 1u);
