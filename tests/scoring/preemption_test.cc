@@ -233,7 +233,7 @@ TEST(PreemptionTest, LowerPriorityNominationsOnTheNodeAreCleared) {
   EXPECT_EQ(d.preemption->lower_nominated[0]->name, "waiting");
 }
 
-TEST(PreemptionTest, OffWhenDisabledOrNotAsked) {
+TEST(PreemptionTest, OffWhenDisabled) {
   Fixture f;
   f.nodes = {MakeNode("n1")};
   f.Add(0, Placed("low", 4000, 0));
