@@ -195,7 +195,8 @@ TEST_F(ApiserverFaultTest, ConnectionCutAndRefusedInTheMiddleOfABurst) {
   ASSERT_TRUE(WaitForUnschedulable(kSlots))
       << CountBound() << " bound of " << pods << ", " << kSlots << " slots";
   ExpectEveryPodBoundOnce(pods, /*allow_lost_events=*/false, kSlots);
-  EXPECT_GE(BindingsWithoutAnswer(s), 1) << "the cut hit no binding";
+  EXPECT_GE(BindingsWithoutAnswer(s), 1) << "the cut hit no binding\n"
+                                         << s->Log();
   EXPECT_TRUE(s->Ready());
   EXPECT_EQ(s->Metric("metrics_scheduler_leader"), 1);
 }

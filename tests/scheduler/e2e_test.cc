@@ -1008,8 +1008,12 @@ TEST_F(EndToEndTest, WaitForFirstConsumerClaimGetsAMatchingVolume) {
   ASSERT_TRUE(WaitFor([&] { return Placements()["web"] == Node(2); },
                       absl::Seconds(60)))
       << s->Log();
-  const std::string claim = Claim("data");
-  EXPECT_TRUE(absl::StrContains(claim, R"("phase":"Bound")")) << claim;
+  // The PV controller writes the claim's volumeName, then its phase.
+  std::string claim;
+  EXPECT_TRUE(WaitFor([&] {
+    claim = Claim("data");
+    return absl::StrContains(claim, R"("phase":"Bound")");
+  })) << claim;
   EXPECT_TRUE(absl::StrContains(
       claim, absl::StrCat(R"("volumeName":")", suite_, R"(-fit")")))
       << claim;
