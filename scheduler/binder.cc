@@ -339,7 +339,10 @@ void Binder::Bind(BindTask& task) {
     case ReadBack::Kind::kFound:
       break;
   }
-  if (unanswered && now.pod.node_name == task.node) {
+  // On the chosen node: our binding took effect. Without an answer, or
+  // with a 409 when libcurl re-sent the request on a connection that died
+  // before the first answer came back.
+  if (now.pod.node_name == task.node) {
     LOG(INFO) << pod.Key() << ": bound to " << task.node
               << "; the answer was lost: " << status.message();
     Count(Outcome::kLostAnswerBound);

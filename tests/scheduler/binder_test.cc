@@ -349,6 +349,26 @@ TEST_F(BinderTest, ABindingWhoseAnswerWasLostIsNotRepeated) {
   EXPECT_EQ(api_.EventPods("FailedScheduling").count(pod.Key()), 0u);
 }
 
+// libcurl re-sends a request whose reused connection died before an
+// answer: the first one bound the pod, the second is refused with 409. The
+// pod is where we chose, so it was our binding.
+TEST_F(BinderTest, A409ForOurOwnResentBindingCountsAsBound) {
+  Pod pod = MakePod("resent");
+  api_.FailNextBind(pod.Key(),
+                    absl::AbortedError("pod is already assigned to a node"),
+                    /*applied=*/true);
+  Create(pod);
+  Start();
+  ASSERT_TRUE(WaitFor([&] {
+    return api_.EventPods("Scheduled").count(pod.Key()) == 1 && QueueEmpty();
+  }));
+  EXPECT_EQ(api_.BindCalls(pod.Key()), 1);
+  EXPECT_EQ(api_.EventPods("FailedScheduling").count(pod.Key()), 0u);
+  EXPECT_EQ(Sample("metrics_scheduler_binding_outcomes_total{outcome=\"lost_"
+                   "answer_bound\"}"),
+            1);
+}
+
 TEST_F(BinderTest, ABindingThatDidNotHappenIsRetried) {
   Pod pod = MakePod("retried");
   api_.FailNextBind(pod.Key(), absl::UnavailableError("connection refused"),
@@ -373,7 +393,10 @@ TEST_F(BinderTest, APodBoundByAnotherSchedulerStaysWhereItIs) {
   Pod pod = MakePod("taken", 4000);
   Pod elsewhere = pod;
   elsewhere.node_name = "n1";
-  api_.AddPod(elsewhere);        // bound by someone else...
+  api_.AddPod(elsewhere);  // bound by someone else, to a node...
+  Node cordoned = MakeNode("n1");
+  cordoned.unschedulable = true;
+  scheduler_.OnNode(cordoned);   // ...we would not choose,
   scheduler_.OnPendingPod(pod);  // ...before our informer saw it
   Start();
   ASSERT_TRUE(WaitFor([&] { return QueueEmpty() && api_.BindCalls(pod.Key()) > 0; }));
