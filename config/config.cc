@@ -111,6 +111,25 @@ bool IsDns1123Subdomain(absl::string_view s) {
   }
 }
 
+// A label or annotation key: an optional DNS-1123 subdomain prefix and
+// '/', then a name of 1-63 characters, alphanumeric at both ends and
+// alphanumeric, '-', '_' or '.' between.
+bool IsQualifiedName(absl::string_view s) {
+  size_t slash = s.find('/');
+  absl::string_view name = s;
+  if (slash != absl::string_view::npos) {
+    if (!IsDns1123Subdomain(s.substr(0, slash))) return false;
+    name = s.substr(slash + 1);
+  }
+  if (name.empty() || name.size() > 63) return false;
+  for (char c : name) {
+    if (!(absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.')) {
+      return false;
+    }
+  }
+  return absl::ascii_isalnum(name.front()) && absl::ascii_isalnum(name.back());
+}
+
 bool IsMetricName(absl::string_view s) {
   if (s.empty()) return false;
   if (!(absl::ascii_isalpha(s[0]) || s[0] == '_')) return false;
@@ -374,6 +393,10 @@ class Loader {
                                  NormalizationConfig* out);
   absl::Status LoadJoin(const YNode& node, const std::string& path,
                         JoinConfig* out);
+  absl::Status LoadSource(const YNode& node, const std::string& path,
+                          MetricOrigin* out);
+  absl::Status LoadThreshold(const YNode& node, const std::string& path,
+                             MetricThreshold* out);
   absl::Status LoadBuiltins(const YNode& node, const std::string& path,
                             BuiltinWeights* out);
   absl::Status LoadNodeAffinity(const YNode& node, const std::string& path,
@@ -492,10 +515,10 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
       config->metrics.push_back(std::move(metric));
     }
   }
-  if (!config->metrics.empty() && config->backend.url.empty()) {
+  if (!QueryMetrics(*config).empty() && config->backend.url.empty()) {
     YNode at = Find(root, "backend");
     return Error(at.IsDefined() ? at : root, "backend.url",
-                 "required when metrics are configured");
+                 "required when a metric has a query");
   }
 
   if (YNode n = Find(root, "builtins"); n.IsDefined()) {
@@ -748,9 +771,9 @@ absl::Status Loader::LoadJoin(const YNode& node, const std::string& path,
 absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
                                 const Config& config, MetricConfig* out) {
   RETURN_IF_ERROR(CheckMap(node, path,
-                           {"name", "query", "weight", "direction",
-                            "normalization", "missing", "maxStaleness", "ttl",
-                            "join", "aggregations"}));
+                           {"name", "query", "source", "filter", "weight",
+                            "direction", "normalization", "missing",
+                            "maxStaleness", "ttl", "join", "aggregations"}));
   YNode v;
   RETURN_IF_ERROR(GetString(node, path, "name", &out->name, &v));
   if (!v.IsDefined()) return Error(node, Child(path, "name"), "required");
@@ -765,10 +788,28 @@ absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
                    absl::StrCat(Quote(out->name), " is a built-in term name"));
     }
   }
-  RETURN_IF_ERROR(GetString(node, path, "query", &out->query, &v));
-  if (!v.IsDefined()) return Error(node, Child(path, "query"), "required");
-  if (absl::StripAsciiWhitespace(out->query).empty()) {
-    return Error(v, Child(path, "query"), "must not be empty");
+  if (YNode n = Find(node, "source"); n.IsDefined()) {
+    RETURN_IF_ERROR(LoadSource(n, Child(path, "source"), &out->origin));
+    // What only a query metric has.
+    for (const char* key : {"query", "ttl", "maxStaleness", "join",
+                            "aggregations"}) {
+      if (YNode q = Find(node, key); q.IsDefined()) {
+        return Error(q, Child(path, key),
+                     "only for a metric with a query, not with source");
+      }
+    }
+  } else {
+    RETURN_IF_ERROR(GetString(node, path, "query", &out->query, &v));
+    if (!v.IsDefined()) {
+      return Error(node, Child(path, "query"),
+                   "required (or a source: nodeAnnotation or nodeLabel)");
+    }
+    if (absl::StripAsciiWhitespace(out->query).empty()) {
+      return Error(v, Child(path, "query"), "must not be empty");
+    }
+  }
+  if (YNode n = Find(node, "filter"); n.IsDefined()) {
+    RETURN_IF_ERROR(LoadThreshold(n, Child(path, "filter"), &out->filter));
   }
   RETURN_IF_ERROR(GetDouble(node, path, "weight", &out->weight, &v));
   if (!(out->weight > 0)) {
@@ -828,6 +869,51 @@ absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
                                   Quote(*field)));
       }
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadSource(const YNode& node, const std::string& path,
+                                MetricOrigin* out) {
+  RETURN_IF_ERROR(CheckMap(node, path, {"nodeAnnotation", "nodeLabel"}));
+  if (node.size() != 1) {
+    return Error(node, path, "needs exactly one of nodeAnnotation, nodeLabel");
+  }
+  for (const auto& [key, kind] :
+       {std::pair<const char*, MetricOrigin::Kind>{
+            "nodeAnnotation", MetricOrigin::Kind::kNodeAnnotation},
+        {"nodeLabel", MetricOrigin::Kind::kNodeLabel}}) {
+    YNode v;
+    RETURN_IF_ERROR(GetString(node, path, key, &out->key, &v));
+    if (!v.IsDefined()) continue;
+    if (!IsQualifiedName(out->key)) {
+      return Error(v, Child(path, key),
+                   absl::StrCat("must be a valid key ([prefix/]name), got ",
+                                Quote(out->key)));
+    }
+    out->kind = kind;
+  }
+  if (out->is_query()) {
+    return Error(node, path, "needs exactly one of nodeAnnotation, nodeLabel");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadThreshold(const YNode& node, const std::string& path,
+                                   MetricThreshold* out) {
+  RETURN_IF_ERROR(CheckMap(node, path, {"max", "min"}));
+  YNode max_node, min_node;
+  double max = 0, min = 0;
+  RETURN_IF_ERROR(GetDouble(node, path, "max", &max, &max_node));
+  RETURN_IF_ERROR(GetDouble(node, path, "min", &min, &min_node));
+  if (!max_node.IsDefined() && !min_node.IsDefined()) {
+    return Error(node, path, "needs max, min or both");
+  }
+  if (max_node.IsDefined()) out->max = max;
+  if (min_node.IsDefined()) out->min = min;
+  if (out->max && out->min && *out->min > *out->max) {
+    return Error(min_node, Child(path, "min"),
+                 absl::StrCat("must be <= max (", *out->max, ")"));
   }
   return absl::OkStatus();
 }
@@ -1170,6 +1256,25 @@ absl::StatusOr<Config> LoadConfigFile(const std::string& path,
         absl::StrCat("cannot read config file ", path));
   }
   return LoadConfigString(text.str(), path, options);
+}
+
+std::vector<MetricConfig> QueryMetrics(const Config& config) {
+  std::vector<MetricConfig> out;
+  for (const MetricConfig& m : config.metrics) {
+    if (m.origin.is_query()) out.push_back(m);
+  }
+  return out;
+}
+
+std::vector<std::string> NodeAnnotationKeys(const Config& config) {
+  std::vector<std::string> out;
+  for (const MetricConfig& m : config.metrics) {
+    if (m.origin.kind == MetricOrigin::Kind::kNodeAnnotation &&
+        !absl::c_linear_search(out, m.origin.key)) {
+      out.push_back(m.origin.key);
+    }
+  }
+  return out;
 }
 
 std::vector<std::string> ConfigWarnings(const Config& config) {

@@ -12,7 +12,7 @@
 //   schedulerName: metrics-scheduler
 //   backend:
 //     type: prometheus                # prometheus | sysdig
-//     url: ""                         # required when `metrics` is not empty
+//     url: ""                         # required when a metric has a query
 //     timeout: 2s
 //     tokenFile: ""                   # bearer token, re-read on every use
 //     caFile: ""
@@ -22,14 +22,17 @@
 //   cache: {ttl: 15s, maxStaleness: 2m, refreshTimeout: 5s}
 //   metrics:                          # default: none (fallback scoring only)
 //     - name: http_latency            # required, unique
-//       query: 'histogram_quantile(...)'   # required
+//       query: 'histogram_quantile(...)'   # required, unless `source`
+//       source: {nodeAnnotation: KEY} # or {nodeLabel: KEY}: read from the
+//                                     # Node, not the backend; no query
+//       filter: {max: X, min: Y}      # default: none; either or both
 //       weight: 1                     # > 0
 //       direction: lower              # lower | higher (which is better)
 //       normalization: {type: minmax} # minmax | ratio | range (min, max)
 //       missing: neutral              # neutral | worst | exclude | skip
-//       maxStaleness: <cache.maxStaleness>
-//       ttl: <cache.ttl>
-//       join: {label: node, match: name, regex: ""}
+//       maxStaleness: <cache.maxStaleness>   # query metrics only
+//       ttl: <cache.ttl>                     # query metrics only
+//       join: {label: node, match: name, regex: ""}  # query metrics only
 //       aggregations: {time: timeAvg, group: avg}  # sysdig only
 //   builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 1,
 //              interPodAffinity: 2, podTopologySpread: 2, nodeAffinity: 2,
@@ -75,12 +78,14 @@
 #ifndef METRICS_SCHEDULER_CONFIG_CONFIG_H_
 #define METRICS_SCHEDULER_CONFIG_CONFIG_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "model/metrics.h"
 #include "model/pod.h"
 
 namespace ms {
@@ -126,8 +131,8 @@ struct SysdigConfig {
 
 struct BackendConfig {
   BackendType type = BackendType::kPrometheus;
-  // Base URL, http:// or https://. Default ""; required when any metric is
-  // configured.
+  // Base URL, http:// or https://. Default ""; required when any metric
+  // has a query.
   std::string url;
   absl::Duration timeout = absl::Seconds(2);  // per query, > 0
   std::string token_file;                     // default "": no bearer token
@@ -177,12 +182,27 @@ struct AggregationsConfig {
   std::string group = "avg";
 };
 
+// `filter`: bounds on a metric's fresh values. A node whose fresh value is
+// above `max` or below `min` is filtered out ("node(s) had <metric> above
+// <max>"); a missing or stale value is not (its `missing` policy applies to
+// scoring only). Not applied in fallback mode. Finite; min <= max.
+struct MetricThreshold {
+  std::optional<double> max;
+  std::optional<double> min;
+};
+
 struct MetricConfig {
   // Required, unique, [A-Za-z_][A-Za-z0-9_.:-]*, and not the name of a
   // built-in term (leastAllocated, balancedAllocation, recentPlacements,
   // interPodAffinity, podTopologySpread).
   std::string name;
-  std::string query;  // required, not empty
+  // `source`: a query (the default), or a Node annotation or label whose
+  // value is a decimal or a Kubernetes quantity (ParseAttributeValue); its
+  // key is a valid label key. A node attribute needs no backend, is never
+  // stale, and takes no query, ttl, maxStaleness, join or aggregations.
+  MetricOrigin origin;
+  std::string query;  // required and not empty for a query; else empty
+  MetricThreshold filter;
   double weight = 1;  // finite, > 0
   Direction direction = Direction::kLower;
   NormalizationConfig normalization;
@@ -269,6 +289,14 @@ struct Config {
   LeaderElectionConfig leader_election;
   HttpConfig http;
 };
+
+// The metrics fetched from the backend (those with a query), in
+// configuration order: what the metrics cache is given.
+std::vector<MetricConfig> QueryMetrics(const Config& config);
+
+// The annotation keys node-attribute metrics read, each once: what the
+// node informer keeps of a Node's annotations.
+std::vector<std::string> NodeAnnotationKeys(const Config& config);
 
 // Parses a Go-style duration (`500ms`, `15s`, `2m`, `1h30m`, `1.5s`, `0`).
 // InvalidArgument for anything else, including negative durations.

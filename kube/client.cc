@@ -123,7 +123,9 @@ absl::StatusOr<ObjectList<Pod>> KubeClient::ListPods(
 
 absl::StatusOr<ObjectList<Node>> KubeClient::ListNodes(
     const ListOptions& options) {
-  return List<Node>("/api/v1/nodes", options, DecodeNodeList);
+  return List<Node>("/api/v1/nodes", options, [&](absl::string_view json) {
+    return DecodeNodeList(json, options.node_annotations);
+  });
 }
 
 absl::StatusOr<ObjectList<Namespace>> KubeClient::ListNamespaces(
@@ -194,8 +196,12 @@ absl::Status KubeClient::WatchNodes(
     const ListOptions& options, const std::string& resource_version,
     const std::function<bool(WatchEvent<Node>&)>& on_event,
     const std::atomic<bool>* cancel, absl::Duration timeout) {
-  return Watch<Node>("/api/v1/nodes", options, resource_version, on_event,
-                     DecodeNodeWatchEvent, cancel, timeout);
+  return Watch<Node>(
+      "/api/v1/nodes", options, resource_version, on_event,
+      [&](absl::string_view line) {
+        return DecodeNodeWatchEvent(line, options.node_annotations);
+      },
+      cancel, timeout);
 }
 
 absl::Status KubeClient::WatchNamespaces(

@@ -44,6 +44,9 @@ struct ListOptions {
   std::string field_selector;  // e.g. "spec.schedulerName=x,spec.nodeName="
   std::string label_selector;
   int page_size = 500;  // `limit` of each page
+  // Not sent: the metadata.annotations a decoded Node keeps (the keys
+  // node-attribute metrics read); the rest are skipped. Nodes only.
+  std::vector<std::string> node_annotations;
 };
 
 // A core/v1 Event about a pod.

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "absl/strings/match.h"
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "model/image_names.h"
@@ -1173,7 +1174,7 @@ CsiNode CsiNodeFrom(od::value v) {
   return node;
 }
 
-Node NodeFrom(od::value v) {
+Node NodeFrom(od::value v, const std::vector<std::string>& annotations) {
   Node node;
   for (od::field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
@@ -1189,6 +1190,15 @@ Node NodeFrom(od::value v) {
           node.resource_version = String(mf.value());
         } else if (mkey == "labels") {
           node.labels = StringMap(mf.value());
+        } else if (mkey == "annotations" && !annotations.empty()) {
+          od::value all = mf.value();
+          if (IsNull(all)) continue;
+          for (od::field af : all.get_object()) {
+            std::string_view akey = af.unescaped_key();
+            if (absl::c_linear_search(annotations, akey)) {
+              node.annotations.emplace(akey, String(af.value()));
+            }
+          }
         }
       }
     } else if (key == "spec") {
@@ -1567,11 +1577,12 @@ absl::StatusOr<Pod> DecodePod(absl::string_view json) {
   });
 }
 
-absl::StatusOr<Node> DecodeNode(absl::string_view json) {
+absl::StatusOr<Node> DecodeNode(absl::string_view json,
+                                const std::vector<std::string>& annotations) {
   simdjson::padded_string padded(json.data(), json.size());
   return Guard("Node", [&] {
     od::document doc = Parser().iterate(padded);
-    return NodeFrom(doc.get_value());
+    return NodeFrom(doc.get_value(), annotations);
   });
 }
 
@@ -1618,16 +1629,22 @@ absl::StatusOr<ObjectList<Pod>> DecodePodList(absl::string_view json) {
   return DecodeList<Pod>(json, "PodList", "pods", PodFrom);
 }
 
-absl::StatusOr<ObjectList<Node>> DecodeNodeList(absl::string_view json) {
-  return DecodeList<Node>(json, "NodeList", "nodes", NodeFrom);
+absl::StatusOr<ObjectList<Node>> DecodeNodeList(
+    absl::string_view json, const std::vector<std::string>& annotations) {
+  return DecodeList<Node>(json, "NodeList", "nodes", [&](od::value v) {
+    return NodeFrom(v, annotations);
+  });
 }
 
 absl::StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(absl::string_view line) {
   return WatchEventFrom<Pod>(line, "pods", PodFrom);
 }
 
-absl::StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(absl::string_view line) {
-  return WatchEventFrom<Node>(line, "nodes", NodeFrom);
+absl::StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(
+    absl::string_view line, const std::vector<std::string>& annotations) {
+  return WatchEventFrom<Node>(line, "nodes", [&](od::value v) {
+    return NodeFrom(v, annotations);
+  });
 }
 
 absl::StatusOr<ObjectList<Namespace>> DecodeNamespaceList(

@@ -78,7 +78,11 @@ struct RejectedObject {
 };
 
 absl::StatusOr<Pod> DecodePod(absl::string_view json);
-absl::StatusOr<Node> DecodeNode(absl::string_view json);
+// `annotations`: the metadata.annotations the Node keeps; others are
+// skipped (a Node's annotations can be large, and only node-attribute
+// metrics read any).
+absl::StatusOr<Node> DecodeNode(
+    absl::string_view json, const std::vector<std::string>& annotations = {});
 absl::StatusOr<Lease> DecodeLease(absl::string_view json);
 
 // A page of a list. Only a malformed list fails as a whole; each object the
@@ -92,7 +96,8 @@ struct ObjectList {
 };
 
 absl::StatusOr<ObjectList<Pod>> DecodePodList(absl::string_view json);
-absl::StatusOr<ObjectList<Node>> DecodeNodeList(absl::string_view json);
+absl::StatusOr<ObjectList<Node>> DecodeNodeList(
+    absl::string_view json, const std::vector<std::string>& annotations = {});
 
 enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError };
 
@@ -114,7 +119,8 @@ struct WatchEvent {
 };
 
 absl::StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(absl::string_view line);
-absl::StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(absl::string_view line);
+absl::StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(
+    absl::string_view line, const std::vector<std::string>& annotations = {});
 
 absl::StatusOr<ObjectList<Namespace>> DecodeNamespaceList(
     absl::string_view json);

@@ -1,8 +1,15 @@
 #include "model/metrics.h"
 
+#include <cmath>
 #include <limits>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "model/quantity.h"
+
 namespace ms {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::vector<MetricColumn> AlignMetrics(
     const MetricsSnapshot& snapshot,
@@ -22,6 +29,40 @@ std::vector<MetricColumn> AlignMetrics(
     }
   }
   return columns;
+}
+
+double ParseAttributeValue(absl::string_view text) {
+  // SimpleAtod would also take white space, "inf" and "nan": the
+  // quantity grammar is the stricter judge of what is a number.
+  if (text.empty() || text != absl::StripAsciiWhitespace(text)) return kNaN;
+  double plain;
+  if (absl::SimpleAtod(text, &plain) && std::isfinite(plain) &&
+      ParseQuantityMilli(text).ok()) {
+    return plain;
+  }
+  absl::StatusOr<int64_t> milli = ParseQuantityMilli(text);
+  if (!milli.ok()) return kNaN;
+  return static_cast<double>(*milli) / 1000;
+}
+
+MetricColumn NodeAttributeColumn(const MetricOrigin& origin,
+                                 const std::vector<NodeInfo>& nodes) {
+  MetricColumn column;
+  column.values.assign(nodes.size(), kNaN);
+  column.time_ms.assign(nodes.size(), 0);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const std::map<std::string, std::string>& from =
+        origin.kind == MetricOrigin::Kind::kNodeLabel
+            ? nodes[i].node.labels
+            : nodes[i].node.annotations;
+    auto it = from.find(origin.key);
+    if (it == from.end()) continue;
+    double v = ParseAttributeValue(it->second);
+    if (std::isnan(v)) continue;
+    column.values[i] = v;
+    column.time_ms[i] = kAlwaysFresh;
+  }
+  return column;
 }
 
 }  // namespace ms

@@ -10,9 +10,13 @@
 #define METRICS_SCHEDULER_MODEL_METRICS_H_
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "absl/strings/string_view.h"
+#include "model/node_info.h"
 
 namespace ms {
 
@@ -44,6 +48,33 @@ struct MetricColumn {
 // Aligns every metric of `snapshot` to `node_names`, in snapshot order.
 std::vector<MetricColumn> AlignMetrics(
     const MetricsSnapshot& snapshot, const std::vector<std::string>& node_names);
+
+// Where a configured metric's values come from: a backend query (through
+// the cache's snapshot), or an annotation or label of the Node itself, read
+// whenever the columns are aligned: as current as the node informer, never
+// stale.
+struct MetricOrigin {
+  enum class Kind { kQuery, kNodeAnnotation, kNodeLabel };
+  Kind kind = Kind::kQuery;
+  std::string key;  // the annotation or label key; empty for a query
+
+  bool is_query() const { return kind == Kind::kQuery; }
+  friend bool operator==(const MetricOrigin&, const MetricOrigin&) = default;
+};
+
+// The sample time of a node attribute's value: fresh at any clock.
+inline constexpr int64_t kAlwaysFresh = std::numeric_limits<int64_t>::max();
+
+// A node attribute's value: a decimal (`0.42`, `-3`, `1e3`) or a Kubernetes
+// quantity (`250m`, `2Ki`), to a thousandth; NaN for anything else (empty,
+// not a number, infinite, beyond int64 thousandths).
+double ParseAttributeValue(absl::string_view text);
+
+// The column of a node attribute (`origin` not a query) over `nodes`: each
+// value parsed, NaN (time 0) where the node lacks it or it does not parse,
+// time kAlwaysFresh elsewhere.
+MetricColumn NodeAttributeColumn(const MetricOrigin& origin,
+                                 const std::vector<NodeInfo>& nodes);
 
 }  // namespace ms
 

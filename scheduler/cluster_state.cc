@@ -13,7 +13,9 @@ bool SchedulingRelevantChange(const Node& old_node, const Node& new_node) {
          old_node.unschedulable != new_node.unschedulable ||
          old_node.taints != new_node.taints ||
          old_node.allocatable != new_node.allocatable ||
-         old_node.ready != new_node.ready;
+         old_node.ready != new_node.ready ||
+         // a node-attribute metric's threshold may pass now
+         old_node.annotations != new_node.annotations;
 }
 
 }  // namespace
@@ -27,6 +29,8 @@ bool ClusterState::UpsertNode(const Node& node) {
   if (it != index_.end()) {
     NodeInfo& info = nodes_[it->second];
     bool relevant = SchedulingRelevantChange(info.node, node);
+    attributes_changed_ |= info.node.labels != node.labels ||
+                           info.node.annotations != node.annotations;
     info.node = node;
     if (!layout_changed_) table_.Update(it->second, info);
     return relevant;
@@ -239,21 +243,39 @@ bool ClusterState::Counts(const Placement& p) const {
 }
 
 void ClusterState::Refresh(
-    const std::shared_ptr<const MetricsSnapshot>& metrics) {
-  bool metrics_changed = metrics.get() != aligned_from_;
+    const std::shared_ptr<const MetricsSnapshot>& metrics,
+    const std::vector<MetricTerm>& terms) {
+  bool metrics_changed = metrics.get() != aligned_from_ ||
+                         &terms != aligned_terms_ || attributes_changed_;
   if (!layout_changed_ && !metrics_changed) return;
   if (layout_changed_) table_.Build(nodes_);
   metrics_ = metrics;
   aligned_from_ = metrics.get();
-  columns_ = metrics ? AlignMetrics(*metrics, names_)
-                     : std::vector<MetricColumn>();
-  metric_table_.Build(columns_, nodes_.size());
+  aligned_terms_ = &terms;
+  attributes_changed_ = false;
+  // The snapshot holds the query metrics, in configuration order.
+  std::vector<MetricColumn> queried =
+      metrics ? AlignMetrics(*metrics, names_) : std::vector<MetricColumn>();
+  columns_.clear();
   sampled_ms_.assign(nodes_.size(), 0);
-  for (const MetricColumn& column : columns_) {
+  size_t q = 0;
+  for (const MetricTerm& term : terms) {
+    if (!term.origin.is_query()) {
+      columns_.push_back(NodeAttributeColumn(term.origin, nodes_));
+      continue;
+    }
+    if (q >= queried.size()) {
+      columns_.emplace_back();  // no values: not aligned, no data
+      continue;
+    }
+    // Herd counts start again when a node's metrics are sampled anew;
+    // node attributes do not move with placements.
+    const MetricColumn& column = columns_.emplace_back(std::move(queried[q++]));
     for (size_t i = 0; i < nodes_.size(); ++i) {
       sampled_ms_[i] = std::max(sampled_ms_[i], column.time_ms[i]);
     }
   }
+  metric_table_.Build(columns_, nodes_.size());
   recent_.assign(nodes_.size(), 0);
   for (const Placement& p : placements_) {
     if (Counts(p)) ++recent_[index_.at(p.node)];
@@ -325,7 +347,7 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
                                        std::string* node_name) {
   absl::Time now = clock_.Now();
   absl::MutexLock lock(&mu_);
-  Refresh(request.metrics);
+  Refresh(request.metrics, request.config->metrics);
   ExpirePlacements(now);
   if (budgets_changed_ && request.preempt) {
     budgets_view_.clear();

@@ -172,8 +172,11 @@ class ClusterState {
   // The nominated pods on known nodes, for a decision; null when none.
   const std::vector<NominatedPod>* NominatedView()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Re-aligns metrics and herd counts when nodes or metrics changed.
-  void Refresh(const std::shared_ptr<const MetricsSnapshot>& metrics)
+  // Re-aligns the metric columns of `terms` (query metrics from `metrics`,
+  // node attributes from the nodes) and the herd counts when nodes,
+  // metrics or terms changed.
+  void Refresh(const std::shared_ptr<const MetricsSnapshot>& metrics,
+               const std::vector<MetricTerm>& terms)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ExpirePlacements(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Counts(const Placement& p) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -206,6 +209,11 @@ class ClusterState {
 
   // Metrics aligned to nodes_, and what they were aligned from.
   const MetricsSnapshot* aligned_from_ ABSL_GUARDED_BY(mu_) = nullptr;
+  const std::vector<MetricTerm>* aligned_terms_ ABSL_GUARDED_BY(mu_) =
+      nullptr;
+  // A node's labels or kept annotations changed: node-attribute columns
+  // are out of date.
+  bool attributes_changed_ ABSL_GUARDED_BY(mu_) = false;
   std::shared_ptr<const MetricsSnapshot> metrics_ ABSL_GUARDED_BY(mu_);
   std::vector<MetricColumn> columns_ ABSL_GUARDED_BY(mu_);
   MetricTable metric_table_ ABSL_GUARDED_BY(mu_);  // columns_, prepared

@@ -92,9 +92,11 @@ absl::StatusOr<ExplainTarget> ParseExplainTarget(const std::string& arg) {
   return target;
 }
 
-absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client) {
+absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client,
+                                        const Config& config) {
   ClusterView view;
-  ASSIGN_OR_RETURN(kube::ObjectList<Node> nodes, client.ListNodes({}));
+  ASSIGN_OR_RETURN(kube::ObjectList<Node> nodes, client.ListNodes(
+                       {.node_annotations = NodeAnnotationKeys(config)}));
   view.nodes = std::move(nodes.items);
   ASSIGN_OR_RETURN(
       kube::ObjectList<Pod> pods,
@@ -194,14 +196,15 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
   }
 
   std::shared_ptr<const MetricsSnapshot> snapshot;
+  const std::vector<MetricConfig> queried = QueryMetrics(config);
   if (config.metrics.empty()) {
     absl::StrAppend(&out, "no metrics configured: fallback scoring\n");
-  } else {
+  } else if (!queried.empty()) {
     if (source == nullptr) {
       return absl::FailedPreconditionError("metrics configured but no source");
     }
     metrics::MetricsCache cache(
-        source, config.metrics,
+        source, queried,
         metrics::CacheOptions{.refresh_timeout = config.cache.refresh_timeout});
     cache.SetNodes(state.NodeAddressList());
     cache.RefreshAll();
@@ -215,7 +218,7 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
       coverage.push_back(absl::StrCat(s.name, " ", s.nodes_with_data, "/",
                                       s.nodes_known));
     }
-    if (failures.size() == config.metrics.size()) {
+    if (failures.size() == queried.size()) {
       return absl::UnavailableError(
           absl::StrCat("metrics backend ", config.backend.url,
                        ": no metric could be fetched: ",
@@ -268,7 +271,7 @@ absl::StatusOr<std::string> Explain(const Config& config,
   } else {
     ASSIGN_OR_RETURN(pod, client.GetPod(target.pod_namespace, target.pod_name));
   }
-  ASSIGN_OR_RETURN(ClusterView cluster, ReadCluster(client));
+  ASSIGN_OR_RETURN(ClusterView cluster, ReadCluster(client, config));
   return ExplainPlacement(config, cluster, pod, source, seed);
 }
 

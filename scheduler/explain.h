@@ -68,9 +68,11 @@ struct ClusterView {
 
 // Lists the nodes, the pods assigned to them, the namespaces, the
 // workloads whose selectors the default topology spread reads, and the
-// storage objects the volume plugins read. Errors as KubeClient
-// returns them (Unavailable when the apiserver cannot be reached).
-absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client);
+// storage objects the volume plugins read. Nodes keep the annotations
+// `config`'s node-attribute metrics read. Errors as KubeClient returns
+// them (Unavailable when the apiserver cannot be reached).
+absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client,
+                                        const Config& config);
 
 // Decides where `pod` would go on `cluster` with `config`'s scoring and
 // metrics fetched once from `source` (may be null when no metric is

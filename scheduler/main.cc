@@ -282,7 +282,7 @@ int ExplainCommand(const std::vector<char*>& args) {
     return kExitUsage;
   }
   std::unique_ptr<metrics::MetricsSource> source;
-  if (!config.metrics.empty()) {
+  if (!QueryMetrics(config).empty()) {
     absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> s =
         MakeSource(config);
     if (!s.ok()) {
@@ -449,7 +449,7 @@ int Run(Config config) {
     LOG(WARNING) << warning;
   }
   std::unique_ptr<metrics::MetricsCache> cache;
-  if (!config.metrics.empty()) {
+  if (!QueryMetrics(config).empty()) {
     absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> s =
         MakeSource(config);
     if (!s.ok()) {
@@ -458,7 +458,7 @@ int Run(Config config) {
     }
     source = std::move(*s);
     cache = std::make_unique<metrics::MetricsCache>(
-        source.get(), config.metrics,
+        source.get(), QueryMetrics(config),
         metrics::CacheOptions{.refresh_timeout = config.cache.refresh_timeout});
   }
 
@@ -560,7 +560,9 @@ int Run(Config config) {
            [&](const Pod& p) { scheduler.OnAssignedPodDeleted(p); }),
        .on_reject = count_rejected});
   kube::Informer<Node> nodes(
-      "nodes", kube::NodeSource(client, {}),
+      "nodes",
+      kube::NodeSource(client,
+                       {.node_annotations = NodeAnnotationKeys(config)}),
       {.on_add = Watched<Node>(liveness, nodes_part,
                                [&](const Node& n) { scheduler.OnNode(n); }),
        .on_update = Watched<Node>(liveness, nodes_part,

@@ -282,7 +282,22 @@ void Scheduler::Housekeeping() {
   while (!stopping_.WaitForNotificationWithTimeout(kHousekeepingPeriod)) {
     queue_.Flush();
     SyncNodesToCache();
+    RetryOnNewMetrics();
   }
+}
+
+void Scheduler::RetryOnNewMetrics() {
+  if (cache_ == nullptr) return;
+  bool filtered = false;
+  for (const MetricTerm& term : scoring_.metrics) {
+    filtered |= term.origin.is_query() && term.has_filter();
+  }
+  if (!filtered) return;
+  std::shared_ptr<const MetricsSnapshot> now = cache_->Snapshot();
+  if (now == seen_metrics_) return;
+  const bool first = seen_metrics_ == nullptr;
+  seen_metrics_ = std::move(now);
+  if (!first) queue_.MoveAllToActive();
 }
 
 void Scheduler::Run() {

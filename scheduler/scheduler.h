@@ -114,8 +114,9 @@ class Scheduler {
   void OnStorage(const CsiNode& node, bool deleted);
 
   // Schedules until Stop(). (A housekeeping thread, started with the
-  // Scheduler, flushes the queue and hands the node list to the metrics
-  // cache every second.)
+  // Scheduler, flushes the queue, hands the node list to the metrics
+  // cache and retries pods a metric's filter kept out on new metric
+  // values, every second.)
   void Run();
   // Stops taking pods, lets in-flight bindings settle, and returns once
   // Run() has returned. Idempotent.
@@ -133,6 +134,10 @@ class Scheduler {
   void Housekeeping();
   // Hands the node list to the metrics cache if it changed.
   void SyncNodesToCache();
+  // New metric values may let a pod a metric's filter kept out fit: retries
+  // unschedulable pods when the cache published since the last call and a
+  // query metric has a filter.
+  void RetryOnNewMetrics();
   void RegisterMetrics();
 
   const Config& config_;
@@ -164,6 +169,8 @@ class Scheduler {
   Binder binder_;
   Preemptor preemptor_;
 
+  // The snapshot RetryOnNewMetrics last saw (housekeeping thread only).
+  std::shared_ptr<const MetricsSnapshot> seen_metrics_;
   std::thread housekeeping_;
   absl::Mutex nodes_mu_;
   bool nodes_dirty_ ABSL_GUARDED_BY(nodes_mu_) = false;

@@ -26,8 +26,8 @@ struct Workspace::Scratch {
   std::vector<MetricPlan> active;          // the plans that score
   std::vector<std::vector<double>> fresh;  // [metric][node]: cleaned copies
   std::vector<int64_t> feasible;  // [node]: -1 feasible, 0 not
-  // [node]: the `exclude` metric that removed it, or kNotExcluded; empty
-  // when no node was excluded.
+  // [node]: the metric whose own filter (`exclude`, `filter` bounds)
+  // removed it, or kNotExcluded; empty when no node was removed so.
   std::vector<int32_t> excluded;
   std::vector<double> scores;      // [node]: final score; -1 when infeasible
   std::vector<double> block_best;  // [block]: the highest score in it
@@ -204,6 +204,13 @@ NodeCheck CheckFully(const PodFilter& pf, const NodeInfo& base, size_t i,
   return c.feasible() ? CheckNode(pf, base, i) : c;
 }
 
+// Node i, which a metric's own filter removed (s.excluded[i]): why.
+NodeCheck MetricCheck(const ScoringConfig& cfg, const Scratch& s, size_t i) {
+  const int32_t m = s.excluded[i];
+  return NodeCheck{.failures = MetricFailure(cfg.metrics[m], s.plans[m], i),
+                   .metric = m};
+}
+
 // What preemption asks of this decision's filters.
 class DecisionFilter final : public PreemptionFilter {
  public:
@@ -256,8 +263,9 @@ int FeasibleNominatedNode(const Pod& pod, const std::vector<NodeInfo>& nodes,
 }
 
 // 3. Pre-score: the usable values of each metric and their stats over the
-// `count` feasible nodes; the mode; the `exclude` policy (when `exclude`),
-// which may shrink the feasible set (and `count`).
+// `count` feasible nodes; the mode; the metrics' own filters (`exclude`
+// policies and `filter` bounds, when `exclude`), which may shrink the
+// feasible set (and `count`).
 void PreScore(const DecideInput& in, const ScoringConfig& cfg, bool exclude,
               size_t& count, Scratch& s, Decision& d) {
   const size_t n = in.nodes->size();
@@ -303,8 +311,8 @@ void PreScore(const DecideInput& in, const ScoringConfig& cfg, bool exclude,
     return;
   }
   if (!exclude) return;
-  const size_t removed = ExcludeNodesWithoutMetric(
-      cfg.metrics, s.plans, count, feasible, n, s.excluded);
+  const size_t removed = FilterNodesByMetrics(cfg.metrics, s.plans, count,
+                                              feasible, n, s.excluded);
   if (removed == 0) return;
   count -= removed;
   if (count == 0) return;
@@ -632,7 +640,7 @@ void NodeTerms(const DecideInput& in, const ScoringConfig& cfg,
 
 // 7. Explain: one row per node. `refused` (the pre-filter's sentence), when
 // set, is every node's reason; otherwise a node outside F gives its filter
-// reasons, or the `exclude` metric that removed it.
+// reasons, or the metric whose own filter removed it.
 Explanation Explain(const DecideInput& in, const ScoringConfig& cfg,
                     const Decision& d, const PodFilter& pf,
                     const PodScoring& pod, Scratch& s,
@@ -654,8 +662,7 @@ Explanation Explain(const DecideInput& in, const ScoringConfig& cfg,
       NodeCheck c = CheckFully(pf, nodes[i], i, s);
       if (c.feasible() && i < s.excluded.size() &&
           s.excluded[i] != kNotExcluded) {
-        c.failures = kFailMissingMetric;
-        c.metric = s.excluded[i];
+        c = MetricCheck(cfg, s, i);
       }
       ne.filter_reason =
           c.feasible()
@@ -678,7 +685,7 @@ std::string NoFitSummary(const std::vector<NodeInfo>& nodes,
   for (size_t i = 0; i < nodes.size(); ++i) {
     NodeCheck& c = s.checks[i];
     if (i < s.excluded.size() && s.excluded[i] != kNotExcluded) {
-      c = NodeCheck{.failures = kFailMissingMetric, .metric = s.excluded[i]};
+      c = MetricCheck(cfg, s, i);
     } else {
       c = CheckFully(pf, nodes[i], i, s);
     }

@@ -32,8 +32,11 @@
 //    stats over F. A metric with no usable value on any node of F is
 //    unused for this decision. When no metric is usable, or none is
 //    configured, or force_fallback is set, the decision runs in fallback
-//    mode: only the built-in terms score. Otherwise nodes without a usable
-//    value of an `exclude` metric leave F.
+//    mode: only the built-in terms score. Otherwise the metrics' own
+//    filters apply: nodes without a usable value of an `exclude` metric,
+//    and nodes whose usable value is beyond a metric's `filter` bounds,
+//    leave F ("node(s) had cpu above 0.9"). Missing values never fail a
+//    bound; in fallback mode no metric filters.
 // 4. Normalise (metric_terms.h). Each used metric's normalisation over F is
 //    resolved into a plan; missing values follow their policy.
 // 5. Score. Built-in terms: leastAllocated (node_resources_fit.h),

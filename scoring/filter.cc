@@ -24,14 +24,31 @@ constexpr const char* kFixedReasons[] = {
     kReasonVolumeZone,    kReasonTopologySpreadLabel,
     kReasonTopologySpread, kReasonPodAffinity,
     kReasonPodAntiAffinity, kReasonExistingAntiAffinity,
-    nullptr /* metric */};
+    nullptr /* metrics */, nullptr, nullptr};
 static_assert(std::size(kFixedReasons) == kNumFilterFailures);
 
-std::string MetricReason(const std::vector<MetricTerm>* metrics, int metric) {
-  std::string name = (metrics != nullptr && metric >= 0 &&
-                      static_cast<size_t>(metric) < metrics->size())
-                         ? (*metrics)[metric].name
-                         : absl::StrCat("#", metric);
+// The metric failure bits, in the order of FilterSummary's counts.
+constexpr uint32_t kMetricBits[] = {kFailMissingMetric, kFailMetricAbove,
+                                    kFailMetricBelow};
+
+// The reason for `bit` (one of kMetricBits) and metric index `metric`:
+// "node(s) had no usable value for metric cpu", "node(s) had cpu above
+// 0.9", "node(s) had cpu below 0.1".
+std::string MetricReason(const std::vector<MetricTerm>* metrics, int metric,
+                         uint32_t bit) {
+  const MetricTerm* term = (metrics != nullptr && metric >= 0 &&
+                            static_cast<size_t>(metric) < metrics->size())
+                               ? &(*metrics)[metric]
+                               : nullptr;
+  std::string name = term ? term->name : absl::StrCat("#", metric);
+  if (bit == kFailMetricAbove) {
+    return absl::StrCat("node(s) had ", name, " above ",
+                        term ? term->filter_max : 0);
+  }
+  if (bit == kFailMetricBelow) {
+    return absl::StrCat("node(s) had ", name, " below ",
+                        term ? term->filter_min : 0);
+  }
   return absl::StrCat("node(s) had no usable value for metric ", name);
 }
 
@@ -176,8 +193,8 @@ std::vector<std::string> FailureReasons(
               absl::StrCat("Insufficient ", f.requests.scalar[i].first));
         }
       }
-    } else if ((1u << bit) == kFailMissingMetric) {
-      out.push_back(MetricReason(metrics, c.metric));
+    } else if ((1u << bit) & kFailMetric) {
+      out.push_back(MetricReason(metrics, c.metric, 1u << bit));
     } else {
       out.push_back(kFixedReasons[bit]);
     }
@@ -206,11 +223,13 @@ void FilterSummary::Add(const NodeCheck& c) {
       }
     }
   }
-  if ((c.failures & kFailMissingMetric) && c.metric >= 0) {
+  if ((c.failures & kFailMetric) && c.metric >= 0) {
     if (metrics_.size() <= static_cast<size_t>(c.metric)) {
       metrics_.resize(c.metric + 1);
     }
-    ++metrics_[c.metric];
+    for (size_t k = 0; k < std::size(kMetricBits); ++k) {
+      if (c.failures & kMetricBits[k]) ++metrics_[c.metric][k];
+    }
   }
 }
 
@@ -229,9 +248,11 @@ std::string FilterSummary::Message(int num_nodes) const {
     }
   }
   for (size_t i = 0; i < metrics_.size(); ++i) {
-    if (metrics_[i] > 0) {
+    for (size_t k = 0; k < std::size(kMetricBits); ++k) {
+      if (metrics_[i][k] == 0) continue;
       reasons.push_back(absl::StrCat(
-          metrics_[i], " ", MetricReason(metrics_config_, static_cast<int>(i))));
+          metrics_[i][k], " ",
+          MetricReason(metrics_config_, static_cast<int>(i), kMetricBits[k])));
     }
   }
   std::sort(reasons.begin(), reasons.end());

@@ -23,6 +23,7 @@
 #ifndef METRICS_SCHEDULER_SCORING_FILTER_H_
 #define METRICS_SCHEDULER_SCORING_FILTER_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -74,14 +75,20 @@ enum FilterFailure : uint32_t {
   kFailPodAffinity = 1u << 20,
   kFailPodAntiAffinity = 1u << 21,
   kFailExistingAntiAffinity = 1u << 22,
-  // Not a filter plugin: a metric with `missing: exclude` had no usable value
-  // on the node (NodeCheck::metric says which). Set by Decide only.
+  // Not filter plugins: the metrics' own filters, set by Decide only;
+  // NodeCheck::metric says which metric. A metric with `missing: exclude`
+  // had no usable value on the node; a fresh value was above the metric's
+  // `filter.max` or below its `filter.min`.
   kFailMissingMetric = 1u << 23,
+  kFailMetricAbove = 1u << 24,
+  kFailMetricBelow = 1u << 25,
 };
+inline constexpr uint32_t kFailMetric =
+    kFailMissingMetric | kFailMetricAbove | kFailMetricBelow;
 // How many FilterFailure bits there are; every table indexed by bit has
 // this many entries.
-inline constexpr int kNumFilterFailures = 24;
-static_assert(kFailMissingMetric == 1u << (kNumFilterFailures - 1));
+inline constexpr int kNumFilterFailures = 26;
+static_assert(kFailMetricBelow == 1u << (kNumFilterFailures - 1));
 
 // A pod that a preemption made room for (status.nominatedNodeName, set by
 // any scheduler) and that is not bound yet. While it waits, a pod of no
@@ -145,7 +152,7 @@ PodFilter MakePodFilter(
 struct NodeCheck {
   uint32_t failures = 0;  // FilterFailure bits; 0 = feasible
   uint64_t scalars = 0;  // bit i: requests.scalar[i] is insufficient
-  int metric = -1;       // kFailMissingMetric: the metric's index
+  int metric = -1;       // a kFailMetric bit: the metric's index
   bool feasible() const { return failures == 0; }
 };
 
@@ -159,7 +166,7 @@ NodeCheck CheckNode(const PodFilter& filter, const std::vector<NodeInfo>& nodes,
 NodeCheck CheckNode(const PodFilter& filter, const NodeInfo& info, size_t i);
 
 // The reasons of one node, as kube-scheduler words them, in the order they
-// are found. `metrics` names metrics for kFailMissingMetric.
+// are found. `metrics` names metrics for the kFailMetric bits.
 std::vector<std::string> FailureReasons(
     const PodFilter& filter, const NodeCheck& check,
     const std::vector<MetricTerm>* metrics = nullptr);
@@ -182,7 +189,8 @@ class FilterSummary {
   const std::vector<MetricTerm>* metrics_config_ = nullptr;
   int counts_[kNumFilterFailures] = {};
   std::vector<int> scalars_;                           // by request index
-  std::vector<int> metrics_;                           // by metric index
+  // By metric index, then kFailMetric bit (missing, above, below).
+  std::vector<std::array<int, 3>> metrics_;
 };
 
 // Pre-filter: constraints the pod requires that this scheduler does not

@@ -19,7 +19,7 @@ constexpr uint32_t kUnresolvable =
     kFailUnschedulable | kFailNodeName | kFailTaint | kFailEnforcedAffinity |
     kFailAffinity | kFailVolumeNodeConflict | kFailVolumeBindConflict |
     kFailVolumeMissing | kFailVolumeZone | kFailTopologySpreadLabel |
-    kFailPodAffinity | kFailMissingMetric;
+    kFailPodAffinity | kFailMetric;
 
 // Whether removing pods could make the node fit (NodeResourcesFit: unless
 // the pod asks for more of an insufficient resource than the node has).

@@ -1,6 +1,10 @@
 #include "scoring/scoring_config.h"
 
+#include <limits>
+
 namespace ms {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 ScoringConfig MakeScoringConfig(const Config& config) {
   ScoringConfig out;
@@ -12,6 +16,9 @@ ScoringConfig MakeScoringConfig(const Config& config) {
         .normalization = m.normalization,
         .missing = m.missing,
         .max_staleness_ms = absl::ToInt64Milliseconds(m.max_staleness),
+        .origin = m.origin,
+        .filter_max = m.filter.max.value_or(kInf),
+        .filter_min = m.filter.min.value_or(-kInf),
     });
   }
   out.least_allocated_weight = config.builtins.least_allocated;

@@ -6,6 +6,7 @@
 #define METRICS_SCHEDULER_SCORING_SCORING_CONFIG_H_
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,15 @@ struct MetricTerm {
   NormalizationConfig normalization;
   MissingPolicy missing = MissingPolicy::kNeutral;
   int64_t max_staleness_ms = 120000;
+  MetricOrigin origin;  // a query unless a node attribute
+  // The threshold filter: a fresh value above filter_max or below
+  // filter_min fails the node. Infinite: no bound.
+  double filter_max = std::numeric_limits<double>::infinity();
+  double filter_min = -std::numeric_limits<double>::infinity();
+  bool has_filter() const {
+    return filter_max != std::numeric_limits<double>::infinity() ||
+           filter_min != -std::numeric_limits<double>::infinity();
+  }
 };
 
 // What scoring needs of the configuration, with durations in milliseconds.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "scoring/filter.h"
 #include "scoring/internal/kernels.h"
 
 namespace ms {
@@ -95,21 +96,26 @@ void FeasibleStats(const int64_t* feasible, size_t n, size_t count,
   p.on = p.stats.usable > 0;
 }
 
-size_t ExcludeNodesWithoutMetric(const std::vector<MetricTerm>& terms,
-                                 const std::vector<MetricPlan>& plans,
-                                 size_t count, int64_t* feasible, size_t n,
-                                 std::vector<int32_t>& excluded) {
-  auto excludes = [&](size_t m) {
-    return terms[m].missing == MissingPolicy::kExclude && plans[m].on &&
-           plans[m].stats.usable < static_cast<int>(count);
-  };
+size_t FilterNodesByMetrics(const std::vector<MetricTerm>& terms,
+                            const std::vector<MetricPlan>& plans,
+                            size_t count, int64_t* feasible, size_t n,
+                            std::vector<int32_t>& excluded) {
   excluded.clear();
   size_t removed = 0;
   for (size_t m = 0; m < terms.size(); ++m) {
-    if (!excludes(m)) continue;
-    if (excluded.empty()) excluded.assign(n, kNotExcluded);
+    const MetricTerm& term = terms[m];
+    const MetricPlan& plan = plans[m];
+    if (!plan.on) continue;
+    const bool exclude = term.missing == MissingPolicy::kExclude &&
+                         plan.stats.usable < static_cast<int>(count);
+    if (!exclude && !term.has_filter()) continue;
+    const double lo = term.filter_min, hi = term.filter_max;
     for (size_t i = 0; i < n; ++i) {
-      if (feasible[i] != 0 && std::isnan(plans[m].values[i])) {
+      if (feasible[i] == 0) continue;
+      const double v = plan.values[i];
+      // NaN (no usable value) fails only `exclude`, never the bounds.
+      if (std::isnan(v) ? exclude : (v > hi || v < lo)) {
+        if (excluded.empty()) excluded.assign(n, kNotExcluded);
         excluded[i] = static_cast<int32_t>(m);
         feasible[i] = 0;
         ++removed;
@@ -117,6 +123,13 @@ size_t ExcludeNodesWithoutMetric(const std::vector<MetricTerm>& terms,
     }
   }
   return removed;
+}
+
+uint32_t MetricFailure(const MetricTerm& term, const MetricPlan& plan,
+                       size_t i) {
+  const double v = plan.values != nullptr ? plan.values[i] : kNaN;
+  if (std::isnan(v)) return kFailMissingMetric;
+  return v > term.filter_max ? kFailMetricAbove : kFailMetricBelow;
 }
 
 void PlanMetric(const MetricTerm& term, size_t count, MetricPlan& p) {

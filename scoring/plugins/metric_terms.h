@@ -6,7 +6,8 @@
 // decision's clock. A metric with no usable value on any feasible node is
 // unused for the decision; when no metric is usable the decision runs in
 // fallback mode (decide.h). A feasible node without a usable value of an
-// `exclude` metric leaves the feasible set (ExcludeNodesWithoutMetric).
+// `exclude` metric leaves the feasible set, and so does a node whose usable
+// value is beyond the metric's `filter` bounds (FilterNodesByMetrics).
 //
 // Normalise. Each used metric's values are scored in [0, 100] over its
 // usable values on the feasible nodes (NormalizeValue, the reference);
@@ -98,15 +99,23 @@ void GatherMetric(const MetricTable& table, size_t m, const MetricTerm& term,
 void FeasibleStats(const int64_t* feasible, size_t n, size_t count,
                    MetricPlan& plan);
 
-// Pre-score: removes from the feasible set (`count` nodes) each node
-// without a usable value of a used `exclude` metric, recording that
-// metric's index in `excluded[node]` (kNotExcluded elsewhere); `excluded`
-// is left empty when no node can be excluded. Returns how many nodes left.
+// Pre-score: removes from the feasible set (`count` nodes) each node that
+// fails a used metric's own filter: no usable value of an `exclude`
+// metric, or a usable value above the metric's filter_max or below its
+// filter_min. The first such metric, in configuration order, is recorded
+// in `excluded[node]` (kNotExcluded elsewhere); `excluded` is left empty
+// when no node can be excluded. Returns how many nodes left.
 inline constexpr int32_t kNotExcluded = -1;
-size_t ExcludeNodesWithoutMetric(const std::vector<MetricTerm>& terms,
-                                 const std::vector<MetricPlan>& plans,
-                                 size_t count, int64_t* feasible, size_t n,
-                                 std::vector<int32_t>& excluded);
+size_t FilterNodesByMetrics(const std::vector<MetricTerm>& terms,
+                            const std::vector<MetricPlan>& plans,
+                            size_t count, int64_t* feasible, size_t n,
+                            std::vector<int32_t>& excluded);
+
+// Which kFailMetric bit (filter.h) node i fails for `term`, whose plan
+// removed it: kFailMissingMetric without a usable value, else
+// kFailMetricAbove or kFailMetricBelow.
+uint32_t MetricFailure(const MetricTerm& term, const MetricPlan& plan,
+                       size_t i);
 
 // Normalise: resolves plan's normalisation from its stats and the term.
 void PlanMetric(const MetricTerm& term, size_t feasible_count,

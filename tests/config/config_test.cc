@@ -333,9 +333,9 @@ TEST(LoadConfigTest, Errors) {
       {"backend:\n  type: sysdig\n  sysdig: {foo: 1}\n",
        "file.yaml:5:12: backend.sysdig.foo: unknown key"},
       {"metrics:\n  - name: m\n    query: q\n",
-       "file.yaml:1:1: backend.url: required when metrics are configured"},
+       "file.yaml:1:1: backend.url: required when a metric has a query"},
       {"backend: {}\nmetrics:\n  - name: m\n    query: q\n",
-       "file.yaml:3:10: backend.url: required when metrics are configured"},
+       "file.yaml:3:10: backend.url: required when a metric has a query"},
       // cache.
       {"cache: {ttl: 0s}\n", "file.yaml:3:14: cache.ttl: must be > 0"},
       {"cache: {maxStaleness: 10s}\n",
@@ -349,9 +349,37 @@ TEST(LoadConfigTest, Errors) {
       {"backend: {url: http://p}\nmetrics:\n  - query: q\n",
        "file.yaml:5:5: metrics[0].name: required"},
       {"backend: {url: http://p}\nmetrics:\n  - name: m\n",
-       "file.yaml:5:5: metrics[0].query: required"},
+       "file.yaml:5:5: metrics[0].query: required (or a source: "
+     "nodeAnnotation or nodeLabel)"},
       {WithMetric("    weight: 0\n"),
        "file.yaml:7:13: metrics[0].weight: must be > 0"},
+      // metrics[i].filter and metrics[i].source.
+      {WithMetric("    filter: {max: 1, min: 2}\n"),
+       "file.yaml:7:27: metrics[0].filter.min: must be <= max (1)"},
+      {WithMetric("    filter: {}\n"),
+       "file.yaml:7:13: metrics[0].filter: needs max, min or both"},
+      {WithMetric("    filter: {max: .inf}\n"),
+       "file.yaml:7:19: metrics[0].filter.max: must be a finite number, got "
+       "\".inf\""},
+      {"metrics:\n  - name: m\n    source: {nodeLabel: a}\n    query: q\n",
+       "file.yaml:6:12: metrics[0].query: only for a metric with a query, "
+       "not with source"},
+      {"metrics:\n  - name: m\n    source: {nodeLabel: a}\n    ttl: 5s\n",
+       "file.yaml:6:10: metrics[0].ttl: only for a metric with a query, not "
+       "with source"},
+      {"metrics:\n  - name: m\n    source: {nodeLabel: a, nodeAnnotation: "
+       "b}\n",
+       "file.yaml:5:13: metrics[0].source: needs exactly one of "
+       "nodeAnnotation, nodeLabel"},
+      {"metrics:\n  - name: m\n    source: {nodeLabel: }\n",
+       "file.yaml:5:13: metrics[0].source: needs exactly one of "
+       "nodeAnnotation, nodeLabel"},
+      {"metrics:\n  - name: m\n    source: {nodeAnnotation: 'a b'}\n",
+       "file.yaml:5:30: metrics[0].source.nodeAnnotation: must be a valid key "
+       "([prefix/]name), got \"a b\""},
+      {"metrics:\n  - name: m\n    source: {nodeLabel: Example.com/x}\n",
+       "file.yaml:5:25: metrics[0].source.nodeLabel: must be a valid key "
+       "([prefix/]name), got \"Example.com/x\""},
       {WithMetric("    weight: -2\n"),
        "file.yaml:7:13: metrics[0].weight: must be > 0"},
       {WithMetric("    weight: heavy\n"),
@@ -568,6 +596,48 @@ TEST(LoadConfigTest, Errors) {
 // Debian's yaml-cpp 0.7's LoadAll never returns on a document that starts
 // with a token its parser has no rule for, such as ',' (common/yaml.h):
 // found by tests/fuzz/config_fuzz. The loader reports it where it is.
+// A metric read from the Node needs no backend; its filter is kept.
+TEST(LoadConfigTest, NodeAttributeMetricsAndFilters) {
+  absl::StatusOr<Config> config = Load(
+      "metrics:\n"
+      "  - name: price\n"
+      "    source: {nodeAnnotation: example.com/hourly-cost}\n"
+      "    weight: 2\n"
+      "    filter: {max: 3}\n"
+      "  - name: tier\n"
+      "    source: {nodeLabel: example.com/tier}\n"
+      "    filter: {min: -1.5, max: 7}\n"
+      "  - name: cost2\n"
+      "    source: {nodeAnnotation: example.com/hourly-cost}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_EQ(config->metrics.size(), 3u);
+  const MetricConfig& price = config->metrics[0];
+  EXPECT_EQ(price.origin, (MetricOrigin{MetricOrigin::Kind::kNodeAnnotation,
+                                        "example.com/hourly-cost"}));
+  EXPECT_EQ(price.weight, 2);
+  EXPECT_EQ(price.filter.max, 3);
+  EXPECT_FALSE(price.filter.min.has_value());
+  EXPECT_TRUE(price.query.empty());
+  const MetricConfig& tier = config->metrics[1];
+  EXPECT_EQ(tier.origin, (MetricOrigin{MetricOrigin::Kind::kNodeLabel,
+                                       "example.com/tier"}));
+  EXPECT_EQ(tier.filter.min, -1.5);
+  EXPECT_EQ(tier.filter.max, 7);
+  EXPECT_TRUE(QueryMetrics(*config).empty());
+  EXPECT_EQ(NodeAnnotationKeys(*config),
+            std::vector<std::string>{"example.com/hourly-cost"});
+
+  // Mixed: only the query goes to the backend.
+  config = Load(WithMetric("") +
+                "  - name: price\n"
+                "    source: {nodeLabel: price}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  std::vector<MetricConfig> queried = QueryMetrics(*config);
+  ASSERT_EQ(queried.size(), 1u);
+  EXPECT_EQ(queried[0].name, "m");
+  EXPECT_TRUE(NodeAnnotationKeys(*config).empty());
+}
+
 TEST(LoadConfigTest, AddedAffinity) {
   absl::StatusOr<Config> c = Load(R"(
 builtins: {nodeAffinity: 5, taintToleration: 0, imageLocality: 0.5}

@@ -1,8 +1,10 @@
 #include "kube/decode.h"
 
+#include <map>
 #include <random>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
@@ -381,6 +383,42 @@ TEST(DecodeNodeTest, ImagesAreInternedByEveryName) {
                           *nginx, *redis));
   EXPECT_EQ(ImageSize(*nginx), 1000);
   EXPECT_EQ(ImageSize(*redis), 2000);
+}
+
+// A Node keeps only the annotations asked for (those node-attribute
+// metrics read), in a single object, a list and a watch event alike.
+TEST(DecodeNodeTest, KeepsOnlyTheAnnotationsAskedFor) {
+  const std::string json = R"({"metadata":{"name":"n","annotations":{
+    "example.com/hourly-cost":"0.42","node.alpha.kubernetes.io/ttl":"0",
+    "example.com/tier":"2"}}})";
+  const std::vector<std::string> keep = {"example.com/hourly-cost",
+                                         "example.com/absent"};
+  absl::StatusOr<Node> none = DecodeNode(json);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->annotations.empty());
+  absl::StatusOr<Node> node = DecodeNode(json, keep);
+  ASSERT_TRUE(node.ok()) << node.status();
+  EXPECT_EQ(node->annotations,
+            (std::map<std::string, std::string>{
+                {"example.com/hourly-cost", "0.42"}}));
+
+  absl::StatusOr<ObjectList<Node>> list = DecodeNodeList(
+      absl::StrCat(R"({"kind":"NodeList","metadata":{},"items":[)", json,
+                   "]}"),
+      keep);
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(list->items[0].annotations, node->annotations);
+
+  absl::StatusOr<WatchEvent<Node>> event = DecodeNodeWatchEvent(
+      absl::StrCat(R"({"type":"MODIFIED","object":)", json, "}"), keep);
+  ASSERT_TRUE(event.ok()) << event.status();
+  EXPECT_EQ(event->object.annotations, node->annotations);
+
+  absl::StatusOr<Node> null_annotations = DecodeNode(
+      R"({"metadata":{"name":"n","annotations":null}})", keep);
+  ASSERT_TRUE(null_annotations.ok()) << null_annotations.status();
+  EXPECT_TRUE(null_annotations->annotations.empty());
 }
 
 TEST(DecodeNodeTest, RecordedNode) {

@@ -229,7 +229,41 @@ TEST_F(ClusterStateTest, UpsertNodeReportsSchedulingRelevantChanges) {
   EXPECT_TRUE(state_.UpsertNode(bigger));
 }
 
+// A metric read from a Node annotation needs no metrics snapshot and
+// follows the Node: a changed annotation is a relevant change, and the next
+// decision reads the new value; a filter on it applies at once.
+TEST_F(ClusterStateTest, NodeAttributeMetricsFollowTheNode) {
+  config_.least_allocated_weight = 0;
+  config_.metrics.push_back(
+      {.name = "price",
+       .origin = {MetricOrigin::Kind::kNodeAnnotation, "example.com/cost"},
+       .filter_max = 5});
+  Node a = MakeNode("a"), b = MakeNode("b");
+  a.annotations["example.com/cost"] = "1";
+  b.annotations["example.com/cost"] = "2";
+  state_.UpsertNode(a);
+  state_.UpsertNode(b);
+  EXPECT_EQ(Place(MakePod("p1", 10)), "a");
+
+  b.annotations["example.com/cost"] = "500m";
+  EXPECT_TRUE(state_.UpsertNode(b));
+  EXPECT_EQ(Place(MakePod("p2", 10)), "b");
+
+  b.annotations["example.com/cost"] = "6";  // above the filter's max
+  EXPECT_TRUE(state_.UpsertNode(b));
+  a.annotations["example.com/cost"] = "7";
+  EXPECT_TRUE(state_.UpsertNode(a));
+  Pod p3 = MakePod("p3", 10);
+  std::string node;
+  Decision d = state_.DecideAndAssume({.pod = &p3, .config = &config_},
+                                      workspace_, &node);
+  EXPECT_FALSE(d.ok());
+  EXPECT_EQ(d.filter_summary,
+            "0/2 nodes are available: 2 node(s) had price above 5.");
+}
+
 TEST_F(ClusterStateTest, HerdCountsPlacementsSinceTheMetricsWereSampled) {
+  config_.metrics.push_back({.name = "latency"});
   state_.UpsertNode(MakeNode("a"));
   state_.UpsertNode(MakeNode("b"));
   auto metrics = std::make_shared<MetricsSnapshot>();

@@ -169,6 +169,80 @@ TEST(DecideTest, MissingPolicies) {
   }
 }
 
+// filter: {max: 0.9} removes a node whose fresh value is above 0.9; a
+// node without a value, or with a stale one, stays (its `missing` policy
+// scores it).
+TEST(DecideTest, AThresholdFiltersFreshValuesOnly) {
+  Fixture f;
+  f.nodes = {MakeNode("n1"), MakeNode("n2"), MakeNode("n3"), MakeNode("n4")};
+  MetricColumn cpu = Column({0.5, 0.95, kNaN, 0.99});
+  cpu.time_ms[3] = kNow - 61000;  // stale: older than maxStaleness
+  f.columns = {cpu};
+  MetricTerm term = Term("cpu");
+  term.filter_max = 0.9;
+  for (bool prepare : {false, true}) {
+    f.prepare = prepare;
+    Decision d = f.Run(MetricsOnly({term}));
+    ASSERT_TRUE(d.ok());
+    EXPECT_EQ(d.num_feasible, 3);
+    EXPECT_EQ(d.explanation->nodes[1].filter_reason,
+              "node(s) had cpu above 0.9");
+    EXPECT_TRUE(d.explanation->nodes[0].feasible);
+    EXPECT_TRUE(d.explanation->nodes[2].feasible);
+    EXPECT_TRUE(d.explanation->nodes[3].feasible);
+    EXPECT_EQ(d.node_index, 0);
+  }
+  // At the bound is within it.
+  f.columns = {Column({0.9, 0.95, 0.1, 0.2})};
+  EXPECT_EQ(f.Run(MetricsOnly({term})).num_feasible, 3);
+}
+
+// When every node is over a bound the pod is unschedulable, the reasons
+// counted as kube-scheduler counts them; preemption cannot help.
+TEST(DecideTest, ThresholdsOnEveryNodeMakeThePodUnschedulable) {
+  Fixture f;
+  f.nodes = ThreeNodes();
+  f.columns = {Column({0.95, 0.05, 0.99}), Column({1, 2, 3})};
+  MetricTerm cpu = Term("cpu");
+  cpu.filter_max = 0.9;
+  cpu.filter_min = 0.1;
+  MetricTerm other = Term("other");
+  other.filter_max = 2;  // n3 fails it too, but cpu comes first
+  ScoringConfig cfg = MetricsOnly({cpu, other});
+  Decision d = f.Run(cfg);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.filter_summary,
+            "0/3 nodes are available: 1 node(s) had cpu below 0.1, 2 node(s) "
+            "had cpu above 0.9.");
+  EXPECT_EQ(d.explanation->nodes[2].filter_reason,
+            "node(s) had cpu above 0.9");
+
+  DecideInput in{.pod = &f.pod,
+                 .nodes = &f.nodes,
+                 .metrics = &f.columns,
+                 .preempt = true,
+                 .now_ms = kNow};
+  d = Decide(in, cfg, f.ws);
+  ASSERT_FALSE(d.ok());
+  ASSERT_TRUE(d.preemption.has_value());
+  EXPECT_THAT(d.filter_summary,
+              HasSubstr("preemption: 0/3 nodes are available: 3 Preemption "
+                        "is not helpful for scheduling."));
+}
+
+// In fallback mode (here forced, as for a cold cache) no bound applies.
+TEST(DecideTest, ThresholdsDoNotApplyInFallbackMode) {
+  Fixture f;
+  f.nodes = ThreeNodes();
+  f.columns = {Column({0.95, 0.97, 0.99})};
+  MetricTerm cpu = Term("cpu");
+  cpu.filter_max = 0.9;
+  Decision d = f.Run(MetricsOnly({cpu}), 1, true, /*force_fallback=*/true);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d.mode, ScoringMode::kFallback);
+  EXPECT_EQ(d.num_feasible, 3);
+}
+
 TEST(DecideTest, SkipRenormalisesTheWeights) {
   Fixture f;
   f.nodes = ThreeNodes();
