@@ -231,6 +231,19 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
       absl::StrAppend(&out, "not fetched: ", f, "\n");
     }
   }
+  std::vector<std::string> attributes;
+  for (const MetricConfig& m : config.metrics) {
+    if (m.origin.is_query()) continue;
+    attributes.push_back(absl::StrCat(
+        m.name, " (",
+        m.origin.kind == MetricOrigin::Kind::kNodeLabel ? "label "
+                                                        : "annotation ",
+        m.origin.key, ")"));
+  }
+  if (!attributes.empty()) {
+    absl::StrAppend(&out, "from the nodes: ", absl::StrJoin(attributes, ", "),
+                    "\n");
+  }
   ScoringConfig scoring = MakeScoringConfig(config);
   if (scoring.recent_placements_weight > 0) {
     absl::StrAppend(&out,

@@ -39,6 +39,9 @@ struct ConfigParams {
   double penalty = 10;
   std::string ttl = "1s";
   std::string max_staleness = "5s";
+  // YAML lines after http_latency's: more of its keys (indented by 4) or
+  // more metrics (items indented by 2).
+  std::string metrics_tail;
 };
 
 std::string ConfigYaml(const ConfigParams& p) {
@@ -52,13 +55,15 @@ metrics:
     weight: %g
     direction: lower
     missing: neutral
+%s
 builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: %g}
 herd: {penaltyPerPlacement: %g, window: 60s}
 fallback: {coldCacheDeadline: 500ms}
 leaderElection: {leaseDuration: 10s, renewDeadline: 8s, retryPeriod: 1s}
 )",
                          p.prometheus_url, p.ttl, p.max_staleness, p.suite,
-                         p.latency_weight, p.recent_placements, p.penalty);
+                         p.latency_weight, p.metrics_tail, p.recent_placements,
+                         p.penalty);
 }
 
 class EndToEndTest : public ::testing::Test {
@@ -162,6 +167,15 @@ class EndToEndTest : public ::testing::Test {
                                         zone, R"(")"),
                      "}"));
     nodes_.push_back(name);
+  }
+
+  // The node's example.com/hourly-cost annotation.
+  void SetCost(const std::string& node, const std::string& price) {
+    env_.AdminOk("PATCH", "/api/v1/nodes/" + node,
+                 absl::StrCat(R"({"metadata":{"annotations":{)",
+                              R"("example.com/hourly-cost":")", price,
+                              R"("}}})"),
+                 "application/merge-patch+json");
   }
 
   void SetLatency(const std::map<std::string, double>& by_node) {
@@ -575,6 +589,91 @@ TEST_F(EndToEndTest, UnschedulablePodIsReportedThenBoundWhenANodeFits) {
 
   AddNode(Node(1), "4");
   ASSERT_TRUE(WaitFor([&] { return Placements()["big"] == Node(1); },
+                      absl::Seconds(30)))
+      << s->Log();
+}
+
+// A metric read from a Node annotation ranks the nodes; its filter keeps
+// the nodes above the bound out; a pod waiting on that filter is placed as
+// soon as a node's annotation passes it.
+TEST_F(EndToEndTest, APriceAnnotationRanksAndFiltersNodes) {
+  const std::map<std::string, std::string> cost = {
+      {Node(0), "9"}, {Node(1), "1"}, {Node(2), "8"}, {Node(3), "4"}};
+  for (const auto& [node, price] : cost) {
+    AddNode(node, "4");
+    SetCost(node, price);
+  }
+  // Latency is the same everywhere: it cannot tell the nodes apart.
+  SetLatency({{Node(0), 0.1}, {Node(1), 0.1}, {Node(2), 0.1}, {Node(3), 0.1}});
+  ConfigParams params = Params();
+  params.metrics_tail = R"(  - name: price
+    source: {nodeAnnotation: example.com/hourly-cost}
+    weight: 20
+    direction: lower
+    filter: {max: 5})";
+  SchedulerProcess* s = StartScheduler(params);
+  ASSERT_NE(s, nullptr);
+  // Past a cold cache's deadline a decision is in fallback mode, where no
+  // metric filters.
+  WaitForFirstRefresh(s);
+
+  CreatePod("cheapest", "3");
+  ASSERT_TRUE(WaitFor([&] { return Placements()["cheapest"] == Node(1); }))
+      << s->Log();
+  EXPECT_NE(EventsWith("cheapest", "Scheduled").find("price 100.0"),
+            std::string::npos)
+      << Events("cheapest");
+  CreatePod("next", "3");
+  ASSERT_TRUE(WaitFor([&] { return Placements()["next"] == Node(3); }))
+      << s->Log();
+
+  CreatePod("waits", "3");
+  std::string events;
+  ASSERT_TRUE(WaitFor([&] {
+    events = Events("waits");
+    return events.find("FailedScheduling") != std::string::npos;
+  })) << s->Log();
+  EXPECT_NE(events.find("0/4 nodes are available: 2 Insufficient cpu, 2 "
+                        "node(s) had price above 5."),
+            std::string::npos)
+      << events;
+  EXPECT_EQ(Placements()["waits"], "");
+
+  SetCost(Node(2), "1500m");  // a quantity, within the bound now
+  ASSERT_TRUE(WaitFor([&] { return Placements()["waits"] == Node(2); },
+                      absl::Seconds(30)))
+      << s->Log();
+}
+
+// A threshold on a Prometheus metric keeps pods off a slow node; a pod
+// that only the slow node could take waits, and is placed once new values
+// show the node back under the bound.
+TEST_F(EndToEndTest, ALatencyThresholdKeepsPodsOffASlowNode) {
+  AddNode(Node(0), "4");
+  AddNode(Node(1), "4");
+  SetLatency({{Node(0), 0.9}, {Node(1), 0.1}});
+  ConfigParams params = Params();
+  params.metrics_tail = "    filter: {max: 0.5}";
+  SchedulerProcess* s = StartScheduler(params);
+  ASSERT_NE(s, nullptr);
+  WaitForFirstRefresh(s);
+
+  CreatePod("fast", "3");
+  ASSERT_TRUE(WaitFor([&] { return Placements()["fast"] == Node(1); }))
+      << s->Log();
+  CreatePod("waits", "3");
+  std::string events;
+  ASSERT_TRUE(WaitFor([&] {
+    events = Events("waits");
+    return events.find("FailedScheduling") != std::string::npos;
+  })) << s->Log();
+  EXPECT_NE(events.find("0/2 nodes are available: 1 Insufficient cpu, 1 "
+                        "node(s) had http_latency above 0.5."),
+            std::string::npos)
+      << events;
+
+  SetLatency({{Node(0), 0.2}, {Node(1), 0.1}});
+  ASSERT_TRUE(WaitFor([&] { return Placements()["waits"] == Node(0); },
                       absl::Seconds(30)))
       << s->Log();
 }

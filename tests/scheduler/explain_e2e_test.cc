@@ -238,6 +238,58 @@ TEST_F(ExplainTest, HypotheticalPodFromAManifest) {
   ExpectTable(r.out, "default/web");
 }
 
+// A metric read from a Node annotation needs no backend and is explained
+// as any other: its raw value, score and weight per node.
+TEST_F(ExplainTest, NodeAnnotationMetricWithoutABackend) {
+  const char* cost[] = {"3", "1", "2500m", "9"};
+  for (int i = 0; i < 4; ++i) {
+    env_.AdminOk("PATCH", "/api/v1/nodes/" + Node(i),
+                 absl::StrCat(R"({"metadata":{"annotations":{)",
+                              R"("example.com/hourly-cost":")", cost[i],
+                              R"("}}})"),
+                 "application/merge-patch+json");
+  }
+  std::ofstream(config_) << R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+metrics:
+  - name: price
+    source: {nodeAnnotation: example.com/hourly-cost}
+    weight: 2
+    direction: lower
+builtins: {leastAllocated: 0, balancedAllocation: 0, recentPlacements: 0}
+)";
+  std::string manifest =
+      absl::StrCat(::testing::TempDir(), "/", suite_, "-pod.yaml");
+  std::ofstream(manifest) << PodYaml();
+  Result r = RunScheduler(Args(manifest));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::vector<std::string> lines = absl::StrSplit(r.out, '\n');
+  ASSERT_GE(lines.size(), 4u) << r.out;
+  EXPECT_EQ(lines[1],
+            "from the nodes: price (annotation example.com/hourly-cost)");
+  std::vector<std::vector<std::string>> rows;
+  for (const std::string& line : lines) {
+    if (absl::StartsWith(line, suite_)) rows.push_back(Cells(line));
+  }
+  // Lower is better, minmax over n0..n2 (n3 lacks cpu): 1 -> 100,
+  // 2.5 -> (3 - 2.5) / (3 - 1) * 100 = 25, 3 -> 0.
+  ASSERT_EQ(rows.size(), 4u) << r.out;
+  // The built-ins have weight 0: unused.
+  const std::vector<std::string> unused = {"98 (unused)", "98 (unused)",
+                                           "0 (unused)"};
+  auto row = [&](const std::string& node, const std::string& total,
+                 const std::string& price) {
+    std::vector<std::string> cells = {node, total, price};
+    cells.insert(cells.end(), unused.begin(), unused.end());
+    return cells;
+  };
+  EXPECT_EQ(rows[0], row(Node(1), "100.00", "1 -> 100.00 (w=2)")) << r.out;
+  EXPECT_EQ(rows[1], row(Node(2), "25.00", "2.5 -> 25.00 (w=2)")) << r.out;
+  EXPECT_EQ(rows[2], row(Node(0), "0.00", "3 -> 0.00 (w=2)")) << r.out;
+  EXPECT_EQ(lines[lines.size() - 2],
+            absl::StrCat("best node: ", Node(1), " (mode: metrics)"));
+}
+
 TEST_F(ExplainTest, BackendDownExitsOne) {
   ASSERT_TRUE(prom_->Stop().ok());
   std::string manifest = absl::StrCat(::testing::TempDir(), "/", suite_, "-pod.yaml");
