@@ -371,6 +371,17 @@ class EndToEndTest : public ::testing::Test {
     return events;
   }
 
+  // Waits for a FailedScheduling Event on `pod`; returns the pod's Events.
+  std::string AwaitFailedScheduling(const std::string& pod,
+                                    SchedulerProcess* s) {
+    std::string events;
+    EXPECT_TRUE(WaitFor([&] {
+      events = Events(pod);
+      return events.find("FailedScheduling") != std::string::npos;
+    })) << s->Log();
+    return events;
+  }
+
   static int Count(const std::string& text, const std::string& needle) {
     int n = 0;
     for (size_t at = text.find(needle); at != std::string::npos;
@@ -570,11 +581,7 @@ TEST_F(EndToEndTest, UnschedulablePodIsReportedThenBoundWhenANodeFits) {
   SchedulerProcess* s = StartScheduler(Params());
   ASSERT_NE(s, nullptr);
   CreatePod("big", "3");
-  std::string events;
-  ASSERT_TRUE(WaitFor([&] {
-    events = Events("big");
-    return events.find("FailedScheduling") != std::string::npos;
-  })) << s->Log();
+  std::string events = AwaitFailedScheduling("big", s);
   EXPECT_NE(events.find("nodes are available: "), std::string::npos) << events;
   EXPECT_NE(events.find("Insufficient cpu"), std::string::npos) << events;
   // The condition is patched after the event is recorded.
@@ -628,11 +635,7 @@ TEST_F(EndToEndTest, APriceAnnotationRanksAndFiltersNodes) {
       << s->Log();
 
   CreatePod("waits", "3");
-  std::string events;
-  ASSERT_TRUE(WaitFor([&] {
-    events = Events("waits");
-    return events.find("FailedScheduling") != std::string::npos;
-  })) << s->Log();
+  std::string events = AwaitFailedScheduling("waits", s);
   EXPECT_NE(events.find("0/4 nodes are available: 2 Insufficient cpu, 2 "
                         "node(s) had price above 5."),
             std::string::npos)
@@ -662,11 +665,7 @@ TEST_F(EndToEndTest, ALatencyThresholdKeepsPodsOffASlowNode) {
   ASSERT_TRUE(WaitFor([&] { return Placements()["fast"] == Node(1); }))
       << s->Log();
   CreatePod("waits", "3");
-  std::string events;
-  ASSERT_TRUE(WaitFor([&] {
-    events = Events("waits");
-    return events.find("FailedScheduling") != std::string::npos;
-  })) << s->Log();
+  std::string events = AwaitFailedScheduling("waits", s);
   EXPECT_NE(events.find("0/2 nodes are available: 1 Insufficient cpu, 1 "
                         "node(s) had http_latency above 0.5."),
             std::string::npos)
