@@ -100,13 +100,16 @@ class HttpClient::Handle {
 
 struct HttpClient::State {
   TlsOptions tls;
+  ProxyOptions proxy;
   absl::Mutex mu;
   std::vector<std::unique_ptr<Handle>> idle ABSL_GUARDED_BY(mu);
 };
 
-HttpClient::HttpClient(TlsOptions tls) : state_(std::make_unique<State>()) {
+HttpClient::HttpClient(TlsOptions tls, ProxyOptions proxy)
+    : state_(std::make_unique<State>()) {
   GlobalInit();
   state_->tls = std::move(tls);
+  state_->proxy = std::move(proxy);
 }
 
 HttpClient::~HttpClient() = default;
@@ -134,7 +137,8 @@ namespace {
 // Sets everything but the body callbacks. Returns the header list the caller
 // frees after the transfer.
 curl_slist* Prepare(CURL* curl, const HttpRequest& request,
-                    const TlsOptions& tls, char* error_buffer) {
+                    const TlsOptions& tls, const ProxyOptions& proxy,
+                    char* error_buffer) {
   curl_easy_reset(curl);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
   curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
@@ -194,6 +198,11 @@ curl_slist* Prepare(CURL* curl, const HttpRequest& request,
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
   }
+  if (!proxy.url.empty()) {
+    curl_easy_setopt(curl, CURLOPT_PROXY, proxy.url.c_str());
+  } else if (!proxy.from_environment) {
+    curl_easy_setopt(curl, CURLOPT_PROXY, "");  // none, whatever the env
+  }
   return headers;
 }
 
@@ -203,7 +212,8 @@ absl::StatusOr<HttpResponse> HttpClient::Do(const HttpRequest& request) {
   std::unique_ptr<Handle> handle = Acquire();
   CURL* curl = handle->get();
   char error_buffer[CURL_ERROR_SIZE] = {0};
-  curl_slist* headers = Prepare(curl, request, state_->tls, error_buffer);
+  curl_slist* headers =
+      Prepare(curl, request, state_->tls, state_->proxy, error_buffer);
   HttpResponse response;
   BodyContext body{&response.body, request.max_response_bytes};
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
@@ -239,7 +249,8 @@ absl::StatusOr<long> HttpClient::Stream(  // NOLINT(runtime/int)
   Handle handle;
   CURL* curl = handle.get();
   char error_buffer[CURL_ERROR_SIZE] = {0};
-  curl_slist* headers = Prepare(curl, request, state_->tls, error_buffer);
+  curl_slist* headers =
+      Prepare(curl, request, state_->tls, state_->proxy, error_buffer);
   StreamContext ctx{&on_data, cancel};
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, StreamBody);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &ctx);

@@ -44,6 +44,13 @@ struct TlsOptions {
   bool insecure_skip_verify = false;
 };
 
+// Which proxy requests go through. The default is libcurl's: the
+// http_proxy, https_proxy and no_proxy environment variables.
+struct ProxyOptions {
+  bool from_environment = true;  // when `url` is empty
+  std::string url;               // an explicit proxy; wins
+};
+
 struct HttpRequest {
   std::string method = "GET";
   std::string url;
@@ -65,7 +72,7 @@ struct HttpResponse {
 
 class HttpClient {
  public:
-  explicit HttpClient(TlsOptions tls = {});
+  explicit HttpClient(TlsOptions tls = {}, ProxyOptions proxy = {});
   ~HttpClient();
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;

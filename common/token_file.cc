@@ -48,7 +48,12 @@ absl::Status TokenFile::Reload() const {
   }
   int64_t mtime_ns =
       int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
-  if (mtime_ns == mtime_ns_ && st.st_size == size_) return absl::OkStatus();
+  // A file renamed over the old one (how Secrets are rotated) is a new
+  // inode even when its size and coarse mtime match the old one's.
+  const uint64_t inode = st.st_ino;
+  if (inode == inode_ && mtime_ns == mtime_ns_ && st.st_size == size_) {
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::string> content = ReadFile(path_);
   if (!content.ok()) return content.status();
   std::string token(absl::StripAsciiWhitespace(*content));
@@ -57,6 +62,7 @@ absl::Status TokenFile::Reload() const {
         absl::StrCat("token file ", path_, " is empty"));
   }
   token_ = std::move(token);
+  inode_ = inode;
   mtime_ns_ = mtime_ns;
   size_ = st.st_size;
   return absl::OkStatus();

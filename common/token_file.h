@@ -2,8 +2,8 @@
 //
 // Service-account tokens and mounted Secrets are rotated by the kubelet by
 // swapping the file; the caller asks for the current value before every
-// request and gets the new one once the file's modification time or size
-// changed. Reading is cheap when nothing changed (one stat(2) at most every
+// request and gets the new one once the file's inode, modification time or
+// size changed. Reading is cheap when nothing changed (one stat(2) at most every
 // `recheck` interval). Thread-safe.
 #ifndef METRICS_SCHEDULER_COMMON_TOKEN_FILE_H_
 #define METRICS_SCHEDULER_COMMON_TOKEN_FILE_H_
@@ -39,6 +39,7 @@ class TokenFile {
   const absl::Duration recheck_;
   mutable absl::Mutex mu_;
   mutable std::string token_ ABSL_GUARDED_BY(mu_);
+  mutable uint64_t inode_ ABSL_GUARDED_BY(mu_) = 0;
   mutable int64_t mtime_ns_ ABSL_GUARDED_BY(mu_) = -1;
   mutable int64_t size_ ABSL_GUARDED_BY(mu_) = -1;
   mutable absl::Time next_check_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();

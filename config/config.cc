@@ -395,6 +395,8 @@ class Loader {
                         JoinConfig* out);
   absl::Status LoadSource(const YNode& node, const std::string& path,
                           MetricOrigin* out);
+  absl::Status LoadHeaders(const YNode& node, const std::string& path,
+                           std::vector<HeaderConfig>* out);
   absl::Status LoadThreshold(const YNode& node, const std::string& path,
                              MetricThreshold* out);
   absl::Status LoadBuiltins(const YNode& node, const std::string& path,
@@ -582,7 +584,8 @@ absl::Status Loader::LoadBackend(const YNode& node, const std::string& path,
                                  YNode* basic_auth_node, YNode* sysdig_node) {
   RETURN_IF_ERROR(CheckMap(node, path,
                            {"type", "url", "timeout", "tokenFile", "caFile",
-                            "insecureSkipVerify", "maxResponseBytes",
+                            "certFile", "keyFile", "insecureSkipVerify",
+                            "maxResponseBytes", "headers", "proxyURL",
                             "basicAuth", "sysdig"}));
   RETURN_IF_ERROR(GetEnum<BackendType>(
       node, path, "type",
@@ -614,10 +617,40 @@ absl::Status Loader::LoadBackend(const YNode& node, const std::string& path,
   RETURN_IF_ERROR(GetString(node, path, "caFile", &out->ca_file, &ca_node));
   RETURN_IF_ERROR(CheckFile(ca_node, Child(path, "caFile"), out->ca_file,
                             /*secret=*/false));
+  YNode cert_node, key_node;
+  RETURN_IF_ERROR(
+      GetString(node, path, "certFile", &out->cert_file, &cert_node));
+  RETURN_IF_ERROR(CheckFile(cert_node, Child(path, "certFile"),
+                            out->cert_file, /*secret=*/true));
+  RETURN_IF_ERROR(GetString(node, path, "keyFile", &out->key_file, &key_node));
+  RETURN_IF_ERROR(CheckFile(key_node, Child(path, "keyFile"), out->key_file,
+                            /*secret=*/true));
+  if (out->cert_file.empty() != out->key_file.empty()) {
+    return out->cert_file.empty()
+               ? Error(key_node, Child(path, "certFile"),
+                       "required when keyFile is set")
+               : Error(cert_node, Child(path, "keyFile"),
+                       "required when certFile is set");
+  }
   RETURN_IF_ERROR(
       GetBool(node, path, "insecureSkipVerify", &out->insecure_skip_verify));
   RETURN_IF_ERROR(GetByteSize(node, path, "maxResponseBytes",
                               &out->max_response_bytes));
+  if (YNode n = Find(node, "headers"); n.IsDefined()) {
+    RETURN_IF_ERROR(LoadHeaders(n, Child(path, "headers"), &out->headers));
+  }
+  YNode proxy_node;
+  RETURN_IF_ERROR(
+      GetString(node, path, "proxyURL", &out->proxy_url, &proxy_node));
+  if (!out->proxy_url.empty() &&
+      !(absl::StartsWith(out->proxy_url, "http://") ||
+        absl::StartsWith(out->proxy_url, "https://") ||
+        absl::StartsWith(out->proxy_url, "socks5://"))) {
+    return Error(proxy_node, Child(path, "proxyURL"),
+                 absl::StrCat("must start with http://, https:// or "
+                              "socks5://, got ",
+                              Quote(out->proxy_url)));
+  }
 
   basic_auth_node->reset(Find(node, "basicAuth"));
   if (basic_auth_node->IsDefined()) {
@@ -670,6 +703,70 @@ absl::Status Loader::LoadBackend(const YNode& node, const std::string& path,
     if (v.IsDefined() && out->sysdig.data_source_type.empty()) {
       return Error(v, Child(p, "dataSourceType"), "must not be empty");
     }
+  }
+  return absl::OkStatus();
+}
+
+// An HTTP header name: an RFC 9110 token.
+bool IsHeaderName(absl::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!(absl::ascii_isalnum(c) || absl::StrContains("!#$%&'*+-.^_`|~", c))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+absl::Status Loader::LoadHeaders(const YNode& node, const std::string& path,
+                                 std::vector<HeaderConfig>* out) {
+  if (!node.IsMap()) return Error(node, path, "must be a mapping");
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const YNode key = it->first;
+    const YNode value = it->second;
+    if (!key.IsScalar()) return Error(key, path, "keys must be strings");
+    HeaderConfig header{.name = key.Scalar()};
+    const std::string p = Child(path, header.name);
+    if (!IsHeaderName(header.name)) {
+      return Error(key, p, "must be an HTTP header name");
+    }
+    for (const char* reserved :
+         {"Authorization", "Content-Type", "Content-Length", "Host"}) {
+      if (absl::EqualsIgnoreCase(header.name, reserved)) {
+        return Error(key, p,
+                     absl::StrCat(reserved, " is set by the scheduler",
+                                  std::string_view(reserved) == "Authorization"
+                                      ? " (use tokenFile or basicAuth)"
+                                      : ""));
+      }
+    }
+    for (const HeaderConfig& h : *out) {
+      if (absl::EqualsIgnoreCase(h.name, header.name)) {
+        return Error(key, p, "duplicate header (names ignore case)");
+      }
+    }
+    if (value.IsMap()) {
+      RETURN_IF_ERROR(CheckMap(value, p, {"valueFile"}));
+      YNode file;
+      RETURN_IF_ERROR(
+          GetString(value, p, "valueFile", &header.value_file, &file));
+      if (header.value_file.empty()) {
+        return Error(file.IsDefined() ? file : value, Child(p, "valueFile"),
+                     "required");
+      }
+      RETURN_IF_ERROR(CheckFile(file, Child(p, "valueFile"),
+                                header.value_file, /*secret=*/true));
+    } else {
+      RETURN_IF_ERROR(Scalar(value, p, &header.value));
+      if (header.value.empty()) {
+        return Error(value, p, "must not be empty");
+      }
+    }
+    if (absl::StrContains(header.value, '\r') ||
+        absl::StrContains(header.value, '\n')) {
+      return Error(value, p, "must not hold a line break");
+    }
+    out->push_back(std::move(header));
   }
   return absl::OkStatus();
 }

@@ -16,7 +16,11 @@
 //     timeout: 2s
 //     tokenFile: ""                   # bearer token, re-read on every use
 //     caFile: ""
+//     certFile: ""                    # client certificate; with keyFile
+//     keyFile: ""
 //     insecureSkipVerify: false
+//     headers: {X-Scope-OrgID: tenant-a, X-Other: {valueFile: /path}}
+//     proxyURL: ""                    # none; the environment is ignored
 //     basicAuth: {username: "", passwordFile: ""}  # prometheus only
 //     sysdig: {last: 60s, sampling: 60s, dataSourceType: host}  # sysdig only
 //   cache: {ttl: 15s, maxStaleness: 2m, refreshTimeout: 5s}
@@ -129,6 +133,16 @@ struct SysdigConfig {
   std::string data_source_type = "host";        // not empty
 };
 
+// An extra request header for the backend (multi-tenant Mimir, Cortex and
+// Thanos read the tenant from X-Scope-OrgID): a fixed value, or the
+// content of a file, re-read when it changes.
+struct HeaderConfig {
+  std::string name;        // an HTTP token; not Authorization,
+                           // Content-Type, Content-Length or Host
+  std::string value;       // when value_file is empty; not empty
+  std::string value_file;  // the value, surrounding white space removed
+};
+
 struct BackendConfig {
   BackendType type = BackendType::kPrometheus;
   // Base URL, http:// or https://. Default ""; required when any metric
@@ -137,7 +151,15 @@ struct BackendConfig {
   absl::Duration timeout = absl::Seconds(2);  // per query, > 0
   std::string token_file;                     // default "": no bearer token
   std::string ca_file;                        // default "": system CAs
+  // A client certificate and its key (PEM), both or neither; re-read when
+  // they change, for TLS client authentication.
+  std::string cert_file;
+  std::string key_file;
   bool insecure_skip_verify = false;
+  std::vector<HeaderConfig> headers;  // default: none
+  // Default "": no proxy, whatever the http_proxy, https_proxy and
+  // no_proxy environment variables say. http://, https:// or socks5://.
+  std::string proxy_url;
   // An answer larger than this is refused and the metric falls back: bytes,
   // or a quantity such as 64Mi. > 0.
   int64_t max_response_bytes = int64_t{64} << 20;
@@ -305,8 +327,9 @@ absl::StatusOr<absl::Duration> ParseDuration(absl::string_view text);
 struct LoadOptions {
   // Also check the files the configuration names, as the process that loads
   // it would open them (relative paths from the working directory):
-  // backend.tokenFile and backend.basicAuth.passwordFile must be readable
-  // and hold more than white space, backend.caFile must be readable. The
+  // backend.tokenFile, basicAuth.passwordFile, certFile, keyFile and each
+  // header's valueFile must be readable and hold more than white space,
+  // backend.caFile must be readable. The
   // error points at the field, e.g.
   //   config.yaml:5:14: backend.tokenFile: cannot read /t: No such file or
   //   directory

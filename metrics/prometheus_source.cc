@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "common/url.h"
@@ -17,30 +16,18 @@ absl::StatusOr<std::unique_ptr<PrometheusSource>> PrometheusSource::Create(
   if (backend.url.empty()) {
     return absl::InvalidArgumentError("backend.url: required");
   }
-  std::unique_ptr<TokenFile> token;
-  if (!backend.token_file.empty()) {
-    ASSIGN_OR_RETURN(token, TokenFile::Open(backend.token_file));
-  }
-  std::unique_ptr<TokenFile> password;
-  if (!backend.basic_auth.username.empty()) {
-    ASSIGN_OR_RETURN(password,
-                     TokenFile::Open(backend.basic_auth.password_file));
-  }
+  ASSIGN_OR_RETURN(std::unique_ptr<BackendClient> client,
+                   BackendClient::Create(backend));
   return std::unique_ptr<PrometheusSource>(
-      new PrometheusSource(backend, std::move(token), std::move(password)));
+      new PrometheusSource(backend, std::move(client)));
 }
 
 PrometheusSource::PrometheusSource(const BackendConfig& backend,
-                                   std::unique_ptr<TokenFile> token,
-                                   std::unique_ptr<TokenFile> password)
+                                   std::unique_ptr<BackendClient> client)
     : query_url_(JoinUrl(backend.url, "/api/v1/query")),
       timeout_(backend.timeout),
       max_response_bytes_(static_cast<size_t>(backend.max_response_bytes)),
-      username_(backend.basic_auth.username),
-      token_(std::move(token)),
-      password_(std::move(password)),
-      http_(TlsOptions{.ca_file = backend.ca_file,
-                       .insecure_skip_verify = backend.insecure_skip_verify}) {}
+      client_(std::move(client)) {}
 
 absl::StatusOr<FetchResult> PrometheusSource::Fetch(const MetricConfig& metric,
                                                     const NodeSet& nodes,
@@ -66,18 +53,9 @@ absl::StatusOr<FetchResult> PrometheusSource::Fetch(const MetricConfig& metric,
     request.url = absl::StrCat(query_url_, "?", params);
   }
   request.headers.emplace_back("Accept", "application/json");
-  if (token_ != nullptr) {
-    request.headers.emplace_back("Authorization",
-                                 absl::StrCat("Bearer ", token_->Get()));
-  } else if (password_ != nullptr) {
-    request.headers.emplace_back(
-        "Authorization",
-        absl::StrCat("Basic ", absl::Base64Escape(absl::StrCat(
-                                   username_, ":", password_->Get()))));
-  }
 
   requests_sent_.fetch_add(1);
-  absl::StatusOr<HttpResponse> response = http_.Do(request);
+  absl::StatusOr<HttpResponse> response = client_->Do(std::move(request));
   if (!response.ok()) {
     return absl::Status(response.status().code(),
                         absl::StrCat("metric ", metric.name, ": ",

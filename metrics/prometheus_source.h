@@ -8,10 +8,9 @@
 // to nodes per the metric's `join` (join.h): one request per metric per
 // refresh, whatever the number of nodes.
 //
-// Authentication: a bearer token read from `tokenFile` and re-read when the
-// file changes (mounted Secrets are rotated by swapping the file), or basic
-// auth with the password read the same way. TLS: a CA file; verification on
-// unless `insecureSkipVerify`.
+// Authentication, TLS, headers and proxy are the BackendClient's: a bearer
+// token or basic auth, a client certificate, extra headers, each read from
+// its file and re-read when it changes.
 //
 // Thread-safe: Fetch() may run on many threads at once.
 #ifndef METRICS_SCHEDULER_METRICS_PROMETHEUS_SOURCE_H_
@@ -23,9 +22,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/http.h"
-#include "common/token_file.h"
 #include "config/config.h"
+#include "metrics/backend_client.h"
 #include "metrics/metrics_source.h"
 
 namespace ms::metrics {
@@ -35,9 +33,8 @@ class PrometheusSource final : public MetricsSource {
   // Queries whose URL-encoded form is longer than this are POSTed.
   static constexpr size_t kMaxGetQueryBytes = 2048;
 
-  // Reads the token and password files once (they are re-read on change).
-  // NotFound, PermissionDenied or InvalidArgument (empty file) when one
-  // cannot be used; InvalidArgument when `backend.url` is empty.
+  // Reads the files the backend names once (BackendClient::Create), with
+  // its errors; InvalidArgument when `backend.url` is empty.
   static absl::StatusOr<std::unique_ptr<PrometheusSource>> Create(
       const BackendConfig& backend);
 
@@ -49,16 +46,13 @@ class PrometheusSource final : public MetricsSource {
   int64_t requests_sent() const { return requests_sent_.load(); }
 
  private:
-  PrometheusSource(const BackendConfig& backend, std::unique_ptr<TokenFile> token,
-                   std::unique_ptr<TokenFile> password);
+  PrometheusSource(const BackendConfig& backend,
+                   std::unique_ptr<BackendClient> client);
 
   const std::string query_url_;  // {url}/api/v1/query
   const absl::Duration timeout_;
   const size_t max_response_bytes_;
-  const std::string username_;
-  const std::unique_ptr<TokenFile> token_;
-  const std::unique_ptr<TokenFile> password_;
-  HttpClient http_;
+  const std::unique_ptr<BackendClient> client_;
   std::atomic<int64_t> requests_sent_{0};
 };
 

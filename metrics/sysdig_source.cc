@@ -18,23 +18,19 @@ absl::StatusOr<std::unique_ptr<SysdigSource>> SysdigSource::Create(
   if (backend.url.empty()) {
     return absl::InvalidArgumentError("backend.url: required");
   }
-  std::unique_ptr<TokenFile> token;
-  if (!backend.token_file.empty()) {
-    ASSIGN_OR_RETURN(token, TokenFile::Open(backend.token_file));
-  }
+  ASSIGN_OR_RETURN(std::unique_ptr<BackendClient> client,
+                   BackendClient::Create(backend));
   return std::unique_ptr<SysdigSource>(
-      new SysdigSource(backend, std::move(token)));
+      new SysdigSource(backend, std::move(client)));
 }
 
 SysdigSource::SysdigSource(const BackendConfig& backend,
-                           std::unique_ptr<TokenFile> token)
+                           std::unique_ptr<BackendClient> client)
     : data_url_(JoinUrl(backend.url, "/api/data/")),
       timeout_(backend.timeout),
       max_response_bytes_(static_cast<size_t>(backend.max_response_bytes)),
       sysdig_(backend.sysdig),
-      token_(std::move(token)),
-      http_(TlsOptions{.ca_file = backend.ca_file,
-                       .insecure_skip_verify = backend.insecure_skip_verify}) {}
+      client_(std::move(client)) {}
 
 absl::StatusOr<FetchResult> SysdigSource::Fetch(const MetricConfig& metric,
                                                 const NodeSet& nodes,
@@ -70,12 +66,8 @@ absl::StatusOr<FetchResult> SysdigSource::Fetch(const MetricConfig& metric,
                                 R"(,"to":)", from + page_size - 1, "}}");
     request.headers.emplace_back("Content-Type", "application/json");
     request.headers.emplace_back("Accept", "application/json");
-    if (token_ != nullptr) {
-      request.headers.emplace_back("Authorization",
-                                   absl::StrCat("Bearer ", token_->Get()));
-    }
     requests_sent_.fetch_add(1);
-    absl::StatusOr<HttpResponse> response = http_.Do(request);
+    absl::StatusOr<HttpResponse> response = client_->Do(std::move(request));
     if (!response.ok()) {
       return absl::Status(response.status().code(),
                           absl::StrCat("metric ", metric.name, ": ",

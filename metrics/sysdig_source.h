@@ -16,8 +16,9 @@
 //           {"message":..}; the message reaches the caller.
 //
 // Authentication: `Authorization: Bearer` with the token read from
-// `tokenFile`, re-read when the file changes. Sysdig's PromQL endpoint is
-// served by PrometheusSource instead.
+// `tokenFile`, re-read when the file changes; TLS, headers and proxy as
+// BackendClient sends them. Sysdig's PromQL endpoint is served by
+// PrometheusSource instead.
 //
 // Thread-safe: Fetch() may run on many threads at once.
 #ifndef METRICS_SCHEDULER_METRICS_SYSDIG_SOURCE_H_
@@ -29,9 +30,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/http.h"
-#include "common/token_file.h"
 #include "config/config.h"
+#include "metrics/backend_client.h"
 #include "metrics/metrics_source.h"
 
 namespace ms::metrics {
@@ -43,9 +43,8 @@ class SysdigSource final : public MetricsSource {
   static constexpr int kMinPageSize = 100;
   static constexpr int kMaxPageSize = 10000;
 
-  // Reads the token file once (re-read on change). NotFound,
-  // PermissionDenied or InvalidArgument when it cannot be used;
-  // InvalidArgument when `backend.url` is empty.
+  // Reads the files the backend names once (BackendClient::Create), with
+  // its errors; InvalidArgument when `backend.url` is empty.
   static absl::StatusOr<std::unique_ptr<SysdigSource>> Create(
       const BackendConfig& backend);
 
@@ -57,14 +56,14 @@ class SysdigSource final : public MetricsSource {
   int64_t requests_sent() const { return requests_sent_.load(); }
 
  private:
-  SysdigSource(const BackendConfig& backend, std::unique_ptr<TokenFile> token);
+  SysdigSource(const BackendConfig& backend,
+               std::unique_ptr<BackendClient> client);
 
   const std::string data_url_;  // {url}/api/data/
   const absl::Duration timeout_;
   const size_t max_response_bytes_;
   const SysdigConfig sysdig_;
-  const std::unique_ptr<TokenFile> token_;
-  HttpClient http_;
+  const std::unique_ptr<BackendClient> client_;
   std::atomic<int64_t> requests_sent_{0};
 };
 

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config git ca-certificates
+  build-essential cmake ninja-build pkg-config git ca-certificates openssl
   libcurl4-openssl-dev libsimdjson-dev libabsl-dev libfmt-dev
   libgoogle-glog-dev libgflags-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev

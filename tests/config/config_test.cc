@@ -336,6 +336,22 @@ TEST(LoadConfigTest, Errors) {
        "file.yaml:1:1: backend.url: required when a metric has a query"},
       {"backend: {}\nmetrics:\n  - name: m\n    query: q\n",
        "file.yaml:3:10: backend.url: required when a metric has a query"},
+      // backend: client certificate, headers, proxy.
+      {"backend: {url: http://p, certFile: /c}\n",
+       "file.yaml:3:36: backend.keyFile: required when certFile is set"},
+      {"backend: {url: http://p, headers: {Authorization: x}}\n",
+       "file.yaml:3:36: backend.headers.Authorization: Authorization is set "
+       "by the scheduler (use tokenFile or basicAuth)"},
+      {"backend: {url: http://p, headers: {X-A: a, x-a: b}}\n",
+       "file.yaml:3:44: backend.headers.x-a: duplicate header (names ignore "
+       "case)"},
+      {"backend: {url: http://p, headers: {'X A': a}}\n",
+       "file.yaml:3:36: backend.headers.X A: must be an HTTP header name"},
+      {"backend: {url: http://p, headers: {X-A: {valueFile: }}}\n",
+       "file.yaml:3:41: backend.headers.X-A.valueFile: required"},
+      {"backend: {url: http://p, proxyURL: proxy:3128}\n",
+       "file.yaml:3:36: backend.proxyURL: must start with http://, https:// "
+       "or socks5://, got \"proxy:3128\""},
       // cache.
       {"cache: {ttl: 0s}\n", "file.yaml:3:14: cache.ttl: must be > 0"},
       {"cache: {maxStaleness: 10s}\n",
@@ -596,6 +612,28 @@ TEST(LoadConfigTest, Errors) {
 // Debian's yaml-cpp 0.7's LoadAll never returns on a document that starts
 // with a token its parser has no rule for, such as ',' (common/yaml.h):
 // found by tests/fuzz/config_fuzz. The loader reports it where it is.
+TEST(LoadConfigTest, BackendCertificateHeadersAndProxy) {
+  absl::StatusOr<Config> config = Load(
+      "backend:\n"
+      "  url: https://mimir:8080/prometheus\n"
+      "  certFile: /tls/tls.crt\n"
+      "  keyFile: /tls/tls.key\n"
+      "  headers:\n"
+      "    X-Scope-OrgID: tenant-a\n"
+      "    X-Secret: {valueFile: /etc/secret}\n"
+      "  proxyURL: http://proxy:3128\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  const BackendConfig& b = config->backend;
+  EXPECT_EQ(b.cert_file, "/tls/tls.crt");
+  EXPECT_EQ(b.key_file, "/tls/tls.key");
+  ASSERT_EQ(b.headers.size(), 2u);
+  EXPECT_EQ(b.headers[0].name, "X-Scope-OrgID");
+  EXPECT_EQ(b.headers[0].value, "tenant-a");
+  EXPECT_EQ(b.headers[1].name, "X-Secret");
+  EXPECT_EQ(b.headers[1].value_file, "/etc/secret");
+  EXPECT_EQ(b.proxy_url, "http://proxy:3128");
+}
+
 // A metric read from the Node needs no backend; its filter is kept.
 TEST(LoadConfigTest, NodeAttributeMetricsAndFilters) {
   absl::StatusOr<Config> config = Load(

@@ -1,6 +1,7 @@
 // PrometheusSource and MetricsCache against Debian's real Prometheus,
 // started on a loopback port and fed exact values by remote write.
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "metrics/cache.h"
 #include "metrics/prometheus_source.h"
 #include "tests/metrics/source_test_util.h"
+#include "tests/testing/certificates.h"
 #include "tests/testing/prometheus.h"
 #include "tests/testing/tcp_proxy.h"
 #include "tests/testing/testenv.h"
@@ -262,6 +264,129 @@ TEST(PrometheusOutageTest, CacheKeepsLastGoodValuesUntilMaxStaleness) {
   EXPECT_TRUE(stats[0].last_status.ok()) << stats[0].last_status;
   EXPECT_EQ(stats[0].nodes_with_data, 2);
   EXPECT_EQ(cache.Snapshot()->metrics[0].by_node.at("n2").value, 0.6);
+}
+
+// Prometheus behind its own --web.config.file, as operators secure it.
+class SecuredPrometheusTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/ms-secured-prometheus-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    absl::StatusOr<ms::testing::TestCertificates> certs =
+        ms::testing::MakeTestCertificates(dir_);
+    ASSERT_TRUE(certs.ok()) << certs.status();
+    certs_ = *certs;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Starts Prometheus with `web_config` and writes `secured_up{node="n1"}`
+  // through the same door.
+  void Start(PrometheusServer::Options options) {
+    absl::StatusOr<std::unique_ptr<PrometheusServer>> s =
+        PrometheusServer::Start(options);
+    ASSERT_TRUE(s.ok()) << s.status();
+    prom_ = std::move(*s);
+    ASSERT_TRUE(prom_->Write({{"secured_up", {{"node", "n1"}}, 1}}).ok());
+  }
+
+  std::unique_ptr<PrometheusSource> Source(const BackendConfig& backend) {
+    absl::StatusOr<std::unique_ptr<PrometheusSource>> s =
+        PrometheusSource::Create(backend);
+    EXPECT_TRUE(s.ok()) << s.status();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+
+  absl::StatusOr<FetchResult> Fetch(PrometheusSource& source) {
+    return source.Fetch(Metric("up", "secured_up"), nodes_, absl::Seconds(5));
+  }
+
+  std::string dir_;
+  ms::testing::TestCertificates certs_;
+  std::unique_ptr<PrometheusServer> prom_;
+  NodeSet nodes_{{{"n1", {}}}};
+};
+
+// TLS that requires a client certificate from the CA: the source presents
+// certFile and keyFile, and when they are rotated (renamed over, as the
+// kubelet swaps a mounted Secret) it presents the new pair without a
+// restart.
+TEST_F(SecuredPrometheusTest, AClientCertificateIsPresentedAndRereadOnRotation) {
+  Start({.web_config = absl::StrCat("tls_server_config:\n  cert_file: ",
+                                    certs_.server_cert, "\n  key_file: ",
+                                    certs_.server_key,
+                                    "\n  client_auth_type: "
+                                    "RequireAndVerifyClientCert\n"
+                                    "  client_ca_file: ",
+                                    certs_.ca, "\n"),
+         .https = true,
+         .client_tls = {.ca_file = certs_.ca,
+                        .client_cert_file = certs_.client_cert,
+                        .client_key_file = certs_.client_key}});
+  ASSERT_THAT(prom_->url(), ::testing::StartsWith("https://"));
+
+  BackendConfig backend;
+  backend.url = prom_->url();
+  backend.ca_file = certs_.ca;
+  // No certificate: refused.
+  std::unique_ptr<PrometheusSource> without = Source(backend);
+  ASSERT_NE(without, nullptr);
+  EXPECT_FALSE(Fetch(*without).ok());
+
+  // A certificate the server does not trust, then the right one.
+  const std::string cert = dir_ + "/mounted.crt";
+  const std::string key = dir_ + "/mounted.key";
+  auto mount = [&](const std::string& from_cert, const std::string& from_key) {
+    std::filesystem::copy_file(from_cert, cert + ".new",
+                               std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::copy_file(from_key, key + ".new",
+                               std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::rename(cert + ".new", cert);
+    std::filesystem::rename(key + ".new", key);
+  };
+  mount(certs_.stranger_cert, certs_.stranger_key);
+  backend.cert_file = cert;
+  backend.key_file = key;
+  std::unique_ptr<PrometheusSource> source = Source(backend);
+  ASSERT_NE(source, nullptr);
+  absl::StatusOr<FetchResult> refused = Fetch(*source);
+  EXPECT_FALSE(refused.ok());
+
+  mount(certs_.client_cert, certs_.client_key);
+  absl::StatusOr<FetchResult> r;
+  ASSERT_TRUE(ms::testing::WaitFor([&] {
+    r = Fetch(*source);
+    return r.ok();
+  })) << r.status();
+  EXPECT_THAT(ValuesOf(*r), ElementsAre(Pair("n1", 1)));
+}
+
+// Basic auth as Prometheus checks it (a bcrypt hash in web.config.file):
+// the right password is let in, a wrong one is a 401 the error names.
+TEST_F(SecuredPrometheusTest, BasicAuth) {
+  // bcrypt of "metrics-test-password", cost 10.
+  Start({.web_config = "basic_auth_users:\n  alice: "
+                       "$2a$10$/snBPkfpE0iWfm8yiDsVN.oGGM2Z/kvrbFyFM/"
+                       "a0OQXxXGeX6t0Um\n",
+         .basic_auth = "alice:metrics-test-password"});
+  TempFile password("metrics-test-password\n");
+  BackendConfig backend;
+  backend.url = prom_->url();
+  backend.basic_auth = {.username = "alice", .password_file = password.path()};
+  std::unique_ptr<PrometheusSource> source = Source(backend);
+  ASSERT_NE(source, nullptr);
+  absl::StatusOr<FetchResult> r = Fetch(*source);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(ValuesOf(*r), ElementsAre(Pair("n1", 1)));
+
+  TempFile wrong("not-the-password\n");
+  backend.basic_auth.password_file = wrong.path();
+  std::unique_ptr<PrometheusSource> refused = Source(backend);
+  ASSERT_NE(refused, nullptr);
+  r = Fetch(*refused);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kPermissionDenied)
+      << r.status();
+  EXPECT_THAT(r.status().message(), HasSubstr("401"));
 }
 
 }  // namespace

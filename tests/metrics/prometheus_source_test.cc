@@ -7,9 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -140,6 +142,82 @@ TEST_F(PrometheusSourceTest, BasicAuth) {
   ASSERT_TRUE(source->Fetch(Metric("up"), nodes_, absl::Seconds(5)).ok());
   EXPECT_EQ(server_->requests()[0].Header("authorization"),
             "Basic " + absl::Base64Escape("alice:s3cret"));
+}
+
+// Extra headers (a tenant for Mimir, Cortex or Thanos) go with every
+// request; one read from a file follows the file as it is rotated.
+TEST_F(PrometheusSourceTest, ExtraHeadersAreSentAndAFileValueIsReadAgain) {
+  TempFile tenant("tenant-a\n");
+  backend_.headers = {{.name = "X-Scope-OrgID", .value_file = tenant.path()},
+                      {.name = "X-Team", .value = "platform"}};
+  auto source = Source();
+  ASSERT_TRUE(source->Fetch(Metric("up"), nodes_, absl::Seconds(5)).ok());
+  EXPECT_EQ(server_->requests()[0].Header("x-scope-orgid"), "tenant-a");
+  EXPECT_EQ(server_->requests()[0].Header("x-team"), "platform");
+
+  tenant.Write("tenant-b\n");
+  EXPECT_TRUE(ms::testing::WaitFor([&] {
+    EXPECT_TRUE(source->Fetch(Metric("up"), nodes_, absl::Seconds(5)).ok());
+    return server_->requests().back().Header("x-scope-orgid") == "tenant-b";
+  }));
+  EXPECT_EQ(server_->requests().back().Header("x-team"), "platform");
+}
+
+// Restores an environment variable when the test ends.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    const char* old = std::getenv(name);
+    if (old != nullptr) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// proxyURL carries the queries; the environment's http_proxy, which
+// libcurl would follow by default, does not.
+TEST_F(PrometheusSourceTest, OnlyAnExplicitProxyIsUsed) {
+  absl::StatusOr<std::unique_ptr<TestHttpServer>> started =
+      TestHttpServer::Start();
+  ASSERT_TRUE(started.ok()) << started.status();
+  std::unique_ptr<TestHttpServer> proxy = std::move(*started);
+  proxy->SetAnswer(200, kTwoNodes);
+  ScopedEnv env("http_proxy", proxy->url());
+  ScopedEnv no_proxy("no_proxy", "");
+
+  // The variable is in force: a client left to libcurl's default uses it.
+  HttpClient plain;
+  absl::StatusOr<HttpResponse> through =
+      plain.Do({.url = server_->url() + "/api/v1/query?query=up"});
+  ASSERT_TRUE(through.ok()) << through.status();
+  ASSERT_EQ(proxy->requests().size(), 1u);
+  EXPECT_EQ(server_->requests().size(), 0u);
+
+  // The source ignores it...
+  auto direct = Source();
+  ASSERT_TRUE(direct->Fetch(Metric("up"), nodes_, absl::Seconds(5)).ok());
+  EXPECT_EQ(server_->requests().size(), 1u);
+  EXPECT_EQ(proxy->requests().size(), 1u);
+
+  // ...and goes through the one it is given, asking it for the backend's
+  // URL.
+  backend_.proxy_url = proxy->url();
+  auto proxied = Source();
+  ASSERT_TRUE(proxied->Fetch(Metric("up"), nodes_, absl::Seconds(5)).ok());
+  EXPECT_EQ(server_->requests().size(), 1u);
+  ASSERT_EQ(proxy->requests().size(), 2u);
+  EXPECT_THAT(proxy->requests()[1].target,
+              StartsWith(server_->url() + "/api/v1/query?query=up"));
 }
 
 TEST_F(PrometheusSourceTest, MissingTokenFileFailsAtCreate) {

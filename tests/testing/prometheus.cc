@@ -16,6 +16,7 @@
 #include <fstream>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/token_file.h"
@@ -130,6 +131,9 @@ absl::StatusOr<std::unique_ptr<PrometheusServer>> PrometheusServer::Start(
     config << "# No scrape targets: tests write their samples.\n"
               "global:\n  scrape_interval: 1m\nscrape_configs: []\n";
   }
+  if (!options.web_config.empty()) {
+    std::ofstream(pattern + "/web.yml") << options.web_config;
+  }
   // The port is free when chosen but may be taken before Prometheus binds
   // it: try a few.
   std::unique_ptr<PrometheusServer> server(
@@ -145,7 +149,19 @@ absl::StatusOr<std::unique_ptr<PrometheusServer>> PrometheusServer::Start(
 }
 
 PrometheusServer::PrometheusServer(Options options, std::string dir, int port)
-    : options_(std::move(options)), dir_(std::move(dir)), port_(port) {}
+    : options_(std::move(options)),
+      dir_(std::move(dir)),
+      port_(port),
+      http_(options_.client_tls) {}
+
+absl::StatusOr<HttpResponse> PrometheusServer::Send(HttpRequest request) {
+  if (!options_.basic_auth.empty()) {
+    request.headers.emplace_back(
+        "Authorization",
+        absl::StrCat("Basic ", absl::Base64Escape(options_.basic_auth)));
+  }
+  return http_.Do(request);
+}
 
 PrometheusServer::~PrometheusServer() {
   Stop().IgnoreError();
@@ -156,7 +172,8 @@ PrometheusServer::~PrometheusServer() {
 }
 
 std::string PrometheusServer::url() const {
-  return absl::StrCat("http://127.0.0.1:", port_);
+  return absl::StrCat(options_.https ? "https" : "http", "://127.0.0.1:",
+                      port_);
 }
 
 std::string PrometheusServer::LogTail(size_t bytes) const {
@@ -176,6 +193,9 @@ absl::Status PrometheusServer::Launch(bool retry_on_exit) {
       absl::StrCat("--query.lookback-delta=",
                    PromDuration(options_.lookback_delta)),
   };
+  if (!options_.web_config.empty()) {
+    args.push_back(absl::StrCat("--web.config.file=", dir_, "/web.yml"));
+  }
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -214,7 +234,7 @@ absl::Status PrometheusServer::Launch(bool retry_on_exit) {
       HttpRequest request;
       request.url = absl::StrCat(url(), "/-/ready");
       request.timeout = absl::Seconds(1);
-      absl::StatusOr<HttpResponse> r = http_.Do(request);
+      absl::StatusOr<HttpResponse> r = Send(request);
       if (r.ok() && r->status == 200) return absl::OkStatus();
       if (absl::Now() > deadline) {
         Stop().IgnoreError();
@@ -264,7 +284,7 @@ absl::Status PrometheusServer::Write(const std::vector<RemoteSeries>& series) {
                      {"Content-Type", "application/x-protobuf"},
                      {"X-Prometheus-Remote-Write-Version", "0.1.0"}};
   request.timeout = absl::Seconds(30);
-  absl::StatusOr<HttpResponse> r = http_.Do(request);
+  absl::StatusOr<HttpResponse> r = Send(request);
   if (!r.ok()) return r.status();
   if (r->status / 100 != 2) {
     return absl::InternalError(absl::StrCat("remote write: HTTP ", r->status,
@@ -278,7 +298,7 @@ absl::StatusOr<std::string> PrometheusServer::Query(absl::string_view promql) {
   request.url =
       absl::StrCat(url(), "/api/v1/query?query=", UrlEncode(promql));
   request.timeout = absl::Seconds(30);
-  absl::StatusOr<HttpResponse> r = http_.Do(request);
+  absl::StatusOr<HttpResponse> r = Send(request);
   if (!r.ok()) return r.status();
   return std::move(r->body);
 }
@@ -289,7 +309,7 @@ absl::Status PrometheusServer::DeleteSeries(absl::string_view selector) {
   request.url = absl::StrCat(url(), "/api/v1/admin/tsdb/delete_series?match[]=",
                              UrlEncode(selector));
   request.timeout = absl::Seconds(30);
-  absl::StatusOr<HttpResponse> r = http_.Do(request);
+  absl::StatusOr<HttpResponse> r = Send(request);
   if (!r.ok()) return r.status();
   if (r->status / 100 != 2) {
     return absl::InternalError(absl::StrCat("delete_series: HTTP ", r->status,

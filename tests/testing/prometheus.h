@@ -58,6 +58,15 @@ class PrometheusServer {
     absl::Duration lookback_delta = absl::Minutes(5);
     // How long Start()/Restart() wait for /-/ready.
     absl::Duration start_timeout = absl::Seconds(30);
+    // Prometheus's --web.config.file (TLS and authentication of its own
+    // HTTP server); empty: plain HTTP, open to all.
+    std::string web_config;
+    // How this helper's own requests (readiness, Write, Query) pass that
+    // web configuration: over https:// with this TLS (a client certificate
+    // when it asks for one), and with this basic auth ("user:password").
+    bool https = false;
+    TlsOptions client_tls;
+    std::string basic_auth;
   };
 
   // InternalError (with the end of Prometheus's log) when it does not
@@ -80,7 +89,7 @@ class PrometheusServer {
   bool running() const { return pid_ > 0; }
 
   int port() const { return port_; }
-  std::string url() const;  // "http://127.0.0.1:PORT"
+  std::string url() const;  // "http://127.0.0.1:PORT" (https:// with TLS)
   const std::string& dir() const { return dir_; }  // config, data and log
 
   // Remote-writes the samples (one request). InternalError carrying the
@@ -101,6 +110,8 @@ class PrometheusServer {
   // Starts the process on port_ and waits until it is ready. When it exits
   // first (its port not yet released), tries again if `retry_on_exit`.
   absl::Status Launch(bool retry_on_exit);
+  // Sends one of the helper's own requests, with its basic auth.
+  absl::StatusOr<HttpResponse> Send(HttpRequest request);
 
   const Options options_;
   const std::string dir_;
