@@ -2,17 +2,24 @@
 // given to every one of them, as an apiserver answer could be.
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "kube/decode.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::string_view json(reinterpret_cast<const char*>(data), size);
+  // The annotations node-attribute metrics keep.
+  static const std::vector<std::string> kKeep = {"example.com/hourly-cost",
+                                                 "a"};
   (void)ms::kube::DecodePod(json);
   (void)ms::kube::DecodeNode(json);
+  (void)ms::kube::DecodeNode(json, kKeep);
   (void)ms::kube::DecodeLease(json);
   (void)ms::kube::DecodePodList(json);
   (void)ms::kube::DecodeNodeList(json);
+  (void)ms::kube::DecodeNodeList(json, kKeep);
   (void)ms::kube::DecodeNamespaceList(json);
   (void)ms::kube::DecodeBudgetList(json);
   (void)ms::kube::DecodeClaimList(json);
