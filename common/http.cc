@@ -184,12 +184,16 @@ curl_slist* Prepare(CURL* curl, const HttpRequest& request,
   } else if (!tls.ca_file.empty()) {
     curl_easy_setopt(curl, CURLOPT_CAINFO, tls.ca_file.c_str());
   }
-  if (!tls.client_cert_pem.empty()) {
+  if (!request.client_cert_pem.empty()) {
+    SetBlob(curl, CURLOPT_SSLCERT_BLOB, request.client_cert_pem);
+  } else if (!tls.client_cert_pem.empty()) {
     SetBlob(curl, CURLOPT_SSLCERT_BLOB, tls.client_cert_pem);
   } else if (!tls.client_cert_file.empty()) {
     curl_easy_setopt(curl, CURLOPT_SSLCERT, tls.client_cert_file.c_str());
   }
-  if (!tls.client_key_pem.empty()) {
+  if (!request.client_key_pem.empty()) {
+    SetBlob(curl, CURLOPT_SSLKEY_BLOB, request.client_key_pem);
+  } else if (!tls.client_key_pem.empty()) {
     SetBlob(curl, CURLOPT_SSLKEY_BLOB, tls.client_key_pem);
   } else if (!tls.client_key_file.empty()) {
     curl_easy_setopt(curl, CURLOPT_SSLKEY, tls.client_key_file.c_str());

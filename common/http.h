@@ -62,6 +62,11 @@ struct HttpRequest {
   // ResourceExhausted, before more of it is held in memory (after
   // decompression). 0: no limit.
   size_t max_response_bytes = 0;
+  // A client certificate and key (PEM) for this request, in place of the
+  // client's TlsOptions' ones (a credential that rotates); "": the
+  // client's. Connections made with other ones are not reused for it.
+  std::string client_cert_pem;
+  std::string client_key_pem;
 };
 
 struct HttpResponse {

@@ -58,18 +58,35 @@ KubeClient::KubeClient(ClusterConfig config, std::string user_agent)
       user_agent_(std::move(user_agent)),
       http_(config_.tls) {}
 
-HttpRequest KubeClient::Request(const std::string& method,
-                                const std::string& path) const {
+absl::StatusOr<HttpRequest> KubeClient::Request(
+    const std::string& method, const std::string& path,
+    std::shared_ptr<const ExecCredential>* credential) const {
   HttpRequest request;
   request.method = method;
   request.url = config_.server + path;
   request.headers.emplace_back("Accept", "application/json");
   request.headers.emplace_back("User-Agent", user_agent_);
   std::string token = config_.BearerToken();
+  if (config_.exec != nullptr) {
+    ASSIGN_OR_RETURN(*credential, config_.exec->Get());
+    token = (*credential)->token;
+    request.client_cert_pem = (*credential)->client_cert_pem;
+    request.client_key_pem = (*credential)->client_key_pem;
+  }
   if (!token.empty()) {
     request.headers.emplace_back("Authorization", "Bearer " + token);
   }
   return request;
+}
+
+absl::Status KubeClient::Refused(
+    const std::shared_ptr<const ExecCredential>& credential,
+    absl::string_view body) const {
+  config_.exec->Reject(credential);
+  absl::Status status = DecodeErrorStatus(401, body);
+  return absl::UnauthenticatedError(
+      absl::StrCat("the apiserver rejected the credential of exec plugin ",
+                   config_.exec->config().command, ": ", status.message()));
 }
 
 absl::StatusOr<HttpResponse> KubeClient::Call(const std::string& method,
@@ -77,17 +94,29 @@ absl::StatusOr<HttpResponse> KubeClient::Call(const std::string& method,
                                               const std::string& body,
                                               const std::string& content_type,
                                               absl::Duration timeout) {
-  HttpRequest request = Request(method, path);
-  request.timeout = timeout;
-  if (method != "GET") {
-    request.headers.emplace_back("Content-Type", content_type);
-    request.body = body;
+  for (int attempt = 1;; ++attempt) {
+    std::shared_ptr<const ExecCredential> credential;
+    ASSIGN_OR_RETURN(HttpRequest request, Request(method, path, &credential));
+    request.timeout = timeout;
+    if (method != "GET") {
+      request.headers.emplace_back("Content-Type", content_type);
+      request.body = body;
+    }
+    ASSIGN_OR_RETURN(HttpResponse response, http_.Do(request));
+    if (response.status == 401 && credential != nullptr) {
+      absl::Status refused = Refused(credential, response.body);
+      // The plugin's credential expired early or was revoked: send the
+      // request once more with what the plugin prints now. The apiserver
+      // authenticates before anything else, so the refused request did
+      // nothing.
+      if (attempt == 1) continue;
+      return refused;
+    }
+    if (!IsSuccess(response.status)) {
+      return DecodeErrorStatus(response.status, response.body);
+    }
+    return response;
   }
-  ASSIGN_OR_RETURN(HttpResponse response, http_.Do(request));
-  if (!IsSuccess(response.status)) {
-    return DecodeErrorStatus(response.status, response.body);
-  }
-  return response;
 }
 
 template <typename T>
@@ -140,11 +169,15 @@ absl::Status KubeClient::Watch(
     const std::function<bool(WatchEvent<T>&)>& on_event,
     absl::FunctionRef<absl::StatusOr<WatchEvent<T>>(absl::string_view)> decode,
     const std::atomic<bool>* cancel, absl::Duration timeout) {
-  HttpRequest request = Request(
-      "GET", absl::StrCat(path, "?watch=1&allowWatchBookmarks=true",
-                          "&resourceVersion=", UrlEncode(resource_version),
-                          "&timeoutSeconds=", absl::ToInt64Seconds(timeout),
-                          Query(options)));
+  std::shared_ptr<const ExecCredential> credential;
+  ASSIGN_OR_RETURN(
+      HttpRequest request,
+      Request("GET",
+              absl::StrCat(path, "?watch=1&allowWatchBookmarks=true",
+                           "&resourceVersion=", UrlEncode(resource_version),
+                           "&timeoutSeconds=", absl::ToInt64Seconds(timeout),
+                           Query(options)),
+              &credential));
   // The server ends the watch after `timeout`; the client allows a margin.
   request.timeout = timeout + absl::Seconds(30);
 
@@ -177,6 +210,11 @@ absl::Status KubeClient::Watch(
   };
   absl::StatusOr<long> status =  // NOLINT(runtime/int)
       http_.Stream(request, on_data, cancel);
+  // The informer watches again after an error, with the plugin's next
+  // credential.
+  if (status.ok() && *status == 401 && credential != nullptr) {
+    return Refused(credential, buffer);
+  }
   if (!stream_error.ok()) return stream_error;
   if (stopped_by_callback) return absl::CancelledError("watch stopped");
   if (!status.ok()) return status.status();

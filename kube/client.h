@@ -16,12 +16,20 @@
 //   410 OutOfRange (resourceVersion expired: relist)    429 ResourceExhausted
 //   504 DeadlineExceeded         other 5xx Unavailable
 // A response that cannot be decoded is InvalidArgument.
+//
+// Credentials: every request carries the config's (ClusterConfig). With an
+// exec credential plugin, a request that fails to get a credential fails
+// with the plugin's error (kube/exec_credential.h), and a 401 makes the
+// plugin run again: a call is then sent once more with the new credential;
+// a watch returns, and the caller's next watch gets the new one. A 401 to
+// the new credential too is Unauthenticated, naming the plugin.
 #ifndef METRICS_SCHEDULER_KUBE_CLIENT_H_
 #define METRICS_SCHEDULER_KUBE_CLIENT_H_
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "absl/functional/function_ref.h"
@@ -207,7 +215,17 @@ class KubeClient {
       const std::string& body = "",
       const std::string& content_type = "application/json",
       absl::Duration timeout = kDefaultRequestTimeout);
-  HttpRequest Request(const std::string& method, const std::string& path) const;
+  // A request carrying the config's credential; `*credential` is set to
+  // the exec plugin's credential it carries, if any. Fails only when the
+  // exec plugin does.
+  absl::StatusOr<HttpRequest> Request(
+      const std::string& method, const std::string& path,
+      std::shared_ptr<const ExecCredential>* credential) const;
+  // The apiserver answered 401 to `credential`, the exec plugin's: the
+  // plugin is told (ExecCredentialPlugin::Reject), and the status to
+  // return says so.
+  absl::Status Refused(const std::shared_ptr<const ExecCredential>& credential,
+                       absl::string_view body) const;
 
   const ClusterConfig config_;
   const std::string user_agent_;

@@ -3,9 +3,11 @@
 //   metrics-scheduler [flags]                  run the scheduler
 //   metrics-scheduler validate-config FILE     check a configuration file
 //   metrics-scheduler explain POD|FILE         where a pod would go, and why
+//   metrics-scheduler --version                the version of this build
 //
 // Exit codes: 0 clean shutdown (or a valid configuration); 1 a runtime
-// failure (leadership lost, the apiserver unusable at start); 2 bad usage or
+// failure (leadership lost, the apiserver unusable at start); 2 bad usage
+// (an unknown flag or a bad value, whatever the subcommand) or
 // configuration.
 
 #include <malloc.h>
@@ -19,11 +21,13 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
@@ -50,13 +54,17 @@
 #include "scheduler/scheduler.h"
 #include "scheduler/self_metrics.h"
 #include "scheduler/status_server.h"
+#include "scheduler/version.h"
 
 ABSL_FLAG(std::string, config, "",
           "Path of the YAML configuration (see README). Empty: every default, "
           "no metrics (fallback scoring only).");
 ABSL_FLAG(std::string, kubeconfig, "",
-          "Path of a kubeconfig. Empty: in-cluster service account, unless "
-          "--master is given.");
+          "Path of a kubeconfig. Empty: the files of $KUBECONFIG (':' "
+          "between them, merged as kubectl merges them), else --master "
+          "alone, else the in-cluster service account.");
+ABSL_FLAG(std::string, context, "",
+          "The kubeconfig context to use instead of its current-context.");
 ABSL_FLAG(std::string, master, "",
           "URL of the apiserver, such as kubectl proxy's "
           "http://127.0.0.1:8001. Overrides the kubeconfig's server.");
@@ -113,16 +121,54 @@ constexpr char kUsage[] =
     "  metrics-scheduler validate-config FILE    check a configuration\n"
     "  metrics-scheduler explain NS/NAME|FILE    where a pod would go, and\n"
     "      why: the score table per node, from the live cluster and metrics\n"
-    "      (--config, --kubeconfig or --master, --seed); binds nothing.\n"
-    "      FILE is a pod or workload manifest (YAML or JSON; - for stdin).\n"
-    "      Exit 0 printed, 1 the pod, cluster or backend cannot be read,\n"
-    "      2 bad usage or configuration.\n"
+    "      (--config, --kubeconfig, --context or --master, --seed); binds\n"
+    "      nothing. FILE is a pod or workload manifest (YAML or JSON; - for\n"
+    "      stdin). Exit 0 printed, 1 the pod, cluster or backend cannot be\n"
+    "      read, 2 bad usage or configuration.\n"
+    "  metrics-scheduler --version               print the version\n"
+    "\n"
+    "The cluster, as kubectl finds it: --kubeconfig FILE; else $KUBECONFIG\n"
+    "(files separated by ':', merged: the first to set a value wins); else\n"
+    "--master URL alone, without credentials; else the in-cluster service\n"
+    "account. --context picks a context of the kubeconfig; --master with a\n"
+    "kubeconfig replaces its server. Users may authenticate by token, token\n"
+    "file, client certificate or exec credential plugin\n"
+    "(client.authentication.k8s.io/v1 or v1beta1).\n"
     "\n"
     "Flags may be written --leader-elect or --leader_elect.\n"
     "Logging: -v=N (or --v=N) sets the verbosity: 1 per-pod decisions, 2\n"
     "watch and cache details. Logs go to stderr.\n"
-    "Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad usage or\n"
-    "configuration.";
+    "Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad usage (such\n"
+    "as an unknown flag) or configuration.";
+
+// The usage lines, printed with a usage error.
+constexpr char kRunUsage[] =
+    "usage: metrics-scheduler [flags]   (metrics-scheduler --help: every "
+    "flag)";
+constexpr char kValidateUsage[] =
+    "usage: metrics-scheduler validate-config [--check-files=false] FILE";
+constexpr char kExplainUsage[] =
+    "usage: metrics-scheduler explain [--config FILE] [--kubeconfig FILE] "
+    "[--context NAME] [--master URL] NAMESPACE/NAME|MANIFEST";
+
+const char* UsageOf(absl::string_view command) {
+  if (command == "validate-config") return kValidateUsage;
+  if (command == "explain") return kExplainUsage;
+  return kRunUsage;
+}
+
+// --version, -version: the version on stdout.
+bool PrintVersionIfAsked(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") return false;
+    if (arg == "--version" || arg == "-version") {
+      std::cout << "metrics-scheduler " << kVersion << "\n";
+      return true;
+    }
+  }
+  return false;
+}
 
 // --help, -h: the usage text and this binary's flags, written with dashes,
 // on stdout. (Abseil's own --help exits 1 and lists every library's flags.)
@@ -183,12 +229,90 @@ std::vector<char*> TakeVerbosity(int argc, char** argv) {
     int v = 0;
     if (!absl::SimpleAtoi(value, &v) || v < 0) {
       std::cerr << "metrics-scheduler: -v wants a number >= 0, got \"" << value
-                << "\"\n";
+                << "\"\n"
+                << kRunUsage << "\n";
       std::exit(kExitUsage);
     }
     FLAGS_v = v;
   }
   return rest;
+}
+
+// What CheckFlags found.
+struct FlagCheck {
+  std::string error;    // "" when every flag is good
+  std::string command;  // the first positional argument ("" for none)
+};
+
+// Abseil's parser exits 1, with a message of its own, on an unknown flag or
+// a value it cannot parse; here that is a usage error, exit 2 with the
+// usage line. So the flags of `args` (args[0] is the program; names
+// already with underscores) are checked first, by Abseil's rules:
+// --name=value or -name=value; --name value for any but a boolean;
+// --name and --noname for a boolean; "--" ends the flags. The values are
+// parsed into the flags, as Abseil then does again. Abseil's own
+// --flagfile, --fromenv, --tryfromenv and --undefok are left to it, and so
+// are the flags they bring (an error there still exits 1).
+FlagCheck CheckFlags(const std::vector<char*>& args) {
+  FlagCheck check;
+  auto fail = [&check](absl::string_view name, absl::string_view why) {
+    std::string dashed(name);
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    if (check.error.empty()) {
+      check.error = absl::StrCat("--", dashed, ": ", why);
+    }
+  };
+  for (size_t i = 1; i < args.size(); ++i) {
+    absl::string_view arg = args[i];
+    if (arg == "--") {
+      if (check.command.empty() && i + 1 < args.size()) {
+        check.command = args[i + 1];
+      }
+      break;
+    }
+    if (arg.size() < 2 || arg[0] != '-') {
+      if (check.command.empty()) check.command = std::string(arg);
+      continue;
+    }
+    absl::string_view body = arg.substr(arg[1] == '-' ? 2 : 1);
+    size_t eq = body.find('=');
+    absl::string_view name = body.substr(0, eq);
+    std::optional<absl::string_view> value;
+    if (eq != absl::string_view::npos) value = body.substr(eq + 1);
+    absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag == nullptr && !value.has_value() &&
+        absl::StartsWith(name, "no")) {
+      absl::CommandLineFlag* negated =
+          absl::FindCommandLineFlag(name.substr(2));
+      if (negated != nullptr && negated->IsOfType<bool>()) continue;
+    }
+    if (flag == nullptr) {
+      fail(name, "unknown flag");
+      continue;
+    }
+    if (!value.has_value()) {
+      if (flag->IsOfType<bool>()) continue;
+      if (i + 1 >= args.size()) {
+        fail(name, "needs a value");
+        continue;
+      }
+      value = args[++i];
+    }
+    if (name == "flagfile" || name == "fromenv" || name == "tryfromenv" ||
+        name == "undefok") {
+      continue;
+    }
+    std::string error;
+    if (!flag->ParseFrom(*value, &error)) {
+      // Abseil says "Illegal value 'v' specified for flag 'f'[; why]".
+      size_t why = error.find("; ");
+      fail(name, absl::StrCat("bad value \"", *value, "\"",
+                              why == std::string::npos
+                                  ? ""
+                                  : ": " + error.substr(why + 2)));
+    }
+  }
+  return check;
 }
 
 // A configuration is loaded with its files checked (--check-files).
@@ -198,7 +322,7 @@ LoadOptions FileChecks() {
 
 int ValidateConfig(const std::vector<char*>& args) {
   if (args.size() != 1) {
-    std::cerr << "usage: metrics-scheduler validate-config FILE\n";
+    std::cerr << kValidateUsage << "\n";
     return kExitUsage;
   }
   absl::StatusOr<Config> config =
@@ -222,19 +346,17 @@ std::string DefaultIdentity() {
   return absl::StrCat(host, "_", absl::Hex(rd(), absl::kZeroPad8));
 }
 
+// The cluster from the flags and $KUBECONFIG, in kubectl's order
+// (kube/cluster_config.h: ResolveClusterConfig).
 absl::StatusOr<kube::ClusterConfig> ClusterConfigFromFlags() {
-  std::string kubeconfig = absl::GetFlag(FLAGS_kubeconfig);
-  std::string master = absl::GetFlag(FLAGS_master);
-  if (!kubeconfig.empty()) {
-    absl::StatusOr<kube::ClusterConfig> c = kube::LoadKubeconfig(kubeconfig);
-    if (c.ok() && !master.empty()) {
-      c = kube::OverrideServer(*std::move(c), master,
-                               absl::GetFlag(FLAGS_master_keeps_credentials));
-    }
-    return c;
-  }
-  if (!master.empty()) return kube::PlainUrl(master);
-  return kube::InClusterConfig();
+  const char* env = std::getenv("KUBECONFIG");
+  return kube::ResolveClusterConfig(
+      {.kubeconfig = absl::GetFlag(FLAGS_kubeconfig),
+       .kubeconfig_env = env != nullptr ? env : "",
+       .context = absl::GetFlag(FLAGS_context),
+       .master = absl::GetFlag(FLAGS_master),
+       .master_keeps_credentials =
+           absl::GetFlag(FLAGS_master_keeps_credentials)});
 }
 
 absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> MakeSource(
@@ -254,8 +376,7 @@ absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> MakeSource(
 // `explain NS/NAME|FILE`: see scheduler/explain.h.
 int ExplainCommand(const std::vector<char*>& args) {
   if (args.size() != 1) {
-    std::cerr << "usage: metrics-scheduler explain [--config FILE] "
-                 "[--kubeconfig FILE] NAMESPACE/NAME|MANIFEST\n";
+    std::cerr << kExplainUsage << "\n";
     return kExitUsage;
   }
   // The cache's warnings repeat what explain prints; -v=1 shows them.
@@ -407,6 +528,7 @@ void HandleSignals(absl::Notification& stop) {
 }
 
 int Run(Config config) {
+  LOG(INFO) << "metrics-scheduler " << kVersion;
   for (absl::Duration d : {absl::GetFlag(FLAGS_shutdown_timeout),
                            absl::GetFlag(FLAGS_liveness_stall_timeout)}) {
     if (d <= absl::ZeroDuration()) {
@@ -719,8 +841,14 @@ int main(int argc, char** argv) {
   // pod. The tests keep it; the scheduler does without.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   if (ms::PrintHelpIfAsked(argc, argv)) return ms::kExitOk;
+  if (ms::PrintVersionIfAsked(argc, argv)) return ms::kExitOk;
   ms::DashesToUnderscores(argc, argv);
   std::vector<char*> args = ms::TakeVerbosity(argc, argv);
+  if (ms::FlagCheck check = ms::CheckFlags(args); !check.error.empty()) {
+    std::cerr << "metrics-scheduler: " << check.error << "\n"
+              << ms::UsageOf(check.command) << "\n";
+    return ms::kExitUsage;
+  }
   absl::SetProgramUsageMessage(ms::kUsage);
   absl::FlagsUsageConfig usage_config;
   usage_config.contains_help_flags = [](absl::string_view file) {
@@ -739,7 +867,8 @@ int main(int argc, char** argv) {
     if (command == "validate-config") return ms::ValidateConfig(rest);
     if (command == "explain") return ms::ExplainCommand(rest);
     std::cerr << "metrics-scheduler: unknown command \"" << command
-              << "\"; see --help\n";
+              << "\"\n"
+              << ms::kRunUsage << "\n";
     return ms::kExitUsage;
   }
 

@@ -1,5 +1,5 @@
-// The binary's command line: --help, validate-config, bad flags and exit
-// codes.
+// The binary's command line: --help, --version, validate-config, bad flags,
+// the kubeconfig flags and exit codes.
 
 #include <dirent.h>
 #include <sys/wait.h>
@@ -26,11 +26,20 @@ struct Result {
   std::string output;  // stdout and stderr
 };
 
-Result RunBinary(const std::string& args) {
+// Runs the binary with `args` (shell words), $KUBECONFIG set to
+// `kubeconfig_env` unless "" (ctest unsets it).
+Result RunBinary(const std::string& args,
+                 const std::string& kubeconfig_env = "") {
   const char* dir = std::getenv("MS_BINARY_DIR");
   EXPECT_NE(dir, nullptr) << "run through ctest";
-  std::string command =
-      std::string(dir ? dir : ".") + "/metrics-scheduler " + args + " 2>&1";
+  // (A caller's own redirections come first: "2>&1 >/dev/null" keeps
+  // stderr alone.)
+  std::string command = std::string(dir ? dir : ".") + "/metrics-scheduler " +
+                        args +
+                        (absl::StrContains(args, "2>&1") ? "" : " 2>&1");
+  if (!kubeconfig_env.empty()) {
+    command = "KUBECONFIG='" + kubeconfig_env + "' " + command;
+  }
   FILE* pipe = popen(command.c_str(), "r");
   Result r;
   char buffer[4096];
@@ -41,6 +50,11 @@ Result RunBinary(const std::string& args) {
   int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// Runs the binary with stdout thrown away: what it wrote on stderr.
+Result RunBinaryStderr(const std::string& args) {
+  return RunBinary(args + " 2>&1 >/dev/null");
 }
 
 std::string WriteFile(const std::string& name, const std::string& text) {
@@ -56,6 +70,131 @@ TEST(CliTest, HelpListsTheFlagsWithDashesAndExitsZero) {
   EXPECT_NE(r.output.find("--leader-elect (default: true)"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("--kubeconfig"), std::string::npos);
+  EXPECT_NE(r.output.find("--context (default: \"\")"), std::string::npos)
+      << r.output;
+  // The order in which the cluster is found.
+  EXPECT_NE(r.output.find("The cluster, as kubectl finds it: --kubeconfig "
+                          "FILE; else $KUBECONFIG"),
+            std::string::npos)
+      << r.output;
+}
+
+// "metrics-scheduler 0.1.0", then "+" and the git commit when built from a
+// checkout, then ".dirty" when it had uncommitted changes.
+TEST(CliTest, VersionPrintsTheVersionAndExitsZero) {
+  for (const char* args : {"--version", "-version", "explain --version",
+                           "--version --no-such-flag"}) {
+    Result r = RunBinary(args);
+    EXPECT_EQ(r.exit_code, 0) << args;
+    std::string want = "metrics-scheduler " MS_PROJECT_VERSION;
+    ASSERT_TRUE(absl::StartsWith(r.output, want)) << args << ": " << r.output;
+    ASSERT_TRUE(absl::EndsWith(r.output, "\n")) << r.output;
+    absl::string_view rest = r.output;
+    rest.remove_prefix(want.size());
+    rest.remove_suffix(1);  // the newline
+    if (absl::ConsumeSuffix(&rest, ".dirty")) {
+      EXPECT_FALSE(rest.empty()) << r.output;
+    }
+    if (!rest.empty()) {
+      EXPECT_EQ(rest[0], '+') << r.output;
+      EXPECT_EQ(rest.size(), 13u) << r.output;  // 12 hex digits
+      EXPECT_EQ(rest.find_first_not_of("0123456789abcdef", 1),
+                std::string::npos)
+          << r.output;
+    }
+  }
+}
+
+// An unknown flag or a bad value, whatever the subcommand: exit 2, the
+// reason and that subcommand's usage line on stderr. (Abseil alone would
+// exit 1.)
+TEST(CliTest, BadFlagsExitTwoWithTheUsageLine) {
+  const std::string run_usage =
+      "usage: metrics-scheduler [flags]   (metrics-scheduler --help: every "
+      "flag)\n";
+  struct Case {
+    const char* args;
+    std::string stderr_text;
+  };
+  for (const Case& c : {
+           Case{"--no-such-flag",
+                "metrics-scheduler: --no-such-flag: unknown flag\n" +
+                    run_usage},
+           Case{"-no_such_flag=1",
+                "metrics-scheduler: --no-such-flag: unknown flag\n" +
+                    run_usage},
+           Case{"--bind-workers=many",
+                "metrics-scheduler: --bind-workers: bad value \"many\"\n" +
+                    run_usage},
+           Case{"--leader-elect=maybe",
+                "metrics-scheduler: --leader-elect: bad value \"maybe\"\n" +
+                    run_usage},
+           Case{"--nobind-workers",
+                "metrics-scheduler: --nobind-workers: unknown flag\n" +
+                    run_usage},
+           Case{"--config", "metrics-scheduler: --config: needs a value\n" +
+                                run_usage},
+           Case{"-v=lots",
+                "metrics-scheduler: -v wants a number >= 0, got \"lots\"\n" +
+                    run_usage},
+           Case{"validate-config --no-such-flag x.yaml",
+                "metrics-scheduler: --no-such-flag: unknown flag\n"
+                "usage: metrics-scheduler validate-config "
+                "[--check-files=false] FILE\n"},
+           Case{"--config x.yaml validate-config --check-files=sometimes x",
+                "metrics-scheduler: --check-files: bad value "
+                "\"sometimes\"\n"
+                "usage: metrics-scheduler validate-config "
+                "[--check-files=false] FILE\n"},
+           Case{"explain --context",
+                "metrics-scheduler: --context: needs a value\n"
+                "usage: metrics-scheduler explain [--config FILE] "
+                "[--kubeconfig FILE] [--context NAME] [--master URL] "
+                "NAMESPACE/NAME|MANIFEST\n"},
+           Case{"no-such-command",
+                "metrics-scheduler: unknown command \"no-such-command\"\n" +
+                    run_usage},
+       }) {
+    Result r = RunBinaryStderr(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    EXPECT_EQ(r.output, c.stderr_text) << c.args;
+  }
+  // Good flags in each spelling still parse: the usage error is the
+  // missing file, not the flags.
+  Result r = RunBinaryStderr(
+      "--noleader-elect --leader_elect=false -bind_workers 4 --seed=7 "
+      "validate-config");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.output, "usage: metrics-scheduler validate-config "
+                      "[--check-files=false] FILE\n");
+}
+
+// $KUBECONFIG is read when --kubeconfig is not given, and --context picks
+// one of its contexts; neither reaches a server before the configuration
+// is known to be usable.
+TEST(CliTest, KubeconfigListAndContext) {
+  std::string a = WriteFile("kubeconfig-a", R"(current-context: a
+clusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts: [{name: a, context: {cluster: c, user: u}}]
+)");
+  std::string b = WriteFile("kubeconfig-b", "clusters: []\n");
+  Result r = RunBinary("explain --context=nope default/p");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.output,
+            "metrics-scheduler explain: INVALID_ARGUMENT: --context nope: no "
+            "kubeconfig to take it from; give --kubeconfig or $KUBECONFIG\n");
+
+  r = RunBinary("explain --context=nope default/p", a + ":" + b);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.output, "metrics-scheduler explain: NOT_FOUND: " + a + ":" + b +
+                          ": contexts has no entry named \"nope\"\n");
+
+  // --kubeconfig wins over $KUBECONFIG.
+  r = RunBinary("explain --kubeconfig=" + b + " default/p", a);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.output, "metrics-scheduler explain: INVALID_ARGUMENT: " + b +
+                          ": no current-context and none given\n");
 }
 
 TEST(CliTest, ValidateConfigAcceptsAGoodFile) {
@@ -101,6 +240,7 @@ TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(RunBinary("no-such-command").exit_code, 2);
   EXPECT_EQ(RunBinary("-v=lots").exit_code, 2);
   EXPECT_EQ(RunBinary("validate-config /nonexistent.yaml").exit_code, 2);
+  EXPECT_EQ(RunBinary("--no-such-flag").exit_code, 2);
 }
 
 // The malformed configurations of tests/testdata/config/bad/ (each with

@@ -3,7 +3,8 @@
 // bearer tokens and never writes either in its logs; rotated token files
 // are picked up; turning TLS verification off is logged as a warning; and a
 // metrics backend that cannot be reached at start does not stop it (it
-// schedules with the built-in terms, DESIGN.md "Fallback").
+// schedules with the built-in terms, DESIGN.md "Fallback"); an exec
+// credential plugin's token is sent and never logged either.
 #include <unistd.h>
 
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "kube/client.h"
 #include "kube/decode.h"
 #include "model/topology_spread.h"
+#include "tests/testing/exec_plugin.h"
 #include "tests/testing/http_server.h"
 #include "tests/testing/scheduler_process.h"
 #include "tests/testing/testenv.h"
@@ -188,6 +190,57 @@ TEST_F(SecretsTest, TokensAreSentAndRotatedButNeverLogged) {
         << secret;
   }
   EXPECT_EQ(log.find("Bearer"), std::string::npos) << log;
+}
+
+// The kubeconfig comes from $KUBECONFIG, two files; --context picks the
+// second file's context, whose user is an exec plugin. Its token reaches
+// the apiserver and appears nowhere in the log; with no expiry and no 401
+// the plugin runs once for every request.
+TEST_F(SecretsTest, ExecPluginFromKubeconfigListAndContext) {
+  const std::string token = "exec-4f1d8b2a6c3e9f7a5d0b8c2e";
+  const std::string plugin = dir_ + "/plugin";
+  const std::string runs = dir_ + "/runs";
+  testing::WriteScript(plugin,
+                       testing::CountRuns(runs) +
+                           testing::PrintCredential(testing::TokenCredential(
+                               token, "",
+                               "client.authentication.k8s.io/v1beta1")));
+  std::string first = Write("first-kubeconfig", R"(
+current-context: elsewhere
+clusters: [{name: elsewhere, cluster: {server: "http://127.0.0.1:1"}}]
+users: [{name: nobody, user: {token: wrong}}]
+contexts: [{name: elsewhere, context: {cluster: elsewhere, user: nobody}}]
+)");
+  std::string second = Write("second-kubeconfig", absl::StrCat(R"(
+clusters: [{name: fake, cluster: {server: ")", apiserver_->url(), R"("}}]
+users:
+- name: plugin
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: )", plugin, R"(
+contexts: [{name: fake, context: {cluster: fake, user: plugin}}]
+)"));
+  absl::StatusOr<std::unique_ptr<SchedulerProcess>> s = SchedulerProcess::Start(
+      {.config_yaml = Config(prometheus_->url(),
+                             Write("metrics-token", "m\n"), false),
+       .env = {{"KUBECONFIG", first + ":" + second}},
+       .extra_args = {"--context=fake", "--leader-elect=false", "-v=3"}});
+  ASSERT_TRUE(s.ok()) << s.status();
+  SchedulerProcess& scheduler = **s;
+  EXPECT_TRUE(WaitFor([&] { return Saw(*apiserver_, token); }))
+      << scheduler.Log();
+  EXPECT_EQ(scheduler.Stop(), 0);
+  for (const RecordedRequest& r : apiserver_->requests()) {
+    EXPECT_EQ(r.Header("authorization"), "Bearer " + token) << r.target;
+  }
+  EXPECT_EQ(testing::RunsCounted(runs), 1);
+  std::string log = scheduler.Log();
+  EXPECT_NE(log.find("exec plugin " + plugin + ": new credential"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find(token), std::string::npos) << log;
+  EXPECT_EQ(log.find(token.substr(token.size() - 12)), std::string::npos);
 }
 
 TEST_F(SecretsTest, TlsVerificationIsOnByDefault) {

@@ -46,11 +46,31 @@ absl::StatusOr<std::unique_ptr<SchedulerProcess>> SchedulerProcess::Start(
   std::vector<std::string> args = {
       std::string(bin_dir) + "/metrics-scheduler",
       "--config=" + config,
-      "--kubeconfig=" + options.kubeconfig,
       absl::StrCat("--http-address=127.0.0.1:", port),
       "--identity=" + options.identity,
       "-v=1"};
+  if (!options.kubeconfig.empty()) {
+    args.push_back("--kubeconfig=" + options.kubeconfig);
+  }
   args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
+  // Built before fork: the child only calls async-signal-safe functions.
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string entry = *e;
+    std::string name = entry.substr(0, entry.find('='));
+    bool overridden = false;
+    for (const auto& [n, v] : options.env) overridden = overridden || n == name;
+    if (!overridden) env.push_back(std::move(entry));
+  }
+  for (const auto& [name, value] : options.env) {
+    env.push_back(absl::StrCat(name, "=", value));
+  }
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
 
   pid_t pid = fork();
   if (pid < 0) return absl::InternalError("fork failed");
@@ -59,10 +79,7 @@ absl::StatusOr<std::unique_ptr<SchedulerProcess>> SchedulerProcess::Start(
     int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 1);
     dup2(fd, 2);
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
   std::unique_ptr<SchedulerProcess> process(

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,7 +26,9 @@ class SchedulerProcess {
  public:
   struct Options {
     std::string config_yaml;  // written to a file and passed as --config
-    std::string kubeconfig;
+    std::string kubeconfig;   // --kubeconfig; "" for none
+    // Set in its environment, over the test's (e.g. KUBECONFIG).
+    std::vector<std::pair<std::string, std::string>> env;
     std::string identity = "e2e";
     std::vector<std::string> extra_args;  // e.g. "--leader-elect=false"
   };
