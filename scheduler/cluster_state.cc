@@ -29,8 +29,9 @@ bool ClusterState::UpsertNode(const Node& node) {
   if (it != index_.end()) {
     NodeInfo& info = nodes_[it->second];
     bool relevant = SchedulingRelevantChange(info.node, node);
-    attributes_changed_ |= info.node.labels != node.labels ||
-                           info.node.annotations != node.annotations;
+    attributes_changed_ |= attribute_terms_ &&
+                           (info.node.labels != node.labels ||
+                            info.node.annotations != node.annotations);
     info.node = node;
     if (!layout_changed_) table_.Update(it->second, info);
     return relevant;
@@ -253,6 +254,7 @@ void ClusterState::Refresh(
   aligned_from_ = metrics.get();
   aligned_terms_ = &terms;
   attributes_changed_ = false;
+  attribute_terms_ = false;
   // The snapshot holds the query metrics, in configuration order.
   std::vector<MetricColumn> queried =
       metrics ? AlignMetrics(*metrics, names_) : std::vector<MetricColumn>();
@@ -262,6 +264,7 @@ void ClusterState::Refresh(
   for (const MetricTerm& term : terms) {
     if (!term.origin.is_query()) {
       columns_.push_back(NodeAttributeColumn(term.origin, nodes_));
+      attribute_terms_ = true;
       continue;
     }
     if (q >= queried.size()) {

@@ -211,8 +211,9 @@ class ClusterState {
   const MetricsSnapshot* aligned_from_ ABSL_GUARDED_BY(mu_) = nullptr;
   const std::vector<MetricTerm>* aligned_terms_ ABSL_GUARDED_BY(mu_) =
       nullptr;
-  // A node's labels or kept annotations changed: node-attribute columns
-  // are out of date.
+  // The aligned terms read node attributes, and a node's labels or kept
+  // annotations changed since: their columns are out of date.
+  bool attribute_terms_ ABSL_GUARDED_BY(mu_) = false;
   bool attributes_changed_ ABSL_GUARDED_BY(mu_) = false;
   std::shared_ptr<const MetricsSnapshot> metrics_ ABSL_GUARDED_BY(mu_);
   std::vector<MetricColumn> columns_ ABSL_GUARDED_BY(mu_);
