@@ -32,7 +32,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(config->cache.max_staleness >= config->cache.ttl);
   std::set<std::string> names;
   for (const ms::MetricConfig& m : config->metrics) {
-    Check(!m.name.empty() && !m.query.empty());
+    Check(!m.name.empty());
+    // A query, or a node attribute with a key and no query.
+    Check(m.origin.is_query() ? !m.query.empty()
+                              : m.query.empty() && !m.origin.key.empty());
+    if (m.filter.max) Check(std::isfinite(*m.filter.max));
+    if (m.filter.min) Check(std::isfinite(*m.filter.min));
+    if (m.filter.max && m.filter.min) Check(*m.filter.min <= *m.filter.max);
     Check(names.insert(m.name).second);
     Check(std::isfinite(m.weight) && m.weight > 0);
     Check(m.ttl > absl::ZeroDuration() && m.max_staleness >= m.ttl);
@@ -42,7 +48,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             m.normalization.min < m.normalization.max);
     }
   }
-  if (!config->metrics.empty()) Check(!config->backend.url.empty());
+  if (!ms::QueryMetrics(*config).empty()) {
+    Check(!config->backend.url.empty());
+  }
+  Check(config->backend.cert_file.empty() == config->backend.key_file.empty());
+  for (const ms::HeaderConfig& h : config->backend.headers) {
+    Check(!h.name.empty() && (h.value.empty() != h.value_file.empty()));
+  }
   Check(config->herd.penalty_per_placement >= 0 &&
         config->herd.penalty_per_placement <= 100);
   const ms::LeaderElectionConfig& le = config->leader_election;
