@@ -1383,6 +1383,11 @@ std::vector<std::string> ConfigWarnings(const Config& config) {
         "certificate is not verified; anyone on the path can read its token "
         "and forge its answers");
   }
+  if (!b.cert_file.empty() && absl::StartsWith(b.url, "http://")) {
+    out.push_back(
+        "backend.certFile is set but backend.url is plain http://: the "
+        "client certificate is never presented; use https://");
+  }
   const bool secret = !b.token_file.empty() || !b.basic_auth.username.empty();
   if (secret && absl::StartsWith(b.url, "http://") &&
       !IsLoopbackHost(UrlHost(b.url))) {

@@ -334,8 +334,11 @@ int ValidateConfig(const std::vector<char*>& args) {
   for (const std::string& warning : ConfigWarnings(*config)) {
     std::cerr << args[0] << ": warning: " << warning << "\n";
   }
-  std::cout << args[0] << ": ok (" << config->metrics.size()
-            << " metric(s), backend " << config->backend.url << ")\n";
+  std::cout << args[0] << ": ok (" << config->metrics.size() << " metric(s), "
+            << (config->backend.url.empty()
+                    ? std::string("no backend")
+                    : "backend " + config->backend.url)
+            << ")\n";
   return kExitOk;
 }
 

@@ -209,6 +209,35 @@ metrics:
   EXPECT_EQ(r.output, path + ": ok (1 metric(s), backend http://prometheus:9090)\n");
 }
 
+// Metrics read from the Nodes need no backend.
+TEST(CliTest, ValidateConfigAcceptsNodeAttributesWithoutABackend) {
+  std::string path = WriteFile("attributes.yaml", R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+metrics:
+  - {name: price, source: {nodeAnnotation: example.com/hourly-cost}}
+)");
+  Result r = RunBinary("validate-config " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, path + ": ok (1 metric(s), no backend)\n");
+}
+
+// A client certificate over plain http:// is never presented.
+TEST(CliTest, ValidateConfigWarnsOfACertificateOverPlainHttp) {
+  std::string cert = WriteFile("tls.crt", "certificate");
+  std::string key = WriteFile("tls.key", "key");
+  std::string path = WriteFile("plain.yaml", absl::StrCat(R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+backend: {url: "http://127.0.0.1:9090", certFile: )", cert, ", keyFile: ", key, R"(}
+)"));
+  Result r = RunBinary("validate-config " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output,
+            path + ": warning: backend.certFile is set but backend.url is "
+                   "plain http://: the client certificate is never "
+                   "presented; use https://\n" +
+                path + ": ok (0 metric(s), backend http://127.0.0.1:9090)\n");
+}
+
 TEST(CliTest, ValidateConfigNamesFileLineAndFieldAndExitsTwo) {
   std::string path = WriteFile("bad.yaml", R"(apiVersion: metrics-scheduler/v1alpha1
 kind: MetricsSchedulerConfiguration
