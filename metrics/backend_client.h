@@ -48,7 +48,7 @@ class BackendClient {
     std::unique_ptr<TokenFile> file;  // the value, re-read on change
   };
 
-  BackendClient(const BackendConfig& backend) : backend_(backend) {}
+  explicit BackendClient(const BackendConfig& backend) : backend_(backend) {}
   // The client whose connections present the current certificate pair.
   std::shared_ptr<HttpClient> Client();
 
