@@ -593,6 +593,11 @@ int Run(Config config) {
   std::atomic<int> exit_code{kExitOk};
 
   Registry registry;
+  registry.AddGauge("metrics_scheduler_build_info",
+                    "Always 1: the version of the running scheduler.",
+                    {"version"}, [] {
+                      return Registry::GaugeSamples{{{kVersion}, 1}};
+                    });
   KubeLeaseStore lease_store(client);
   KubeSchedulerApi api(client);
   // The elector exists from the start, so that /metrics may ask it; it

@@ -144,7 +144,7 @@ void Scheduler::RegisterMetrics() {
           return static_cast<double>(s.nodes_known - s.nodes_with_data);
         });
       });
-  registry_.AddGauge(
+  registry_.AddCounterFunc(
       "metrics_scheduler_metric_refreshes_total",
       "Fetches of the metric, by result.", {"metric", "result"}, [this] {
         Registry::GaugeSamples out;

@@ -96,7 +96,16 @@ void Registry::AddGauge(const std::string& name, const std::string& help,
                         std::vector<std::string> labels,
                         std::function<GaugeSamples()> collect) {
   absl::MutexLock lock(&mu_);
-  gauges_.push_back({name, help, std::move(labels), std::move(collect)});
+  gauges_.push_back(
+      {name, help, std::move(labels), std::move(collect), "gauge"});
+}
+
+void Registry::AddCounterFunc(const std::string& name, const std::string& help,
+                              std::vector<std::string> labels,
+                              std::function<GaugeSamples()> collect) {
+  absl::MutexLock lock(&mu_);
+  gauges_.push_back(
+      {name, help, std::move(labels), std::move(collect), "counter"});
 }
 
 std::string Registry::Render() const {
@@ -130,7 +139,7 @@ std::string Registry::Render() const {
     });
   }
   for (const Gauge& gauge : gauges_) {
-    Header(out, gauge.name, gauge.help, "gauge");
+    Header(out, gauge.name, gauge.help, gauge.type);
     for (const auto& [values, v] : gauge.collect()) {
       absl::StrAppend(&out, gauge.name, Labels(gauge.labels, values), " ",
                       Number(v), "\n");

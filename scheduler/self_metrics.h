@@ -106,15 +106,22 @@ class Registry {
   void AddGauge(const std::string& name, const std::string& help,
                 std::vector<std::string> labels,
                 std::function<GaugeSamples()> collect);
+  // A counter kept elsewhere (the metrics cache's fetch counts), read at
+  // scrape time; typed `counter`, so the values must never decrease.
+  void AddCounterFunc(const std::string& name, const std::string& help,
+                      std::vector<std::string> labels,
+                      std::function<GaugeSamples()> collect);
 
   // Everything in the Prometheus text exposition format, version 0.0.4.
   std::string Render() const;
 
  private:
+  // A family whose samples are computed at scrape time.
   struct Gauge {
     std::string name, help;
     std::vector<std::string> labels;
     std::function<GaugeSamples()> collect;
+    const char* type;  // "gauge" or "counter"
   };
   mutable absl::Mutex mu_;
   std::vector<std::unique_ptr<Family<Counter>>> counters_ ABSL_GUARDED_BY(mu_);

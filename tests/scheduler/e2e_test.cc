@@ -7,14 +7,18 @@
 
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "kube/client.h"
 #include "tests/testing/prometheus.h"
@@ -371,6 +375,22 @@ class EndToEndTest : public ::testing::Test {
     return events;
   }
 
+  // What `metrics-scheduler --version` prints after the name: "0.1.0+...".
+  static std::string BinaryVersion() {
+    const char* bin_dir = std::getenv("MS_BINARY_DIR");
+    if (bin_dir == nullptr) return "";
+    FILE* out = popen(
+        absl::StrCat(bin_dir, "/metrics-scheduler --version").c_str(), "r");
+    if (out == nullptr) return "";
+    char line[256] = {0};
+    const bool read = std::fgets(line, sizeof line, out) != nullptr;
+    pclose(out);
+    if (!read) return "";
+    absl::string_view v = absl::StripAsciiWhitespace(line);
+    absl::ConsumePrefix(&v, "metrics-scheduler ");
+    return std::string(v);
+  }
+
   // Waits for a FailedScheduling Event on `pod`; returns the pod's Events.
   std::string AwaitFailedScheduling(const std::string& pod,
                                     SchedulerProcess* s) {
@@ -447,6 +467,13 @@ TEST_F(EndToEndTest, DeploymentFollowsTheFastestNode) {
   EXPECT_NE(events.find("\"reportingComponent\":\"metrics-scheduler\""),
             std::string::npos)
       << events;
+
+  // /metrics says what runs: the version --version prints.
+  std::string version = BinaryVersion();
+  ASSERT_FALSE(version.empty());
+  EXPECT_EQ(s->Metric(absl::StrCat("metrics_scheduler_build_info{version=\"",
+                                   version, "\"}")),
+            1);
 }
 
 TEST_F(EndToEndTest, BurstSpreadsWithoutOvercommit) {

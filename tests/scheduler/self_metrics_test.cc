@@ -1,0 +1,39 @@
+#include "scheduler/self_metrics.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ms {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Each family renders with its HELP and TYPE lines, counters kept
+// elsewhere (AddCounterFunc) typed as counters.
+TEST(RegistryTest, RendersEachKindWithItsType) {
+  Registry registry;
+  registry.AddCounter("c_total", "A counter.", {"result"})
+      .With({"ok"})
+      .Inc(2);
+  registry.AddGauge("g", "A gauge.", {}, [] {
+    return Registry::GaugeSamples{{{}, 1.5}};
+  });
+  registry.AddCounterFunc("f_total", "Counted elsewhere.", {"metric", "result"},
+                          [] {
+                            return Registry::GaugeSamples{
+                                {{"cpu", "success"}, 7}, {{"cpu", "failure"}, 0}};
+                          });
+  const std::string text = registry.Render();
+  EXPECT_THAT(text, HasSubstr("# HELP c_total A counter.\n# TYPE c_total "
+                              "counter\nc_total{result=\"ok\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("# TYPE g gauge\ng 1.5\n"));
+  EXPECT_THAT(text,
+              HasSubstr("# HELP f_total Counted elsewhere.\n# TYPE f_total "
+                        "counter\nf_total{metric=\"cpu\",result=\"success\"} "
+                        "7\nf_total{metric=\"cpu\",result=\"failure\"} 0\n"));
+}
+
+}  // namespace
+}  // namespace ms
