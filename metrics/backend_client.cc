@@ -5,7 +5,6 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "glog/logging.h"
 
 namespace ms::metrics {
 
@@ -33,26 +32,12 @@ absl::StatusOr<std::unique_ptr<BackendClient>> BackendClient::Create(
   return c;
 }
 
-std::shared_ptr<HttpClient> BackendClient::Client() {
-  // TokenFile trims the PEM's final newline; OpenSSL wants one.
-  std::string cert = cert_ ? cert_->Get() + "\n" : "";
-  std::string key = key_ ? key_->Get() + "\n" : "";
-  absl::MutexLock lock(&mu_);
-  if (http_ != nullptr && cert == cert_pem_ && key == key_pem_) return http_;
-  if (http_ != nullptr) {
-    LOG(INFO) << "metrics backend: client certificate " << backend_.cert_file
-              << " changed; new connections present the new one";
-  }
-  cert_pem_ = std::move(cert);
-  key_pem_ = std::move(key);
-  http_ = std::make_shared<HttpClient>(
-      TlsOptions{.ca_file = backend_.ca_file,
-                 .client_cert_pem = cert_pem_,
-                 .client_key_pem = key_pem_,
-                 .insecure_skip_verify = backend_.insecure_skip_verify},
-      ProxyOptions{.from_environment = false, .url = backend_.proxy_url});
-  return http_;
-}
+BackendClient::BackendClient(const BackendConfig& backend)
+    : username_(backend.basic_auth.username),
+      http_(TlsOptions{.ca_file = backend.ca_file,
+                       .insecure_skip_verify = backend.insecure_skip_verify},
+            ProxyOptions{.from_environment = false,
+                         .url = backend.proxy_url}) {}
 
 absl::StatusOr<HttpResponse> BackendClient::Do(HttpRequest request) {
   if (token_ != nullptr) {
@@ -61,14 +46,18 @@ absl::StatusOr<HttpResponse> BackendClient::Do(HttpRequest request) {
   } else if (password_ != nullptr) {
     request.headers.emplace_back(
         "Authorization",
-        absl::StrCat("Basic ",
-                     absl::Base64Escape(absl::StrCat(
-                         backend_.basic_auth.username, ":", password_->Get()))));
+        absl::StrCat("Basic ", absl::Base64Escape(absl::StrCat(
+                                   username_, ":", password_->Get()))));
   }
   for (const Header& h : headers_) {
     request.headers.emplace_back(h.name, h.file ? h.file->Get() : h.value);
   }
-  return Client()->Do(request);
+  if (cert_ != nullptr) {
+    // TokenFile trims the PEM's final newline; OpenSSL wants one.
+    request.client_cert_pem = cert_->Get() + "\n";
+    request.client_key_pem = key_->Get() + "\n";
+  }
+  return http_.Do(request);
 }
 
 }  // namespace ms::metrics

@@ -7,9 +7,9 @@
 // - Headers: each of `headers` is added to every request; a value from a
 //   file is re-read when the file changes.
 // - Client certificate: `certFile` and `keyFile` are read at start and
-//   checked about once a second; when either changed, new requests go out
-//   on new connections that present the new pair (connections made with
-//   the old one are dropped once their requests end).
+//   checked about once a second; each request carries the current pair
+//   (HttpRequest::client_cert_pem), so after a rotation requests go out
+//   on new connections that present the new one.
 // - Proxy: `proxyURL` only; the environment's proxy variables are ignored.
 //
 // Thread-safe: Do() may run on many threads at once.
@@ -20,9 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "common/http.h"
 #include "common/token_file.h"
 #include "config/config.h"
@@ -48,21 +46,15 @@ class BackendClient {
     std::unique_ptr<TokenFile> file;  // the value, re-read on change
   };
 
-  explicit BackendClient(const BackendConfig& backend) : backend_(backend) {}
-  // The client whose connections present the current certificate pair.
-  std::shared_ptr<HttpClient> Client();
+  explicit BackendClient(const BackendConfig& backend);
 
-  const BackendConfig backend_;
+  const std::string username_;  // basic auth
   std::unique_ptr<TokenFile> token_;
   std::unique_ptr<TokenFile> password_;
   std::unique_ptr<TokenFile> cert_;
   std::unique_ptr<TokenFile> key_;
   std::vector<Header> headers_;
-
-  absl::Mutex mu_;
-  std::shared_ptr<HttpClient> http_ ABSL_GUARDED_BY(mu_);
-  std::string cert_pem_ ABSL_GUARDED_BY(mu_);  // what http_ presents
-  std::string key_pem_ ABSL_GUARDED_BY(mu_);
+  HttpClient http_;
 };
 
 }  // namespace ms::metrics
