@@ -270,8 +270,8 @@ TEST(PrometheusOutageTest, CacheKeepsLastGoodValuesUntilMaxStaleness) {
 class SecuredPrometheusTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/ms-secured-prometheus-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
+    std::string pattern = ::testing::TempDir() + "/ms-secured-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
     absl::StatusOr<ms::testing::TestCertificates> certs =
         ms::testing::MakeTestCertificates(dir_);
