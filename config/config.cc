@@ -517,7 +517,8 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
       config->metrics.push_back(std::move(metric));
     }
   }
-  if (!QueryMetrics(*config).empty() && config->backend.url.empty()) {
+  if (!QueryMetrics(*config).empty() && config->backend.url.empty() &&
+      config->backend.type != BackendType::kMetricsServer) {
     YNode at = Find(root, "backend");
     return Error(at.IsDefined() ? at : root, "backend.url",
                  "required when a metric has a query");
@@ -590,8 +591,23 @@ absl::Status Loader::LoadBackend(const YNode& node, const std::string& path,
   RETURN_IF_ERROR(GetEnum<BackendType>(
       node, path, "type",
       {{"prometheus", BackendType::kPrometheus},
-       {"sysdig", BackendType::kSysdig}},
+       {"sysdig", BackendType::kSysdig},
+       {"metricsServer", BackendType::kMetricsServer}},
       &out->type));
+  if (out->type == BackendType::kMetricsServer) {
+    // The list goes through the apiserver connection: its address and
+    // credentials are the scheduler's own.
+    for (const char* key :
+         {"url", "tokenFile", "caFile", "certFile", "keyFile",
+          "insecureSkipVerify", "maxResponseBytes", "headers", "proxyURL",
+          "basicAuth", "sysdig"}) {
+      if (YNode k = Find(node, key); k.IsDefined()) {
+        return Error(k, Child(path, key),
+                     "not used by type metricsServer, which reads through "
+                     "the scheduler's own apiserver connection");
+      }
+    }
+  }
   RETURN_IF_ERROR(GetString(node, path, "url", &out->url, url_node));
   if (url_node->IsDefined() && !out->url.empty() &&
       !(absl::StartsWith(out->url, "http://") ||
@@ -903,6 +919,19 @@ absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
     }
     if (absl::StripAsciiWhitespace(out->query).empty()) {
       return Error(v, Child(path, "query"), "must not be empty");
+    }
+    if (config.backend.type == BackendType::kMetricsServer) {
+      if (!absl::c_linear_search(kMetricsServerQueries, out->query)) {
+        return Error(v, Child(path, "query"),
+                     absl::StrCat("with backend type metricsServer, one of ",
+                                  absl::StrJoin(kMetricsServerQueries, ", "),
+                                  "; got ", Quote(out->query)));
+      }
+      if (YNode j = Find(node, "join"); j.IsDefined()) {
+        return Error(j, Child(path, "join"),
+                     "not used with backend type metricsServer, whose items "
+                     "name their node");
+      }
     }
   }
   if (YNode n = Find(node, "filter"); n.IsDefined()) {

@@ -11,8 +11,9 @@
 //   kind: MetricsSchedulerConfiguration         # required, exactly this
 //   schedulerName: metrics-scheduler
 //   backend:
-//     type: prometheus                # prometheus | sysdig
+//     type: prometheus                # prometheus | sysdig | metricsServer
 //     url: ""                         # required when a metric has a query
+//                                     # (metricsServer: only type, timeout)
 //     timeout: 2s
 //     tokenFile: ""                   # bearer token, re-read on every use
 //     caFile: ""
@@ -26,7 +27,9 @@
 //   cache: {ttl: 15s, maxStaleness: 2m, refreshTimeout: 5s}
 //   metrics:                          # default: none (fallback scoring only)
 //     - name: http_latency            # required, unique
-//       query: 'histogram_quantile(...)'   # required, unless `source`
+//       query: 'histogram_quantile(...)'   # required, unless `source`;
+//                                     # metricsServer: cpu, memory,
+//                                     # cpuUtilization or memoryUtilization
 //       source: {nodeAnnotation: KEY} # or {nodeLabel: KEY}: read from the
 //                                     # Node, not the backend; no query
 //       filter: {max: X, min: Y}      # default: none; either or both
@@ -36,7 +39,8 @@
 //       missing: neutral              # neutral | worst | exclude | skip
 //       maxStaleness: <cache.maxStaleness>   # query metrics only
 //       ttl: <cache.ttl>                     # query metrics only
-//       join: {label: node, match: name, regex: ""}  # query metrics only
+//       join: {label: node, match: name, regex: ""}  # query metrics only,
+//                                     # not metricsServer (nodes by name)
 //       aggregations: {time: timeAvg, group: avg}  # sysdig only
 //   builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 1,
 //              interPodAffinity: 2, podTopologySpread: 2, nodeAffinity: 2,
@@ -97,7 +101,18 @@ namespace ms {
 inline constexpr char kConfigApiVersion[] = "metrics-scheduler/v1alpha1";
 inline constexpr char kConfigKind[] = "MetricsSchedulerConfiguration";
 
-enum class BackendType { kPrometheus, kSysdig };
+enum class BackendType {
+  kPrometheus,
+  kSysdig,
+  // The resource metrics API (metrics.k8s.io/v1beta1 nodes) through the
+  // apiserver: only `timeout` applies; queries are kMetricsServerQueries.
+  kMetricsServer,
+};
+
+// What a metricsServer metric's query may be: usage in cores and bytes, and
+// usage over the Node's allocatable (metrics/metrics_server_source.h).
+inline constexpr const char* kMetricsServerQueries[] = {
+    "cpu", "memory", "cpuUtilization", "memoryUtilization"};
 
 // Which value of a metric is better.
 enum class Direction { kLower, kHigher };
@@ -146,7 +161,7 @@ struct HeaderConfig {
 struct BackendConfig {
   BackendType type = BackendType::kPrometheus;
   // Base URL, http:// or https://. Default ""; required when any metric
-  // has a query.
+  // has a query, unless the type is metricsServer.
   std::string url;
   absl::Duration timeout = absl::Seconds(2);  // per query, > 0
   std::string token_file;                     // default "": no bearer token

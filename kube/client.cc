@@ -119,6 +119,13 @@ absl::StatusOr<HttpResponse> KubeClient::Call(const std::string& method,
   }
 }
 
+absl::StatusOr<std::string> KubeClient::Get(const std::string& path,
+                                            absl::Duration timeout) {
+  ASSIGN_OR_RETURN(HttpResponse response,
+                   Call("GET", path, "", "application/json", timeout));
+  return std::move(response.body);
+}
+
 template <typename T>
 absl::StatusOr<ObjectList<T>> KubeClient::List(
     const std::string& path, const ListOptions& options,

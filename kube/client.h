@@ -192,6 +192,11 @@ class KubeClient {
   absl::Status MergePatch(const std::string& path, const std::string& patch,
                           absl::Duration timeout = kDefaultRequestTimeout);
 
+  // GETs `path` (with its query string) and returns the body of a 2xx
+  // answer, for APIs with no decoder here (the resource metrics API).
+  absl::StatusOr<std::string> Get(const std::string& path,
+                                  absl::Duration timeout = kDefaultRequestTimeout);
+
   // Lists or watches any resource by its path, with its decoders, as the
   // methods above do. Instantiated for the storage objects of
   // model/volumes.h (see informer.h's sources).

@@ -172,18 +172,18 @@ void MetricsCache::RefreshPass(bool all) {
   }
   if (jobs.empty()) return;
 
-  auto run = [&](Job& job) {
-    job.start = clock_.Now();
-    job.result = source_->Fetch(*job.config, *nodes, options_.refresh_timeout);
-    job.end = clock_.Now();
-  };
-  std::vector<std::thread> helpers;
-  helpers.reserve(jobs.size() - 1);
-  for (size_t j = 1; j < jobs.size(); ++j) {
-    helpers.emplace_back([&run, &job = jobs[j]] { run(job); });
+  std::vector<const MetricConfig*> configs;
+  configs.reserve(jobs.size());
+  const absl::Time start = clock_.Now();
+  for (Job& job : jobs) {
+    job.start = start;
+    configs.push_back(job.config);
   }
-  run(jobs[0]);
-  for (std::thread& t : helpers) t.join();
+  source_->FetchAll(configs, *nodes, options_.refresh_timeout,
+                    [&](size_t j, absl::StatusOr<FetchResult> answer) {
+                      jobs[j].result = std::move(answer);
+                      jobs[j].end = clock_.Now();
+                    });
 
   absl::MutexLock lock(&mu_);
   for (Job& job : jobs) {

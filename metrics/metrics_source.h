@@ -1,14 +1,15 @@
 // MetricsSource: where per-node metric values come from.
 //
 // One implementation per backend: PrometheusSource (prometheus_source.h,
-// any Prometheus-compatible HTTP API) and SysdigSource (sysdig_source.h,
-// Sysdig's data API). The TTL cache (cache.h) is the only caller in the
-// scheduler: it calls Fetch() once per metric per refresh, from its refresh
-// thread and helpers, and never on a scheduling cycle. Tests use a
+// any Prometheus-compatible HTTP API), SysdigSource (sysdig_source.h,
+// Sysdig's data API) and MetricsServerSource (metrics_server_source.h, the
+// resource metrics API). The TTL cache (cache.h) is the only caller in the
+// scheduler: it calls FetchAll() once per refresh pass with the metrics due,
+// from its refresh thread, and never on a scheduling cycle. Tests use a
 // map-backed fake.
 //
 // Thread safety: implementations must allow concurrent Fetch() calls (the
-// cache queries its metrics in parallel).
+// default FetchAll() queries its metrics in parallel).
 #ifndef METRICS_SCHEDULER_METRICS_METRICS_SOURCE_H_
 #define METRICS_SCHEDULER_METRICS_METRICS_SOURCE_H_
 
@@ -16,8 +17,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "config/config.h"
 #include "metrics/node_set.h"
 #include "model/metrics.h"
@@ -62,6 +65,17 @@ class MetricsSource {
   virtual absl::StatusOr<FetchResult> Fetch(const MetricConfig& metric,
                                             const NodeSet& nodes,
                                             absl::Duration timeout) = 0;
+
+  // Fetches every metric of one refresh pass: calls `done(i, answer)` once
+  // for each metrics[i], with what Fetch() would answer, possibly from
+  // several threads at once, and returns after the last call. The default
+  // runs Fetch() for each on a thread of its own; a source whose one
+  // request answers several metrics (MetricsServerSource) sends it once.
+  using FetchDone =
+      absl::FunctionRef<void(size_t index, absl::StatusOr<FetchResult> answer)>;
+  virtual void FetchAll(absl::Span<const MetricConfig* const> metrics,
+                        const NodeSet& nodes, absl::Duration timeout,
+                        FetchDone done);
 };
 
 }  // namespace ms::metrics

@@ -44,6 +44,11 @@ const std::string* NodeSet::FindByName(absl::string_view name) const {
   return Lookup(by_name_, nodes_, name);
 }
 
+const NodeAddresses* NodeSet::Find(absl::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : &nodes_[it->second];
+}
+
 const std::string* NodeSet::FindByAddress(absl::string_view address) const {
   return Lookup(by_address_, nodes_, address);
 }

@@ -1,9 +1,9 @@
 // NodeSet: the nodes a metric's series are joined to, indexed for lookup.
 //
 // metrics/ knows nothing of Kubernetes objects: the scheduler hands the
-// cache each Node's name and addresses (InternalIP, ExternalIP, Hostname, in
-// any order) as NodeAddresses, and the cache builds one immutable NodeSet per
-// node list. Sources look series up in it by name, address or short name
+// cache each Node's name, addresses (InternalIP, ExternalIP, Hostname, in
+// any order) and allocatable cpu and memory as NodeAddresses, and the cache
+// builds one immutable NodeSet per node list. Sources look series up in it by name, address or short name
 // (the name up to its first dot, as Sysdig reports host names).
 //
 // Thread-compatible; an immutable NodeSet may be shared between threads.
@@ -23,6 +23,10 @@ struct NodeAddresses {
   std::string name;
   // Every address the Node reports (status.addresses[*].address).
   std::vector<std::string> addresses;
+  // status.allocatable cpu (cores) and memory (bytes); 0 when the Node has
+  // none. The metricsServer source divides usage by them.
+  double allocatable_cpu = 0;
+  double allocatable_memory = 0;
 
   friend bool operator==(const NodeAddresses&, const NodeAddresses&) = default;
 };
@@ -40,6 +44,8 @@ class NodeSet {
   //
   // Exact node name.
   const std::string* FindByName(absl::string_view name) const;
+  // The node named `name` exactly, or nullptr.
+  const NodeAddresses* Find(absl::string_view name) const;
   // One of the node's addresses, exactly. An address reported by two nodes
   // matches neither.
   const std::string* FindByAddress(absl::string_view address) const;

@@ -404,7 +404,12 @@ std::vector<metrics::NodeAddresses> ClusterState::NodeAddressList() const {
   std::vector<metrics::NodeAddresses> out;
   out.reserve(nodes_.size());
   for (const NodeInfo& info : nodes_) {
-    metrics::NodeAddresses n{.name = info.node.name};
+    metrics::NodeAddresses n{
+        .name = info.node.name,
+        .allocatable_cpu =
+            static_cast<double>(info.node.allocatable.milli_cpu) / 1000,
+        .allocatable_memory =
+            static_cast<double>(info.node.allocatable.memory)};
     for (const NodeAddress& a : info.node.addresses) {
       n.addresses.push_back(a.address);
     }

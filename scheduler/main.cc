@@ -44,6 +44,7 @@
 #include "kube/cluster_config.h"
 #include "kube/informer.h"
 #include "metrics/cache.h"
+#include "metrics/metrics_server_source.h"
 #include "metrics/prometheus_source.h"
 #include "metrics/sysdig_source.h"
 #include "scheduler/api.h"
@@ -362,8 +363,16 @@ absl::StatusOr<kube::ClusterConfig> ClusterConfigFromFlags() {
            absl::GetFlag(FLAGS_master_keeps_credentials)});
 }
 
+// `client` must outlive the source (metricsServer lists through it).
 absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> MakeSource(
-    const Config& config) {
+    const Config& config, kube::KubeClient& client) {
+  if (config.backend.type == BackendType::kMetricsServer) {
+    return std::make_unique<metrics::MetricsServerSource>(
+        config.backend, [&client](const std::string& path,
+                                  absl::Duration timeout) {
+          return client.Get(path, timeout);
+        });
+  }
   if (config.backend.type == BackendType::kSysdig) {
     absl::StatusOr<std::unique_ptr<metrics::SysdigSource>> s =
         metrics::SysdigSource::Create(config.backend);
@@ -405,10 +414,11 @@ int ExplainCommand(const std::vector<char*>& args) {
     std::cerr << "metrics-scheduler explain: " << cluster.status() << "\n";
     return kExitUsage;
   }
+  kube::KubeClient client(*cluster, "metrics-scheduler/explain");
   std::unique_ptr<metrics::MetricsSource> source;
   if (!QueryMetrics(config).empty()) {
     absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> s =
-        MakeSource(config);
+        MakeSource(config, client);
     if (!s.ok()) {
       std::cerr << "metrics-scheduler explain: metrics backend: " << s.status()
                 << "\n";
@@ -416,7 +426,6 @@ int ExplainCommand(const std::vector<char*>& args) {
     }
     source = std::move(*s);
   }
-  kube::KubeClient client(*cluster, "metrics-scheduler/explain");
   absl::StatusOr<std::string> text = Explain(config, client, source.get(),
                                              *target, absl::GetFlag(FLAGS_seed));
   if (!text.ok()) {
@@ -576,7 +585,7 @@ int Run(Config config) {
   std::unique_ptr<metrics::MetricsCache> cache;
   if (!QueryMetrics(config).empty()) {
     absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> s =
-        MakeSource(config);
+        MakeSource(config, client);
     if (!s.ok()) {
       LOG(ERROR) << "metrics backend: " << s.status();
       return kExitUsage;

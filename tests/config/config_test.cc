@@ -286,8 +286,8 @@ TEST(LoadConfigTest, Errors) {
       {"backend: [1]\n", "file.yaml:3:10: backend: must be a mapping"},
       // backend.
       {"backend: {type: graphite}\n",
-       "file.yaml:3:17: backend.type: must be one of prometheus, sysdig; got "
-       "\"graphite\""},
+       "file.yaml:3:17: backend.type: must be one of prometheus, sysdig, "
+       "metricsServer; got \"graphite\""},
       {"backend: {url: 'ftp://x'}\n",
        "file.yaml:3:16: backend.url: must start with http:// or https://, got "
        "\"ftp://x\""},
@@ -674,6 +674,47 @@ TEST(LoadConfigTest, NodeAttributeMetricsAndFilters) {
   ASSERT_EQ(queried.size(), 1u);
   EXPECT_EQ(queried[0].name, "m");
   EXPECT_TRUE(NodeAnnotationKeys(*config).empty());
+}
+
+// The resource metrics API needs no URL: it is read through the apiserver.
+TEST(LoadConfigTest, MetricsServerBackend) {
+  absl::StatusOr<Config> config = Load(
+      "backend: {type: metricsServer, timeout: 3s}\n"
+      "metrics:\n"
+      "  - name: cpu\n"
+      "    query: cpuUtilization\n"
+      "    filter: {max: 0.9}\n"
+      "  - {name: mem, query: memoryUtilization}\n"
+      "  - {name: cores, query: cpu}\n"
+      "  - {name: bytes, query: memory}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->backend.type, BackendType::kMetricsServer);
+  EXPECT_EQ(config->backend.timeout, absl::Seconds(3));
+  EXPECT_TRUE(config->backend.url.empty());
+  ASSERT_EQ(QueryMetrics(*config).size(), 4u);
+  EXPECT_EQ(config->metrics[0].query, "cpuUtilization");
+
+  const std::pair<std::string, std::string> errors[] = {
+      {"backend: {type: metricsServer}\nmetrics:\n  - {name: m, query: "
+       "'rate(x[1m])'}\n",
+       "file.yaml:5:22: metrics[0].query: with backend type metricsServer, "
+       "one of cpu, memory, cpuUtilization, memoryUtilization; got "
+       "\"rate(x[1m])\""},
+      {"backend: {type: metricsServer, url: 'https://p'}\n",
+       "file.yaml:3:37: backend.url: not used by type metricsServer, which "
+       "reads through the scheduler's own apiserver connection"},
+      {"backend: {type: metricsServer, tokenFile: /t}\n",
+       "file.yaml:3:43: backend.tokenFile: not used by type metricsServer, "
+       "which reads through the scheduler's own apiserver connection"},
+      {"backend: {type: metricsServer}\nmetrics:\n  - name: m\n"
+       "    query: cpu\n    join: {label: node}\n",
+       "file.yaml:7:11: metrics[0].join: not used with backend type "
+       "metricsServer, whose items name their node"},
+  };
+  for (const auto& [body, want] : errors) {
+    absl::StatusOr<Config> c = Load(body);
+    EXPECT_EQ(c.status().message(), want) << body;
+  }
 }
 
 TEST(LoadConfigTest, AddedAffinity) {

@@ -210,7 +210,8 @@ TEST(ManifestsTest, ClusterRoleGrantsExactlyTheCallsMade) {
                         "storage.k8s.io/storageclasses:list",
                         "storage.k8s.io/storageclasses:watch",
                         "storage.k8s.io/csinodes:list",
-                        "storage.k8s.io/csinodes:watch", "/events:create"}));
+                        "storage.k8s.io/csinodes:watch",
+                        "metrics.k8s.io/nodes:list", "/events:create"}));
 }
 
 TEST(ManifestsTest, ExampleWorkloadAsksForMetricsScheduler) {
