@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -21,6 +22,7 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "kube/client.h"
+#include "tests/testing/metrics_api_server.h"
 #include "tests/testing/prometheus.h"
 #include "tests/testing/scheduler_process.h"
 #include "tests/testing/testenv.h"
@@ -201,6 +203,13 @@ class EndToEndTest : public ::testing::Test {
          .kubeconfig = env_.dir() + "/scheduler.kubeconfig",
          .identity = identity,
          .extra_args = std::move(extra)});
+  }
+
+  // Starts a scheduler with a configuration of the test's own.
+  SchedulerProcess* StartSchedulerWithConfig(const std::string& config_yaml) {
+    return schedulers_.Start(
+        {.config_yaml = config_yaml,
+         .kubeconfig = env_.dir() + "/scheduler.kubeconfig"});
   }
 
   ConfigParams Params() {
@@ -702,6 +711,73 @@ TEST_F(EndToEndTest, ALatencyThresholdKeepsPodsOffASlowNode) {
   ASSERT_TRUE(WaitFor([&] { return Placements()["waits"] == Node(0); },
                       absl::Seconds(30)))
       << s->Log();
+}
+
+// backend.type metricsServer: node usage from the resource metrics API,
+// read through the apiserver's aggregation layer (a stand-in metrics-server
+// behind the real apiserver), ranks the nodes by CPU utilisation and keeps
+// a node above the threshold out until its usage drops.
+TEST_F(EndToEndTest, MetricsServerUtilisationRanksAndFiltersNodes) {
+  for (int i = 0; i < 3; ++i) AddNode(Node(i), "4");
+  const std::string dir = absl::StrCat(::testing::TempDir(), "/", suite_);
+  std::filesystem::create_directories(dir);
+  absl::StatusOr<std::unique_ptr<testing::MetricsApiServer>> started =
+      testing::MetricsApiServer::Start(env_, suite_, dir);
+  ASSERT_TRUE(started.ok()) << started.status();
+  testing::MetricsApiServer& metrics = **started;
+  metrics.SetUsage(Node(0), "3", "8Gi");      // 0.75 of 4 cores
+  metrics.SetUsage(Node(1), "1", "8Gi");      // 0.25
+  metrics.SetUsage(Node(2), "3900m", "8Gi");  // 0.975: above the bound
+  SchedulerProcess* s = StartSchedulerWithConfig(R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+backend: {type: metricsServer, timeout: 2s}
+cache: {ttl: 1s, maxStaleness: 10s, refreshTimeout: 2s}
+metrics:
+  - name: cpu_utilization
+    query: cpuUtilization
+    weight: 10
+    direction: lower
+    filter: {max: 0.9}
+builtins: {leastAllocated: 0, balancedAllocation: 0, recentPlacements: 0}
+fallback: {coldCacheDeadline: 500ms}
+leaderElection: {leaseDuration: 10s, renewDeadline: 8s, retryPeriod: 1s}
+)");
+  ASSERT_NE(s, nullptr);
+  const std::string refreshes =
+      "metrics_scheduler_metric_refreshes_total{metric=\"cpu_utilization\","
+      "result=\"success\"}";
+  ASSERT_TRUE(WaitFor([&] { return s->Metric(refreshes) >= 1; })) << s->Log();
+
+  CreatePod("idlest", "100m");
+  ASSERT_TRUE(WaitFor([&] { return Placements()["idlest"] == Node(1); }))
+      << s->Log();
+  EXPECT_NE(EventsWith("idlest", "Scheduled").find("cpu_utilization"),
+            std::string::npos)
+      << Events("idlest");
+
+  // Node 1 gets busy too: only node 0 is under the bound.
+  metrics.SetUsage(Node(1), "3800m", "8Gi");
+  double seen = s->Metric(refreshes);
+  ASSERT_TRUE(WaitFor([&] { return s->Metric(refreshes) >= seen + 2; }))
+      << s->Log();
+  CreatePod("under-the-bound", "100m");
+  ASSERT_TRUE(WaitFor([&] { return Placements()["under-the-bound"] == Node(0); }))
+      << s->Log();
+
+  // Only node 2 has room for 3.95 cores (by requests), and it is above the
+  // bound.
+  CreatePod("waits", "3950m");
+  std::string events = AwaitFailedScheduling("waits", s);
+  EXPECT_NE(events.find("0/3 nodes are available: 1 node(s) had "
+                        "cpu_utilization above 0.9, 2 Insufficient cpu."),
+            std::string::npos)
+      << events;
+  metrics.SetUsage(Node(2), "400m", "8Gi");
+  ASSERT_TRUE(WaitFor([&] { return Placements()["waits"] == Node(2); },
+                      absl::Seconds(30)))
+      << s->Log();
+  EXPECT_GT(metrics.node_lists(), 0);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(EndToEndTest, DefaultSchedulerPodsAreNeverTouched) {
