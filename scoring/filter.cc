@@ -31,25 +31,17 @@ static_assert(std::size(kFixedReasons) == kNumFilterFailures);
 constexpr uint32_t kMetricBits[] = {kFailMissingMetric, kFailMetricAbove,
                                     kFailMetricBelow};
 
-// The reason for `bit` (one of kMetricBits) and metric index `metric`:
-// "node(s) had no usable value for metric cpu", "node(s) had cpu above
-// 0.9", "node(s) had cpu below 0.1".
+// The reason for `bit` (one of kMetricBits) and metric index `metric`.
 std::string MetricReason(const std::vector<MetricTerm>* metrics, int metric,
                          uint32_t bit) {
-  const MetricTerm* term = (metrics != nullptr && metric >= 0 &&
-                            static_cast<size_t>(metric) < metrics->size())
-                               ? &(*metrics)[metric]
-                               : nullptr;
-  std::string name = term ? term->name : absl::StrCat("#", metric);
-  if (bit == kFailMetricAbove) {
-    return absl::StrCat("node(s) had ", name, " above ",
-                        term ? term->filter_max : 0);
+  if (metrics != nullptr && metric >= 0 &&
+      static_cast<size_t>(metric) < metrics->size()) {
+    return MetricReason((*metrics)[metric], bit);
   }
-  if (bit == kFailMetricBelow) {
-    return absl::StrCat("node(s) had ", name, " below ",
-                        term ? term->filter_min : 0);
-  }
-  return absl::StrCat("node(s) had no usable value for metric ", name);
+  MetricTerm unknown;
+  unknown.name = absl::StrCat("#", metric);
+  unknown.filter_max = unknown.filter_min = 0;
+  return MetricReason(unknown, bit);
 }
 
 // PodTopologySpread's failure bit for the node; 0 when it fits or the
@@ -91,6 +83,16 @@ uint32_t VolumeFailures(const VolumeFilters& v, const NodeInfo& info) {
 }
 
 }  // namespace
+
+std::string MetricReason(const MetricTerm& term, uint32_t bit) {
+  if (bit == kFailMetricAbove) {
+    return absl::StrCat("node(s) had ", term.name, " above ", term.filter_max);
+  }
+  if (bit == kFailMetricBelow) {
+    return absl::StrCat("node(s) had ", term.name, " below ", term.filter_min);
+  }
+  return absl::StrCat("node(s) had no usable value for metric ", term.name);
+}
 
 std::string PreFilterVolumes(const Pod& pod, const VolumeCatalog& catalog,
                              VolumeFilters* out) {

@@ -165,6 +165,12 @@ NodeCheck CheckNode(const PodFilter& filter, const std::vector<NodeInfo>& nodes,
 // were updated alike (the plugins' AddPod).
 NodeCheck CheckNode(const PodFilter& filter, const NodeInfo& info, size_t i);
 
+// The reason for a metric failure bit (kFailMissingMetric,
+// kFailMetricAbove, kFailMetricBelow) of `term`: "node(s) had no usable
+// value for metric cpu", "node(s) had cpu above 0.9", "node(s) had cpu
+// below 0.1".
+std::string MetricReason(const MetricTerm& term, uint32_t bit);
+
 // The reasons of one node, as kube-scheduler words them, in the order they
 // are found. `metrics` names metrics for the kFailMetric bits.
 std::vector<std::string> FailureReasons(
