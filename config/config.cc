@@ -410,8 +410,9 @@ class Loader {
                                 std::vector<NodeSelectorRequirement>* out);
   absl::Status LoadLeaderElection(const YNode& node, const std::string& path,
                                   LeaderElectionConfig* out);
-  absl::Status LoadHttp(const YNode& node, const std::string& path,
-                        HttpConfig* out);
+  // `{listenAddress: "[host]:port"}` (http, extender).
+  absl::Status LoadListenAddress(const YNode& node, const std::string& path,
+                                 std::string* out);
 
   std::string file_;
   const LoadOptions options_;
@@ -463,7 +464,7 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
                            {"apiVersion", "kind", "schedulerName", "backend",
                             "cache", "metrics", "builtins", "nodeAffinity",
                             "fallback", "herd", "preemption", "leaderElection",
-                            "http"}));
+                            "http", "extender"}));
 
   // apiVersion and kind identify the schema; both are required.
   for (const auto& [key, want] :
@@ -575,7 +576,12 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
         LoadLeaderElection(n, "leaderElection", &config->leader_election));
   }
   if (YNode n = Find(root, "http"); n.IsDefined()) {
-    RETURN_IF_ERROR(LoadHttp(n, "http", &config->http));
+    RETURN_IF_ERROR(
+        LoadListenAddress(n, "http", &config->http.listen_address));
+  }
+  if (YNode n = Find(root, "extender"); n.IsDefined()) {
+    RETURN_IF_ERROR(
+        LoadListenAddress(n, "extender", &config->extender.listen_address));
   }
   return absl::OkStatus();
 }
@@ -1256,14 +1262,14 @@ absl::Status Loader::LoadLeaderElection(const YNode& node,
   return absl::OkStatus();
 }
 
-absl::Status Loader::LoadHttp(const YNode& node, const std::string& path,
-                              HttpConfig* out) {
+absl::Status Loader::LoadListenAddress(const YNode& node,
+                                       const std::string& path,
+                                       std::string* out) {
   RETURN_IF_ERROR(CheckMap(node, path, {"listenAddress"}));
   YNode v;
-  RETURN_IF_ERROR(
-      GetString(node, path, "listenAddress", &out->listen_address, &v));
+  RETURN_IF_ERROR(GetString(node, path, "listenAddress", out, &v));
   if (!v.IsDefined()) return absl::OkStatus();
-  const std::string& a = out->listen_address;
+  const std::string& a = *out;
   size_t colon = a.rfind(':');
   int port = -1;
   if (colon != std::string::npos && colon + 1 < a.size() &&

@@ -65,6 +65,8 @@
 //     renewDeadline: 10s
 //     retryPeriod: 2s
 //   http: {listenAddress: ":10260"}
+//   extender: {listenAddress: ""}     # e.g. ":10262": serve kube-scheduler's
+//                                     # extender protocol; "": off
 //
 // Rules, all checked at load time:
 // - Unknown keys and duplicate keys are errors (a typo never passes
@@ -313,6 +315,13 @@ struct HttpConfig {
   std::string listen_address = ":10260";
 };
 
+// kube-scheduler's extender protocol (scheduler/extender_server.h).
+struct ExtenderConfig {
+  // "[host]:port" for POST /filter and /prioritize; "" (default): not
+  // served.
+  std::string listen_address;
+};
+
 struct Config {
   std::string scheduler_name = "metrics-scheduler";  // DNS-1123 subdomain
   BackendConfig backend;
@@ -325,6 +334,7 @@ struct Config {
   PreemptionConfig preemption;
   LeaderElectionConfig leader_election;
   HttpConfig http;
+  ExtenderConfig extender;
 };
 
 // The metrics fetched from the backend (those with a query), in

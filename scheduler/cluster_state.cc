@@ -1,6 +1,7 @@
 #include "scheduler/cluster_state.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "glog/logging.h"
 
@@ -397,6 +398,32 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
   placements_.push_back({now, *node_name});
   if (Counts(placements_.back())) ++recent_[decision.node_index];
   return decision;
+}
+
+MetricVerdict ClusterState::JudgeNodes(
+    const std::vector<std::string>& names, const ScoringConfig& config,
+    const std::shared_ptr<const MetricsSnapshot>& metrics) {
+  const int64_t now_ms = absl::ToUnixMillis(clock_.Now());
+  std::vector<MetricColumn> columns;
+  {
+    absl::MutexLock lock(&mu_);
+    Refresh(metrics, config.metrics);
+    columns.resize(columns_.size());
+    for (size_t m = 0; m < columns_.size(); ++m) {
+      const MetricColumn& all = columns_[m];
+      MetricColumn& picked = columns[m];
+      picked.values.assign(names.size(), std::nan(""));
+      picked.time_ms.assign(names.size(), 0);
+      if (all.values.size() != nodes_.size()) continue;  // no data
+      for (size_t i = 0; i < names.size(); ++i) {
+        auto it = index_.find(names[i]);
+        if (it == index_.end()) continue;
+        picked.values[i] = all.values[it->second];
+        picked.time_ms[i] = all.time_ms[it->second];
+      }
+    }
+  }
+  return JudgeByMetrics(config, columns, names.size(), now_ms);
 }
 
 std::vector<metrics::NodeAddresses> ClusterState::NodeAddressList() const {

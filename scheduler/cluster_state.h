@@ -41,6 +41,7 @@
 #include "model/pod.h"
 #include "model/volumes.h"
 #include "scoring/decide.h"
+#include "scoring/extender.h"
 #include "scoring/volume_catalog.h"
 #include "scoring/metric_table.h"
 
@@ -126,6 +127,14 @@ class ClusterState {
   // with `node_name`, which names the chosen node ("" when none fits).
   Decision DecideAndAssume(const DecisionRequest& request, Workspace& workspace,
                            std::string* node_name);
+
+  // For kube-scheduler's extender calls (scheduler/extender_server.h): the
+  // metric filters and scores (scoring/extender.h) of the nodes named, in
+  // that order, from the same metric columns decisions read. A name not
+  // known here has no metric values.
+  MetricVerdict JudgeNodes(const std::vector<std::string>& names,
+                           const ScoringConfig& config,
+                           const std::shared_ptr<const MetricsSnapshot>& metrics);
 
   // Binding failed: removes the charge of an assumed pod, unless the
   // informer has meanwhile shown it bound, and what was assumed of its

@@ -49,6 +49,7 @@
 #include "metrics/sysdig_source.h"
 #include "scheduler/api.h"
 #include "scheduler/explain.h"
+#include "scheduler/extender_server.h"
 #include "scheduler/leader_election.h"
 #include "scheduler/leadership.h"
 #include "scheduler/liveness.h"
@@ -785,6 +786,22 @@ int Run(Config config) {
   LOG(INFO) << "metrics-scheduler " << identity << ": serving /livez, "
             << "/healthz, /readyz and /metrics on port " << *port;
 
+  // kube-scheduler's extender calls, answered by every replica.
+  std::unique_ptr<ExtenderServer> extender;
+  if (!config.extender.listen_address.empty()) {
+    extender = std::make_unique<ExtenderServer>(
+        scheduler.state(), scheduler.scoring(), cache.get(), registry);
+    absl::StatusOr<int> extender_port =
+        extender->Start(config.extender.listen_address);
+    if (!extender_port.ok()) {
+      LOG(ERROR) << "extender: " << extender_port.status();
+      return kExitFailure;
+    }
+    LOG(INFO) << "serving kube-scheduler's extender protocol (POST /filter, "
+                 "/prioritize) on port "
+              << *extender_port;
+  }
+
   // Standbys keep their informers warm, so a takeover schedules at once.
   namespaces.Start();
   secondary.Start();
@@ -834,6 +851,7 @@ int Run(Config config) {
   nodes.Stop();
   namespaces.Stop();
   secondary.Stop();
+  if (extender) extender->Stop();
   status.Stop();
   LOG(INFO) << "stopped";
   return exit_code.load();

@@ -17,21 +17,39 @@ StatusServer::StatusServer(
 
 StatusServer::~StatusServer() { Stop(); }
 
-absl::StatusOr<int> StatusServer::Start(const std::string& address) {
+absl::StatusOr<ListenAddress> ParseListenAddress(const std::string& address) {
   size_t colon = address.rfind(':');
-  int port = 0;
+  ListenAddress out;
   if (colon == std::string::npos ||
-      !absl::SimpleAtoi(address.substr(colon + 1), &port) || port < 0 ||
-      port > 65535) {
+      !absl::SimpleAtoi(address.substr(colon + 1), &out.port) ||
+      out.port < 0 || out.port > 65535) {
     return absl::InvalidArgumentError(
         absl::StrCat("listen address \"", address, "\": expected [host]:port"));
   }
-  std::string host = address.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
+  out.host = address.substr(0, colon);
+  if (out.host.size() >= 2 && out.host.front() == '[' &&
+      out.host.back() == ']') {
+    out.host = out.host.substr(1, out.host.size() - 2);
   }
-  if (host.empty()) host = "0.0.0.0";
+  if (out.host.empty()) out.host = "0.0.0.0";
+  return out;
+}
 
+absl::StatusOr<int> Listen(httplib::Server& server, const std::string& address) {
+  absl::StatusOr<ListenAddress> parsed = ParseListenAddress(address);
+  if (!parsed.ok()) return parsed.status();
+  int bound = parsed->port == 0
+                  ? server.bind_to_any_port(parsed->host)
+                  : (server.bind_to_port(parsed->host, parsed->port)
+                         ? parsed->port
+                         : -1);
+  if (bound < 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", address));
+  }
+  return bound;
+}
+
+absl::StatusOr<int> StatusServer::Start(const std::string& address) {
   server_ = std::make_unique<httplib::Server>();
   server_->set_payload_max_length(kMaxRequestBytes);
   server_->set_read_timeout(5, 0);
@@ -61,12 +79,8 @@ absl::StatusOr<int> StatusServer::Start(const std::string& address) {
                  res.set_content(registry_.Render(),
                                  "text/plain; version=0.0.4");
                });
-  int bound = port == 0 ? server_->bind_to_any_port(host)
-                        : (server_->bind_to_port(host, port) ? port : -1);
-  if (bound < 0) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot listen on ", address));
-  }
+  absl::StatusOr<int> bound = Listen(*server_, address);
+  if (!bound.ok()) return bound.status();
   thread_ = std::thread([this] { server_->listen_after_bind(); });
   return bound;
 }

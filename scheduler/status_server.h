@@ -29,6 +29,16 @@ class Server;
 
 namespace ms {
 
+struct ListenAddress {
+  std::string host;  // "0.0.0.0" when the address has none
+  int port = 0;
+};
+// "[host]:port", "host:port" or ":port"; InvalidArgument otherwise.
+absl::StatusOr<ListenAddress> ParseListenAddress(const std::string& address);
+// Binds `server` to `address` (port 0: a free one) and returns the port;
+// Unavailable when it cannot. The caller then runs listen_after_bind().
+absl::StatusOr<int> Listen(httplib::Server& server, const std::string& address);
+
 class StatusServer {
  public:
   static constexpr size_t kMaxRequestBytes = 64 * 1024;

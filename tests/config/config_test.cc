@@ -717,6 +717,18 @@ TEST(LoadConfigTest, MetricsServerBackend) {
   }
 }
 
+TEST(LoadConfigTest, ExtenderListenAddress) {
+  absl::StatusOr<Config> config = Load("extender: {listenAddress: ':10262'}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->extender.listen_address, ":10262");
+  EXPECT_EQ(Load("")->extender.listen_address, "");  // off by default
+  EXPECT_EQ(std::string(Load("extender: {listenAddress: '10262'}\n").status().message()),
+            "file.yaml:3:27: extender.listenAddress: must be [host]:port with "
+            "port in [0, 65535], got \"10262\"");
+  EXPECT_EQ(Load("extender: {port: 1}\n").status().message(),
+            "file.yaml:3:12: extender.port: unknown key");
+}
+
 TEST(LoadConfigTest, AddedAffinity) {
   absl::StatusOr<Config> c = Load(R"(
 builtins: {nodeAffinity: 5, taintToleration: 0, imageLocality: 0.5}

@@ -22,6 +22,8 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "kube/client.h"
+#include "tests/testing/kube_scheduler_process.h"
+#include "tests/testing/loopback.h"
 #include "tests/testing/metrics_api_server.h"
 #include "tests/testing/prometheus.h"
 #include "tests/testing/scheduler_process.h"
@@ -48,6 +50,8 @@ struct ConfigParams {
   // YAML lines after http_latency's: more of its keys (indented by 4) or
   // more metrics (items indented by 2).
   std::string metrics_tail;
+  // Top-level YAML lines at the end (e.g. `extender: {...}`).
+  std::string tail;
 };
 
 std::string ConfigYaml(const ConfigParams& p) {
@@ -66,10 +70,10 @@ builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: %g}
 herd: {penaltyPerPlacement: %g, window: 60s}
 fallback: {coldCacheDeadline: 500ms}
 leaderElection: {leaseDuration: 10s, renewDeadline: 8s, retryPeriod: 1s}
-)",
+%s)",
                          p.prometheus_url, p.ttl, p.max_staleness, p.suite,
                          p.latency_weight, p.metrics_tail, p.recent_placements,
-                         p.penalty);
+                         p.penalty, p.tail);
 }
 
 class EndToEndTest : public ::testing::Test {
@@ -778,6 +782,83 @@ leaderElection: {leaseDuration: 10s, renewDeadline: 8s, retryPeriod: 1s}
       << s->Log();
   EXPECT_GT(metrics.node_lists(), 0);
   std::filesystem::remove_all(dir);
+}
+
+// Extender mode: a stock kube-scheduler (the testenv's, with a profile of
+// its own) calls metrics-scheduler as its extender. Pods follow the latency
+// metric; a node above the threshold is filtered with the same reason; when
+// every node is above it the pod waits, and once the extender is down
+// (ignorable) kube-scheduler places it alone.
+TEST_F(EndToEndTest, KubeSchedulerWithMetricsSchedulerAsItsExtender) {
+  for (int i = 0; i < 3; ++i) AddNode(Node(i), "4");
+  SetLatency({{Node(0), 0.1}, {Node(1), 0.9}, {Node(2), 0.5}});
+  const int port = testing::FreeLoopbackPort();
+  ASSERT_GT(port, 0);
+  ConfigParams params = Params();
+  params.metrics_tail = "    filter: {max: 0.8}";
+  params.tail = absl::StrCat("extender: {listenAddress: \"127.0.0.1:", port,
+                             "\"}\n");
+  SchedulerProcess* s = StartScheduler(params);
+  ASSERT_NE(s, nullptr);
+  WaitForFirstRefresh(s);
+
+  const std::string profile = suite_ + "-kube";
+  absl::StatusOr<std::unique_ptr<testing::KubeSchedulerProcess>> kube =
+      testing::KubeSchedulerProcess::Start(
+          env_, absl::StrCat("profiles: [{schedulerName: ", profile, "}]\n",
+                             "extenders:\n",
+                             "  - urlPrefix: \"http://127.0.0.1:", port,
+                             "\"\n",
+                             "    filterVerb: filter\n",
+                             "    prioritizeVerb: prioritize\n",
+                             "    weight: 5\n",
+                             "    nodeCacheCapable: true\n",
+                             "    ignorable: true\n",
+                             "    httpTimeout: 2s\n"));
+  ASSERT_TRUE(kube.ok()) << kube.status();
+  auto kube_log = [&] { return (*kube)->Log(); };
+
+  CreatePod("fastest", "100m", profile);
+  ASSERT_TRUE(WaitFor([&] { return Placements()["fastest"] == Node(0); },
+                      absl::Seconds(60)))
+      << kube_log() << s->Log();
+  EXPECT_GE(s->Metric("metrics_scheduler_extender_requests_total{verb="
+                      "\"prioritize\",result=\"metrics\"}"),
+            1);
+
+  // Node 0 slows down: node 1 is still above the bound, node 2 is best.
+  SetLatency({{Node(0), 0.95}, {Node(1), 0.9}, {Node(2), 0.5}});
+  WaitForRefresh(s);
+  CreatePod("only-node-2", "100m", profile);
+  ASSERT_TRUE(WaitFor([&] { return Placements()["only-node-2"] == Node(2); },
+                      absl::Seconds(60)))
+      << kube_log() << s->Log();
+
+  // Every node above the bound: kube-scheduler reports the extender's
+  // reason, worded as metrics-scheduler's own FailedScheduling.
+  SetLatency({{Node(0), 0.95}, {Node(1), 0.9}, {Node(2), 0.85}});
+  WaitForRefresh(s);
+  CreatePod("waits", "100m", profile);
+  std::string events;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        events = Events("waits");
+        return events.find("3 node(s) had http_latency above 0.8") !=
+               std::string::npos;
+      },
+      absl::Seconds(60)))
+      << events << kube_log();
+  EXPECT_EQ(Placements()["waits"], "");
+
+  // The extender goes down: ignorable, so kube-scheduler places the pod
+  // alone at its next attempt (a new node is a cluster event that retries
+  // it).
+  s->Kill();
+  AddNode(Node(3), "4");
+  ASSERT_TRUE(WaitFor([&] { return !Placements()["waits"].empty(); },
+                      absl::Seconds(60)))
+      << kube_log();
+  EXPECT_TRUE((*kube)->Running());
 }
 
 TEST_F(EndToEndTest, DefaultSchedulerPodsAreNeverTouched) {
