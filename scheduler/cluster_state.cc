@@ -358,6 +358,16 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
     for (const auto& [key, b] : budgets_) budgets_view_.push_back(b);
     budgets_changed_ = false;
   }
+  // A what-if about a pod already placed (shadow mode) is decided as if it
+  // were not: its charge is left out for the decision.
+  const PlacedPod* self = nullptr;
+  if (!request.assume) {
+    auto it = pods_.find(request.pod->Key());
+    if (it != pods_.end() && it->second.uid() == request.pod->uid) {
+      self = &it->second;
+      Uncharge(self->node, self->charge);
+    }
+  }
   DecideInput input{.pod = request.pod,
                     .nodes = &nodes_,
                     .table = &table_,
@@ -375,11 +385,13 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
                     .force_fallback = request.force_fallback,
                     .explain = request.explain};
   Decision decision = Decide(input, *request.config, workspace);
+  if (self != nullptr) Charge(self->node, self->charge);
   node_name->clear();
   if (!decision.ok()) return decision;
 
   const Pod& pod = *request.pod;
   *node_name = names_[decision.node_index];
+  if (!request.assume) return decision;
   std::string key = pod.Key();
   auto known = pods_.find(key);
   if (known != pods_.end() && known->second.uid() == pod.uid &&

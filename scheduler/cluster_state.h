@@ -58,6 +58,9 @@ struct DecisionRequest {
   // (Decision::preemption).
   bool preempt = false;
   uint64_t seed = 0;
+  // False: decide only, charging nothing, and as if the pod were not placed
+  // even if it is (shadow mode's what-if).
+  bool assume = true;
 };
 
 class ClusterState {
@@ -123,8 +126,9 @@ class ClusterState {
       absl::FunctionRef<void(const VolumeCatalog&)> fn) const;
 
   // Decides where `request.pod` goes and, when a node fits, charges it
-  // there at once (assume). The Decision's node_index is only meaningful
-  // with `node_name`, which names the chosen node ("" when none fits).
+  // there at once (assume; not when request.assume is false). The
+  // Decision's node_index is only meaningful with `node_name`, which names
+  // the chosen node ("" when none fits).
   Decision DecideAndAssume(const DecisionRequest& request, Workspace& workspace,
                            std::string* node_name);
 

@@ -55,6 +55,7 @@
 #include "scheduler/liveness.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/self_metrics.h"
+#include "scheduler/shadow.h"
 #include "scheduler/status_server.h"
 #include "scheduler/version.h"
 
@@ -105,6 +106,13 @@ ABSL_FLAG(absl::Duration, shutdown_timeout, absl::Seconds(10),
           "After SIGTERM or a lost lease, the longest the replica takes to "
           "exit: in-flight bindings and queued Events get this long, then it "
           "exits anyway (keep it under terminationGracePeriodSeconds).");
+ABSL_FLAG(bool, shadow, false,
+          "Shadow mode: bind nothing, write nothing; for each pod of "
+          "--shadow-of seen pending then bound, compute where this scheduler "
+          "would have placed it and export the agreement "
+          "(metrics_scheduler_shadow_*). No leader election.");
+ABSL_FLAG(std::string, shadow_of, "default-scheduler",
+          "The schedulerName whose pods --shadow judges.");
 ABSL_FLAG(uint64_t, seed, 0,
           "Seed of the tie-break between equal scores. 0: random.");
 
@@ -561,8 +569,9 @@ int Run(Config config) {
   if (!absl::GetFlag(FLAGS_http_address).empty()) {
     config.http.listen_address = absl::GetFlag(FLAGS_http_address);
   }
-  bool leader_elect =
-      absl::GetFlag(FLAGS_leader_elect) && config.leader_election.enabled;
+  const bool shadow = absl::GetFlag(FLAGS_shadow);
+  bool leader_elect = absl::GetFlag(FLAGS_leader_elect) &&
+                      config.leader_election.enabled && !shadow;
   std::string identity = absl::GetFlag(FLAGS_identity);
   if (identity.empty()) identity = DefaultIdentity();
   uint64_t seed = absl::GetFlag(FLAGS_seed);
@@ -645,6 +654,16 @@ int Run(Config config) {
                       api, cache.get(), RealClock::Get(), registry, leadership,
                       &liveness);
 
+  // Shadow mode: the pending pods are the watched scheduler's, judged when
+  // they are seen bound; the scheduling loop never runs.
+  std::optional<Shadow> shadowing;
+  if (shadow) {
+    shadowing.emplace(absl::GetFlag(FLAGS_shadow_of), scheduler.state(),
+                      scheduler.scoring(), cache.get(), registry);
+    LOG(INFO) << "shadow mode: judging the pods of "
+              << shadowing->watched() << "; binding nothing";
+  }
+
   // Objects our decoder refuses are counted, and a pod meant for us is told
   // why; everything else flows on (kube/informer.h).
   Family<Counter>& rejected = registry.AddCounter(
@@ -666,23 +685,32 @@ int Run(Config config) {
   LivenessMonitor::Part& namespaces_part =
       liveness.Register("namespaces informer");
   std::string name = config.scheduler_name;
+  auto on_pending = [&](const Pod& p) {
+    shadow ? shadowing->OnPod(p) : scheduler.OnPendingPod(p);
+  };
+  // Shadow mode watches the other scheduler's pods bound or not, so that a
+  // pod's binding follows its creation in one stream.
   kube::Informer<Pod> pending(
       "pending pods",
-      kube::PodSource(client, {.field_selector = absl::StrCat(
-                                   "spec.schedulerName=", name,
-                                   ",spec.nodeName=")}),
-      {.on_add = Watched<Pod>(liveness, pending_part,
-                              [&](const Pod& p) { scheduler.OnPendingPod(p); }),
-       .on_update = Watched<Pod>(
-           liveness, pending_part,
-           [&](const Pod& p) { scheduler.OnPendingPod(p); }),
+      kube::PodSource(
+          client,
+          {.field_selector =
+               shadow ? absl::StrCat("spec.schedulerName=",
+                                     shadowing->watched())
+                      : absl::StrCat("spec.schedulerName=", name,
+                                     ",spec.nodeName=")}),
+      {.on_add = Watched<Pod>(liveness, pending_part, on_pending),
+       .on_update = Watched<Pod>(liveness, pending_part, on_pending),
        .on_delete = Watched<Pod>(
            liveness, pending_part,
-           [&](const Pod& p) { scheduler.OnPendingPodDeleted(p); }),
+           [&](const Pod& p) {
+             shadow ? shadowing->OnPodDeleted(p)
+                    : scheduler.OnPendingPodDeleted(p);
+           }),
        .on_reject =
            [&](const kube::RejectedObject& r) {
              count_rejected(r);
-             scheduler.OnPendingPodRejected(r);
+             if (!shadow) scheduler.OnPendingPodRejected(r);
            }});
   kube::Informer<Pod> assigned(
       "assigned pods",
@@ -822,7 +850,7 @@ int Run(Config config) {
   malloc_trim(0);
 
   std::thread scheduling;
-  if (!stop.HasBeenNotified()) {
+  if (!stop.HasBeenNotified() && !shadow) {
     if (leader_elect) {
       LOG(INFO) << "campaigning for lease "
                 << config.leader_election.lease_namespace << "/"

@@ -210,10 +210,12 @@ class EndToEndTest : public ::testing::Test {
   }
 
   // Starts a scheduler with a configuration of the test's own.
-  SchedulerProcess* StartSchedulerWithConfig(const std::string& config_yaml) {
+  SchedulerProcess* StartSchedulerWithConfig(
+      const std::string& config_yaml, std::vector<std::string> extra = {}) {
     return schedulers_.Start(
         {.config_yaml = config_yaml,
-         .kubeconfig = env_.dir() + "/scheduler.kubeconfig"});
+         .kubeconfig = env_.dir() + "/scheduler.kubeconfig",
+         .extra_args = std::move(extra)});
   }
 
   ConfigParams Params() {
@@ -859,6 +861,62 @@ TEST_F(EndToEndTest, KubeSchedulerWithMetricsSchedulerAsItsExtender) {
                       absl::Seconds(60)))
       << kube_log();
   EXPECT_TRUE((*kube)->Running());
+}
+
+// Shadow mode beside a kube-scheduler: every pod it places is judged once
+// against where metrics-scheduler would have put it (here: the node of
+// lowest latency, the only term), and nothing is written.
+TEST_F(EndToEndTest, ShadowModeJudgesAnotherSchedulersPods) {
+  for (int i = 0; i < 3; ++i) AddNode(Node(i), "4");
+  SetLatency({{Node(0), 0.1}, {Node(1), 0.9}, {Node(2), 0.5}});
+  const std::string profile = suite_ + "-kube";
+  SchedulerProcess* s = StartSchedulerWithConfig(
+      absl::StrFormat(R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+backend: {type: prometheus, url: "%s", timeout: 1s}
+cache: {ttl: 1s, maxStaleness: 30s, refreshTimeout: 1s}
+metrics:
+  - name: http_latency
+    query: 'http_latency_seconds{suite="%s"}'
+    direction: lower
+builtins: {leastAllocated: 0, balancedAllocation: 0, recentPlacements: 0}
+)",
+                      prom_->url(), suite_),
+      {"--shadow", "--shadow-of=" + profile});
+  ASSERT_NE(s, nullptr);
+  WaitForFirstRefresh(s);
+  ASSERT_TRUE(WaitFor([&] { return s->Ready(); })) << s->Log();
+  absl::StatusOr<std::unique_ptr<testing::KubeSchedulerProcess>> kube =
+      testing::KubeSchedulerProcess::Start(
+          env_, absl::StrCat("profiles: [{schedulerName: ", profile, "}]\n"));
+  ASSERT_TRUE(kube.ok()) << kube.status();
+
+  constexpr int kPods = 6;
+  for (int i = 0; i < kPods; ++i) {
+    CreatePod(absl::StrCat("p", i), "100m", profile);
+  }
+  ASSERT_TRUE(WaitFor([&] { return AllBound(kPods); }, absl::Seconds(60)))
+      << (*kube)->Log();
+  const std::string agreed =
+      "metrics_scheduler_shadow_decisions_total{agreed=\"true\"}";
+  const std::string disagreed =
+      "metrics_scheduler_shadow_decisions_total{agreed=\"false\"}";
+  ASSERT_TRUE(WaitFor([&] {
+    return s->Metric(agreed) + s->Metric(disagreed) == kPods;
+  })) << s->Log();
+  std::map<std::string, int> per_node = PodsPerNode();
+  EXPECT_EQ(s->Metric(agreed), per_node[Node(0)]) << s->Log();
+  EXPECT_EQ(s->Metric(disagreed), per_node[Node(1)] + per_node[Node(2)]);
+  // Latency 0.1 / 0.9 / 0.5, min-max, lower is better: 100 / 0 / 50.
+  EXPECT_NEAR(s->Metric("metrics_scheduler_shadow_score_gap_sum"),
+              100.0 * per_node[Node(1)] + 50.0 * per_node[Node(2)], 1e-6);
+  EXPECT_EQ(s->Metric("metrics_scheduler_shadow_infeasible_total"), 0);
+  // Nothing written: no binding, no Event from metrics-scheduler.
+  EXPECT_EQ(s->Metric("metrics_scheduler_binding_outcomes_total{outcome="
+                      "\"bound\"}"),
+            0);
+  EXPECT_EQ(Events("p0").find("metrics-scheduler"), std::string::npos)
+      << Events("p0");
 }
 
 TEST_F(EndToEndTest, DefaultSchedulerPodsAreNeverTouched) {
