@@ -79,7 +79,9 @@ TEST_F(ManifestsDryRunTest, SysdigOverlay) {
 }
 
 TEST_F(ManifestsDryRunTest, ExampleWorkload) {
-  const std::string ns = "manifests-example";
+  // A name of this run's own: the namespace of a previous run may still be
+  // terminating (its deletion is the namespace controller's, asynchronous).
+  const std::string ns = absl::StrCat("manifests-example-", getpid());
   env_.CreateNamespace(ns);
   std::string out = env_.Kubectl(absl::StrCat(
       "apply --dry-run=server -n ", ns, " -f ", manifests_,
