@@ -1,20 +1,31 @@
 // What manifests/ promises a cluster operator, checked in the YAML itself:
-// the Deployment's hardening, probes and resources, the metrics token
-// mounted as a file and never passed through the environment, and
-// configurations that the scheduler accepts.
+// the Deployment's hardening, probes and resources, its PodDisruptionBudget
+// and priority, the metrics token mounted as a file and never passed
+// through the environment, least-privilege RBAC, and configurations that
+// the scheduler accepts. The checks are manifest_checks.h's, which the Helm
+// chart's test applies to the chart too.
 
 #include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "config/config.h"
 #include "gtest/gtest.h"
+#include "tests/manifests/manifest_checks.h"
 #include "yaml-cpp/yaml.h"
 
 namespace ms {
 namespace {
+
+using manifests::ExpectBudgetKeepsOneReplica;
+using manifests::ExpectHardened;
+using manifests::ExpectProbesAndDefaultResources;
+using manifests::ExpectSchedulerPod;
+using manifests::ExpectTokenIsAFile;
+using manifests::Grants;
+using manifests::ResourceNames;
+using manifests::SchedulerGrants;
 
 std::string Manifest(const std::string& relative) {
   const char* src = std::getenv("MS_SOURCE_DIR");
@@ -22,22 +33,10 @@ std::string Manifest(const std::string& relative) {
   return std::string(src == nullptr ? "." : src) + "/manifests/" + relative;
 }
 
-// Every document of a multi-document YAML file.
-std::vector<YAML::Node> LoadAll(const std::string& relative) {
-  return YAML::LoadAllFromFile(Manifest(relative));
-}
-
+// The one document of `kind` in a file of manifests/.
 YAML::Node Only(const std::string& relative, const std::string& kind) {
-  YAML::Node found;
-  int count = 0;
-  for (const YAML::Node& doc : LoadAll(relative)) {
-    if (doc["kind"].as<std::string>() == kind) {
-      found = doc;
-      ++count;
-    }
-  }
-  EXPECT_EQ(count, 1) << relative << ": " << kind;
-  return found;
+  SCOPED_TRACE(relative);
+  return manifests::Only(YAML::LoadAllFromFile(Manifest(relative)), kind);
 }
 
 class DeploymentTest : public ::testing::Test {
@@ -45,23 +44,20 @@ class DeploymentTest : public ::testing::Test {
   void SetUp() override {
     deployment_ = Only("base/deployment.yaml", "Deployment");
     ASSERT_TRUE(deployment_.IsMap());
-    pod_ = deployment_["spec"]["template"]["spec"];
-    ASSERT_EQ(pod_["containers"].size(), 1u);
-    container_ = pod_["containers"][0];
   }
 
-  YAML::Node deployment_, pod_, container_;
+  YAML::Node deployment_;
 };
 
 TEST_F(DeploymentTest, TwoReplicasWithLeaderElection) {
   EXPECT_EQ(deployment_["metadata"]["namespace"].as<std::string>(),
             "metrics-scheduler");
   EXPECT_EQ(deployment_["spec"]["replicas"].as<int>(), 2);
-  EXPECT_EQ(pod_["serviceAccountName"].as<std::string>(), "metrics-scheduler");
-  // The scheduler itself is placed by the default scheduler.
-  EXPECT_FALSE(pod_["schedulerName"]);
+  const YAML::Node pod = deployment_["spec"]["template"]["spec"];
+  EXPECT_EQ(pod["serviceAccountName"].as<std::string>(), "metrics-scheduler");
+  ExpectSchedulerPod(deployment_);
   std::set<std::string> args;
-  for (const YAML::Node& a : container_["args"]) {
+  for (const YAML::Node& a : pod["containers"][0]["args"]) {
     args.insert(a.as<std::string>());
   }
   EXPECT_EQ(args, (std::set<std::string>{
@@ -70,68 +66,14 @@ TEST_F(DeploymentTest, TwoReplicasWithLeaderElection) {
                       "-v=1"}));
 }
 
-TEST_F(DeploymentTest, RunsHardened) {
-  EXPECT_TRUE(pod_["securityContext"]["runAsNonRoot"].as<bool>());
-  EXPECT_EQ(pod_["securityContext"]["runAsUser"].as<int>(), 65532);
-  EXPECT_EQ(pod_["securityContext"]["seccompProfile"]["type"].as<std::string>(),
-            "RuntimeDefault");
-  YAML::Node sc = container_["securityContext"];
-  ASSERT_TRUE(sc.IsMap());
-  EXPECT_TRUE(sc["runAsNonRoot"].as<bool>());
-  EXPECT_TRUE(sc["readOnlyRootFilesystem"].as<bool>());
-  EXPECT_FALSE(sc["allowPrivilegeEscalation"].as<bool>());
-  EXPECT_FALSE(sc["privileged"].as<bool>());
-  ASSERT_EQ(sc["capabilities"]["drop"].size(), 1u);
-  EXPECT_EQ(sc["capabilities"]["drop"][0].as<std::string>(), "ALL");
-  EXPECT_FALSE(sc["capabilities"]["add"]);
-}
+TEST_F(DeploymentTest, RunsHardened) { ExpectHardened(deployment_); }
 
 TEST_F(DeploymentTest, ProbesAndResources) {
-  EXPECT_EQ(container_["livenessProbe"]["httpGet"]["path"].as<std::string>(),
-            "/livez");
-  EXPECT_EQ(container_["readinessProbe"]["httpGet"]["path"].as<std::string>(),
-            "/readyz");
-  EXPECT_EQ(container_["livenessProbe"]["httpGet"]["port"].as<std::string>(),
-            "http");
-  EXPECT_EQ(container_["readinessProbe"]["httpGet"]["port"].as<std::string>(),
-            "http");
-  ASSERT_EQ(container_["ports"].size(), 1u);
-  EXPECT_EQ(container_["ports"][0]["name"].as<std::string>(), "http");
-  // The port of http.listenAddress in config.yaml.
-  EXPECT_EQ(container_["ports"][0]["containerPort"].as<int>(), 10260);
-  YAML::Node r = container_["resources"];
-  EXPECT_EQ(r["requests"]["cpu"].as<std::string>(), "100m");
-  EXPECT_EQ(r["requests"]["memory"].as<std::string>(), "64Mi");
-  EXPECT_EQ(r["limits"]["cpu"].as<std::string>(), "1");
-  EXPECT_EQ(r["limits"]["memory"].as<std::string>(), "256Mi");
+  ExpectProbesAndDefaultResources(deployment_);
 }
 
 TEST_F(DeploymentTest, TokenIsAFileNeverAnEnvironmentVariable) {
-  // The Secret is a volume...
-  std::string volume;
-  for (const YAML::Node& v : pod_["volumes"]) {
-    if (v["secret"]) {
-      EXPECT_EQ(v["secret"]["secretName"].as<std::string>(),
-                "metrics-scheduler-metrics-token");
-      volume = v["name"].as<std::string>();
-    }
-  }
-  ASSERT_EQ(volume, "metrics-token");
-  // ...mounted read-only where the configurations' tokenFile points...
-  int mounts = 0;
-  for (const YAML::Node& m : container_["volumeMounts"]) {
-    if (m["name"].as<std::string>() != volume) continue;
-    ++mounts;
-    EXPECT_EQ(m["mountPath"].as<std::string>(),
-              "/var/run/secrets/metrics-scheduler");
-    EXPECT_TRUE(m["readOnly"].as<bool>());
-  }
-  EXPECT_EQ(mounts, 1);
-  // ...and no Secret reaches the environment.
-  EXPECT_FALSE(container_["envFrom"]);
-  for (const YAML::Node& e : container_["env"]) {
-    EXPECT_FALSE(e["valueFrom"]["secretKeyRef"]) << e["name"].as<std::string>();
-  }
+  ExpectTokenIsAFile(deployment_, "metrics-scheduler-metrics-token");
   absl::StatusOr<Config> sysdig =
       LoadConfigFile(Manifest("overlays/sysdig/config.yaml"));
   ASSERT_TRUE(sysdig.ok()) << sysdig.status();
@@ -141,6 +83,39 @@ TEST_F(DeploymentTest, TokenIsAFileNeverAnEnvironmentVariable) {
   YAML::Node secret = Only("base/secret.yaml", "Secret");
   EXPECT_FALSE(secret["data"]);
   EXPECT_FALSE(secret["stringData"]);
+}
+
+TEST_F(DeploymentTest, BudgetKeepsOneReplicaThroughADrain) {
+  ExpectBudgetKeepsOneReplica(Only("base/pdb.yaml", "PodDisruptionBudget"),
+                              deployment_);
+}
+
+TEST(ManifestsTest, BaseListsEveryFile) {
+  YAML::Node kustomization =
+      YAML::LoadFile(Manifest("base/kustomization.yaml"));
+  std::set<std::string> resources;
+  for (const YAML::Node& r : kustomization["resources"]) {
+    resources.insert(r.as<std::string>());
+  }
+  EXPECT_EQ(resources, (std::set<std::string>{
+                           "namespace.yaml", "rbac.yaml", "secret.yaml",
+                           "deployment.yaml", "pdb.yaml", "service.yaml"}));
+}
+
+TEST(ManifestsTest, ExistingSecretComponentDropsTheTemplate) {
+  YAML::Node component = YAML::LoadFile(
+      Manifest("components/existing-secret/kustomization.yaml"));
+  EXPECT_EQ(component["kind"].as<std::string>(), "Component");
+  ASSERT_EQ(component["patches"].size(), 1u);
+  YAML::Node patch =
+      YAML::Load(component["patches"][0]["patch"].as<std::string>());
+  EXPECT_EQ(patch["$patch"].as<std::string>(), "delete");
+  EXPECT_EQ(patch["kind"].as<std::string>(), "Secret");
+  YAML::Node secret = Only("base/secret.yaml", "Secret");
+  EXPECT_EQ(patch["metadata"]["name"].as<std::string>(),
+            secret["metadata"]["name"].as<std::string>());
+  EXPECT_EQ(patch["metadata"]["namespace"].as<std::string>(),
+            secret["metadata"]["namespace"].as<std::string>());
 }
 
 TEST(ManifestsTest, ConfigurationsAreValid) {
@@ -164,54 +139,15 @@ TEST(ManifestsTest, ConfigurationsAreValid) {
 }
 
 TEST(ManifestsTest, LeaseRoleNamesTheConfiguredLease) {
-  YAML::Node role = Only("rbac.yaml", "Role");
-  std::set<std::string> names;
-  for (const YAML::Node& rule : role["rules"]) {
-    for (const YAML::Node& n : rule["resourceNames"]) {
-      names.insert(n.as<std::string>());
-    }
-  }
-  EXPECT_EQ(names, (std::set<std::string>{"metrics-scheduler"}));
+  EXPECT_EQ(ResourceNames(Only("rbac.yaml", "Role")),
+            (std::set<std::string>{"metrics-scheduler"}));
 }
 
 // Least privilege, exactly: every verb the scheduler calls and no other
 // (kube/client.h lists the calls). A verb removed by mistake fails the e2e
 // tests, which run as the scheduler's identity with these rules only.
 TEST(ManifestsTest, ClusterRoleGrantsExactlyTheCallsMade) {
-  YAML::Node role = Only("rbac.yaml", "ClusterRole");
-  std::set<std::string> grants;
-  for (const YAML::Node& rule : role["rules"]) {
-    for (const YAML::Node& group : rule["apiGroups"]) {
-      for (const YAML::Node& resource : rule["resources"]) {
-        for (const YAML::Node& verb : rule["verbs"]) {
-          grants.insert(absl::StrCat(group.as<std::string>(), "/",
-                                     resource.as<std::string>(), ":",
-                                     verb.as<std::string>()));
-        }
-      }
-    }
-  }
-  EXPECT_EQ(grants, (std::set<std::string>{
-                        "/pods:get", "/pods:list", "/pods:watch",
-                        "/pods:delete", "policy/poddisruptionbudgets:list",
-                        "policy/poddisruptionbudgets:watch",
-                        "/pods/binding:create", "/pods/status:patch",
-                        "/nodes:list", "/nodes:watch", "/namespaces:list",
-                        "/namespaces:watch", "/services:list",
-                        "/services:watch", "/replicationcontrollers:list",
-                        "/replicationcontrollers:watch",
-                        "apps/replicasets:list", "apps/replicasets:watch",
-                        "apps/statefulsets:list", "apps/statefulsets:watch",
-                        "/persistentvolumeclaims:list",
-                        "/persistentvolumeclaims:watch",
-                        "/persistentvolumeclaims:patch",
-                        "/persistentvolumes:list", "/persistentvolumes:watch",
-                        "/persistentvolumes:patch",
-                        "storage.k8s.io/storageclasses:list",
-                        "storage.k8s.io/storageclasses:watch",
-                        "storage.k8s.io/csinodes:list",
-                        "storage.k8s.io/csinodes:watch",
-                        "metrics.k8s.io/nodes:list", "/events:create"}));
+  EXPECT_EQ(Grants(Only("rbac.yaml", "ClusterRole")), SchedulerGrants());
 }
 
 TEST(ManifestsTest, ExampleWorkloadAsksForMetricsScheduler) {

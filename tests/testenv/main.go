@@ -1,8 +1,9 @@
 // Command testenv is a multi-call binary that runs a local Kubernetes control
 // plane for the metrics-scheduler tests: etcd (embedded), kube-apiserver,
 // kube-controller-manager and optionally the default kube-scheduler, plus an
-// in-process kubectl, a helper that creates kubelet-less Node objects, and
-// kube-scheduler's default profile as an oracle for the differential test.
+// in-process kubectl, Helm's template and lint, a helper that creates
+// kubelet-less Node objects, and kube-scheduler's default profile as an
+// oracle for the differential test.
 //
 // See README.md for the subcommands and the files written by "testenv up".
 package main
@@ -18,6 +19,8 @@ commands:
   up --dir DIR [--with-scheduler] [--port-file F] [...]   run the control plane
   nodes --kubeconfig F --count N [...]                    create fake Nodes
   kubectl ...                                             in-process kubectl
+  helm template RELEASE CHART [--values F] [--set K=V]    render a chart (helm's library)
+  helm lint CHART [--values F] [--set K=V]                lint a chart, strictly
   oracle < scenarios.jsonl                                kube-scheduler's verdicts
   kube-apiserver ...                                      (used by "up")
   kube-controller-manager ...                             (used by "up")
@@ -37,6 +40,8 @@ func main() {
 		os.Exit(runNodes(args))
 	case "kubectl":
 		os.Exit(runKubectl(args))
+	case "helm":
+		os.Exit(runHelm(args))
 	case "oracle":
 		os.Exit(runOracle(args))
 	case "kube-apiserver", "kube-controller-manager", "kube-scheduler":

@@ -51,6 +51,8 @@ class SchedulerProcess {
   // Metric("metrics_scheduler_schedule_attempts_total{result=\"scheduled\"}");
   // 0 when absent.
   double Metric(const std::string& sample);
+  // The whole of GET /metrics; "" when it does not answer 200.
+  std::string MetricsText();
   std::string Log() const;
   const std::string& identity() const { return identity_; }
 
