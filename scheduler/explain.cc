@@ -218,13 +218,17 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
       coverage.push_back(absl::StrCat(s.name, " ", s.nodes_with_data, "/",
                                       s.nodes_known));
     }
+    const std::string backend =
+        config.backend.type == BackendType::kMetricsServer
+            ? std::string("the resource metrics API")
+            : config.backend.url;
     if (failures.size() == queried.size()) {
       return absl::UnavailableError(
-          absl::StrCat("metrics backend ", config.backend.url,
+          absl::StrCat("metrics backend ", backend,
                        ": no metric could be fetched: ",
                        absl::StrJoin(failures, "; ")));
     }
-    absl::StrAppend(&out, "metrics from ", config.backend.url,
+    absl::StrAppend(&out, "metrics from ", backend,
                     ", nodes with data: ", absl::StrJoin(coverage, ", "),
                     "\n");
     for (const std::string& f : failures) {
