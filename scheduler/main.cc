@@ -51,6 +51,7 @@
 #include "scheduler/leader_election.h"
 #include "scheduler/leadership.h"
 #include "scheduler/liveness.h"
+#include "scheduler/process_metrics.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/self_metrics.h"
 #include "scheduler/status_server.h"
@@ -598,6 +599,7 @@ int Run(Config config) {
                     {"version"}, [] {
                       return Registry::GaugeSamples{{{kVersion}, 1}};
                     });
+  AddProcessMetrics(registry);
   KubeLeaseStore lease_store(client);
   KubeSchedulerApi api(client);
   // The elector exists from the start, so that /metrics may ask it; it
