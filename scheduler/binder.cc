@@ -33,7 +33,7 @@ const char* Binder::OutcomeName(Outcome outcome) {
 Binder::Binder(BinderOptions options, SchedulerApi& api, ClusterState& state,
                SchedulingQueue& queue, Leadership& leadership,
                EventRecorder& recorder, const Clock& clock,
-               Registry& registry, Family<Counter>& attempts)
+               Registry& registry, AttemptMetrics& attempts)
     : options_(options),
       api_(api),
       state_(state),
@@ -65,6 +65,10 @@ Binder::Binder(BinderOptions options, SchedulerApi& api, ClusterState& state,
                       return Registry::GaugeSamples{
                           {{}, static_cast<double>(binding_)}};
                     });
+  // Every outcome's series from the start (kVolumesFailed is the last).
+  for (int o = 0; o <= static_cast<int>(Outcome::kVolumesFailed); ++o) {
+    outcomes_.With({OutcomeName(static_cast<Outcome>(o))});
+  }
   for (int i = 0; i < std::max(1, options_.workers); ++i) {
     workers_.emplace_back([this] { Loop(); });
   }
@@ -142,7 +146,9 @@ Binder::ReadBack Binder::ReadPodBack(const Pod& pod) {
 
 void Binder::Succeeded(const BindTask& task) {
   const Pod& pod = task.queued.pod;
-  attempts_.With({"scheduled"}).Inc();
+  attempts_.Attempted(AttemptMetrics::Result::kScheduled, task.started);
+  attempts_.Bound(task.queued.attempts,
+                  clock_.Now() - task.queued.first_enqueued);
   if (pod.creation_time_ms > 0) {
     pending_to_bound_seconds_.With({}).Observe(
         static_cast<double>(absl::ToUnixMillis(clock_.Now()) -
@@ -166,7 +172,7 @@ void Binder::Settle(const BindTask& task, Outcome outcome) {
   const Pod& pod = task.queued.pod;
   Count(outcome);
   state_.Forget(pod);
-  attempts_.With({"error"}).Inc();
+  attempts_.Attempted(AttemptMetrics::Result::kError, task.started);
   queue_.Done(pod);
   recorder_.Forget(pod);
 }
@@ -174,7 +180,7 @@ void Binder::Settle(const BindTask& task, Outcome outcome) {
 void Binder::Retry(const BindTask& task, const std::string& message) {
   const Pod& pod = task.queued.pod;
   state_.Forget(pod);
-  attempts_.With({"error"}).Inc();
+  attempts_.Attempted(AttemptMetrics::Result::kError, task.started);
   if (!message.empty()) recorder_.FailedScheduling(pod, "Binding", message);
   queue_.RequeueBackoff(task.queued);
 }
@@ -329,7 +335,7 @@ void Binder::Bind(BindTask& task) {
                         "backing off: "
                      << status;
         Count(Outcome::kUnknown);
-        attempts_.With({"error"}).Inc();
+        attempts_.Attempted(AttemptMetrics::Result::kError, task.started);
         queue_.RequeueBackoff(task.queued);
         return;
       }
@@ -358,7 +364,7 @@ void Binder::Bind(BindTask& task) {
               << status.message();
     Count(Outcome::kBoundElsewhere);
     state_.UpsertAssignedPod(now.pod);
-    attempts_.With({"error"}).Inc();
+    attempts_.Attempted(AttemptMetrics::Result::kError, task.started);
     queue_.Done(pod);
     recorder_.Forget(pod);
     return;

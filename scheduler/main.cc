@@ -47,6 +47,7 @@
 #include "metrics/prometheus_source.h"
 #include "metrics/sysdig_source.h"
 #include "scheduler/api.h"
+#include "scheduler/cache_metrics.h"
 #include "scheduler/explain.h"
 #include "scheduler/leader_election.h"
 #include "scheduler/leadership.h"
@@ -574,6 +575,15 @@ int Run(Config config) {
   for (const std::string& warning : ConfigWarnings(config)) {
     LOG(WARNING) << warning;
   }
+  Registry registry;
+  registry.AddGauge("metrics_scheduler_build_info",
+                    "Always 1: the version of the running scheduler.",
+                    {"version"}, [] {
+                      return Registry::GaugeSamples{{{kVersion}, 1}};
+                    });
+  AddProcessMetrics(registry);
+
+  std::unique_ptr<BackendQueryMetrics> backend_queries;
   std::unique_ptr<metrics::MetricsCache> cache;
   if (!QueryMetrics(config).empty()) {
     absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> s =
@@ -583,9 +593,19 @@ int Run(Config config) {
       return kExitUsage;
     }
     source = std::move(*s);
+    backend_queries =
+        std::make_unique<BackendQueryMetrics>(registry, QueryMetrics(config));
     cache = std::make_unique<metrics::MetricsCache>(
         source.get(), QueryMetrics(config),
-        metrics::CacheOptions{.refresh_timeout = config.cache.refresh_timeout});
+        metrics::CacheOptions{
+            .refresh_timeout = config.cache.refresh_timeout,
+            .on_fetch = [queries = backend_queries.get()](
+                            const MetricConfig& metric,
+                            absl::Duration duration,
+                            const absl::Status& status) {
+              queries->Observe(metric, duration, status);
+            }});
+    AddCacheMetrics(registry, *cache);
   }
 
   absl::Notification stop;
@@ -593,13 +613,6 @@ int Run(Config config) {
   absl::Notification scheduling_started;
   std::atomic<int> exit_code{kExitOk};
 
-  Registry registry;
-  registry.AddGauge("metrics_scheduler_build_info",
-                    "Always 1: the version of the running scheduler.",
-                    {"version"}, [] {
-                      return Registry::GaugeSamples{{{kVersion}, 1}};
-                    });
-  AddProcessMetrics(registry);
   KubeLeaseStore lease_store(client);
   KubeSchedulerApi api(client);
   // The elector exists from the start, so that /metrics may ask it; it
@@ -644,6 +657,16 @@ int Run(Config config) {
       "Objects from the apiserver this scheduler could not decode, by "
       "resource (each version once).",
       {"resource"});
+  // A series for each resource watched, from the start.
+  for (const char* resource :
+       {"pods", "nodes", "namespaces", "poddisruptionbudgets",
+        "persistentvolumeclaims", "persistentvolumes", "storageclasses",
+        "csinodes"}) {
+    rejected.With({resource});
+  }
+  for (WorkloadKind kind : kWorkloadKinds) {
+    rejected.With({kube::WorkloadResource(kind)});
+  }
   auto count_rejected = [&rejected](const kube::RejectedObject& r) {
     rejected.With({r.resource}).Inc();
   };
