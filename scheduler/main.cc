@@ -38,6 +38,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "common/logging.h"
 #include "config/config.h"
 #include "glog/logging.h"
 #include "kube/client.h"
@@ -57,6 +58,28 @@
 #include "scheduler/self_metrics.h"
 #include "scheduler/status_server.h"
 #include "scheduler/version.h"
+
+namespace ms {
+
+// --logging-format's values.
+bool AbslParseFlag(absl::string_view text, LogFormat* format,
+                   std::string* error) {
+  if (text == "text") {
+    *format = LogFormat::kText;
+  } else if (text == "json") {
+    *format = LogFormat::kJson;
+  } else {
+    *error = "want text or json";
+    return false;
+  }
+  return true;
+}
+
+std::string AbslUnparseFlag(LogFormat format) {
+  return format == LogFormat::kJson ? "json" : "text";
+}
+
+}  // namespace ms
 
 ABSL_FLAG(std::string, config, "",
           "Path of the YAML configuration (see README). Empty: every default, "
@@ -107,6 +130,10 @@ ABSL_FLAG(absl::Duration, shutdown_timeout, absl::Seconds(10),
           "exits anyway (keep it under terminationGracePeriodSeconds).");
 ABSL_FLAG(uint64_t, seed, 0,
           "Seed of the tie-break between equal scores. 0: random.");
+ABSL_FLAG(ms::LogFormat, logging_format, ms::LogFormat::kText,
+          "How log lines are written to stderr: text (glog's format) or "
+          "json (one JSON object per line, as Kubernetes components write "
+          "them with --logging-format=json).");
 
 namespace ms {
 namespace {
@@ -139,7 +166,8 @@ constexpr char kUsage[] =
     "\n"
     "Flags may be written --leader-elect or --leader_elect.\n"
     "Logging: -v=N (or --v=N) sets the verbosity: 1 per-pod decisions, 2\n"
-    "watch and cache details. Logs go to stderr.\n"
+    "watch and cache details. Logs go to stderr, as text or, with\n"
+    "--logging-format=json, one JSON object per line.\n"
     "Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad usage (such\n"
     "as an unknown flag) or configuration.";
 
@@ -890,8 +918,7 @@ int main(int argc, char** argv) {
   absl::SetFlagsUsageConfig(usage_config);
   std::vector<char*> positional =
       absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
-  FLAGS_logtostderr = true;
-  google::InitGoogleLogging(argv[0]);
+  ms::InitLogging(argv[0], absl::GetFlag(FLAGS_logging_format));
 
   std::vector<char*> rest(positional.begin() + 1, positional.end());
   if (!rest.empty()) {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/logging.h"
 #include "glog/logging.h"
 #include "scoring/explain.h"
 
@@ -141,7 +142,8 @@ void Scheduler::OnPendingPod(const Pod& pod) {
     // kube-scheduler's SchedulingGates: not attempted, no event; the
     // apiserver keeps its SchedulingGated condition. Gates can only be
     // removed, and the update that removes the last one queues it.
-    VLOG(2) << pod.Key() << " is scheduling-gated; waiting for its gates";
+    MS_VLOG(2) << pod.Key() << " is scheduling-gated; waiting for its gates"
+               << LogFields().Pod(pod.namespace_, pod.name);
     queue_.Delete(pod.Key());
     return;
   }
@@ -322,7 +324,9 @@ void Scheduler::Preempt(const Pod& pod, const Preemption& preemption) {
     names.push_back(absl::StrCat(v->namespace_, "/", v->name));
   }
   LOG(INFO) << pod.Key() << ": preempting " << names.size() << " pod(s) on "
-            << preemption.node_name << ": " << absl::StrJoin(names, ", ");
+            << preemption.node_name << ": " << absl::StrJoin(names, ", ")
+            << LogFields().Pod(pod.namespace_, pod.name).Node(
+                   preemption.node_name);
   // Its room is kept from now on, not only once the nomination is seen.
   Pod nominated = pod;
   nominated.nominated_node_name = preemption.node_name;
@@ -344,7 +348,7 @@ std::shared_ptr<const MetricsSnapshot> Scheduler::MetricsForCycle(
         cold_since_ + config_.fallback.cold_cache_deadline - now;
     if (left <= absl::ZeroDuration() || !cache_->WaitForFirstRefresh(left)) {
       *force_fallback = true;
-      VLOG(2) << "metrics cache still cold: deciding in fallback mode";
+      MS_VLOG(2) << "metrics cache still cold: deciding in fallback mode";
     }
   }
   return cache_->Snapshot();
@@ -370,7 +374,8 @@ void Scheduler::ScheduleOne(QueuedPod queued) {
 
   if (!decision.ok()) {
     attempts_.Attempted(AttemptMetrics::Result::kUnschedulable, started);
-    LOG(INFO) << pod.Key() << " is unschedulable: " << decision.filter_summary;
+    LOG(INFO) << pod.Key() << " is unschedulable: " << decision.filter_summary
+              << LogFields().Pod(pod.namespace_, pod.name);
     if (decision.preemption && decision.preemption->ok()) {
       Preempt(pod, *decision.preemption);
     }
@@ -379,9 +384,9 @@ void Scheduler::ScheduleOne(QueuedPod queued) {
     return;
   }
   decisions_.With({ModeName(decision.mode)}).Inc();
-  VLOG(1) << pod.Key() << " -> " << node << " ("
-          << SummarizeTerms(decision.score, decision.mode, decision.terms)
-          << ")";
+  MS_VLOG(1) << pod.Key() << " -> " << node << " ("
+             << SummarizeTerms(decision.score, decision.mode, decision.terms)
+             << ")" << LogFields().Pod(pod.namespace_, pod.name).Node(node);
   binder_.Submit({.queued = std::move(queued),
                   .node = std::move(node),
                   .decision = std::move(decision),

@@ -25,6 +25,7 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "kube/client.h"
+#include "simdjson.h"
 #include "tests/testing/prometheus.h"
 #include "tests/testing/scheduler_process.h"
 #include "tests/testing/testenv.h"
@@ -585,6 +586,54 @@ TEST_F(EndToEndTest, MetricsPassPromtoolAfterScheduling) {
   EXPECT_GT(s->Metric("process_open_fds"), 3);
   EXPECT_GE(s->Metric("process_max_fds"), s->Metric("process_open_fds"));
   EXPECT_GT(s->Metric("process_cpu_seconds_total"), 0);
+}
+
+// With --logging-format=json, every line the scheduler writes is one JSON
+// object with klog's keys, and the line of a decision (-v=1) names the pod
+// and the node as fields.
+TEST_F(EndToEndTest, JsonLogLinesNameThePodAndTheNode) {
+  AddNode(Node(0));
+  SetLatency({{Node(0), 0.1}});
+  SchedulerProcess* s =
+      StartScheduler(Params(), "e2e", {"--logging-format=json"});
+  ASSERT_NE(s, nullptr);
+  CreatePod("logged");
+  ASSERT_TRUE(WaitFor([&] { return Scheduled(s) == 1; })) << s->Log();
+  ASSERT_EQ(s->Stop(), 0);
+
+  const std::string log = s->Log();
+  std::vector<std::string> lines = absl::StrSplit(log, '\n', absl::SkipEmpty());
+  ASSERT_GT(lines.size(), 3u) << log;
+  simdjson::ondemand::parser parser;
+  int decisions = 0;
+  for (const std::string& line : lines) {
+    simdjson::padded_string json(line);
+    simdjson::ondemand::document doc;
+    ASSERT_EQ(parser.iterate(json).get(doc), simdjson::SUCCESS) << line;
+    simdjson::ondemand::object object;
+    ASSERT_EQ(doc.get_object().get(object), simdjson::SUCCESS) << line;
+    double ts = 0;
+    std::string_view caller, msg;
+    EXPECT_EQ(object["ts"].get(ts), simdjson::SUCCESS) << line;
+    EXPECT_EQ(object["caller"].get(caller), simdjson::SUCCESS) << line;
+    EXPECT_EQ(object["msg"].get(msg), simdjson::SUCCESS) << line;
+    if (!msg.starts_with(suite_ + "/logged -> ")) continue;
+    ++decisions;
+    int64_t v = -1;
+    std::string_view pod_name, pod_namespace, node;
+    EXPECT_EQ(object["v"].get(v), simdjson::SUCCESS) << line;
+    EXPECT_EQ(v, 1) << line;
+    EXPECT_EQ(object["pod"]["name"].get(pod_name), simdjson::SUCCESS) << line;
+    EXPECT_EQ(object["pod"]["namespace"].get(pod_namespace),
+              simdjson::SUCCESS)
+        << line;
+    EXPECT_EQ(object["node"].get(node), simdjson::SUCCESS) << line;
+    EXPECT_EQ(pod_name, "logged");
+    EXPECT_EQ(pod_namespace, suite_);
+    EXPECT_EQ(node, Node(0));
+    EXPECT_TRUE(caller.starts_with("scheduler/scheduler.cc:")) << line;
+  }
+  EXPECT_EQ(decisions, 1) << log;
 }
 
 TEST_F(EndToEndTest, BurstSpreadsWithoutOvercommit) {
