@@ -52,6 +52,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "common/logging.h"
 #include "glog/logging.h"
 #include "kube/client.h"
 #include "kube/decode.h"
@@ -189,8 +190,8 @@ class Informer {
         Replace(std::move(list->items), std::move(list->rejected));
         lists_.fetch_add(1);
         if (!synced_.HasBeenNotified()) synced_.Notify();
-        VLOG(1) << name_ << ": listed " << Size() << " objects at version "
-                << resource_version;
+        MS_VLOG(1) << name_ << ": listed " << Size()
+                   << " objects at version " << resource_version;
       }
       int events = 0;
       absl::Time start = clock_.Now();
@@ -215,7 +216,8 @@ class Informer {
       } else if (events == 0 && clock_.Now() - start < options_.min_watch) {
         BackOff("watch ended at once with nothing, resuming", status);
       } else {
-        VLOG(2) << name_ << ": watch ended, resuming at " << resource_version;
+        MS_VLOG(2) << name_ << ": watch ended, resuming at "
+                   << resource_version;
       }
     }
   }

@@ -199,6 +199,10 @@ void MetricsCache::RefreshPass(bool all) {
     stats.last_attempt_ms = Ms(job.end);
     stats.last_fetch_duration = job.end - job.start;
     stats.last_status = job.result.status();
+    if (options_.on_fetch) {
+      options_.on_fetch(state.config, stats.last_fetch_duration,
+                        stats.last_status);
+    }
     if (job.result.ok()) {
       FetchResult& r = *job.result;
       state.values.by_node = std::move(r.by_node);

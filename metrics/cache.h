@@ -44,6 +44,7 @@
 #define METRICS_SCHEDULER_METRICS_CACHE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -71,6 +72,13 @@ struct CacheOptions {
   // Where time comes from; null means RealClock::Get(). Must outlive the
   // cache.
   Clock* clock = nullptr;
+  // Called once per finished Fetch, successful or not, with its duration
+  // (by the clock) and status: the scheduler's histogram of backend
+  // queries. Runs on the refresh thread with the cache's lock held: it
+  // must be quick and must not call the cache. May be empty.
+  std::function<void(const MetricConfig&, absl::Duration,
+                     const absl::Status&)>
+      on_fetch;
 };
 
 // What the scheduler exports per metric. Counts are as of the last pass.

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/logging.h"
 #include "glog/logging.h"
 #include "scoring/explain.h"
 
@@ -11,6 +12,12 @@ namespace ms {
 namespace {
 
 double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
+
+// The pod and the chosen node, for the JSON log.
+LogFields Fields(const BindTask& task) {
+  const Pod& pod = task.queued.pod;
+  return std::move(LogFields().Pod(pod.namespace_, pod.name).Node(task.node));
+}
 
 }  // namespace
 
@@ -33,7 +40,7 @@ const char* Binder::OutcomeName(Outcome outcome) {
 Binder::Binder(BinderOptions options, SchedulerApi& api, ClusterState& state,
                SchedulingQueue& queue, Leadership& leadership,
                EventRecorder& recorder, const Clock& clock,
-               Registry& registry, Family<Counter>& attempts)
+               Registry& registry, AttemptMetrics& attempts)
     : options_(options),
       api_(api),
       state_(state),
@@ -65,6 +72,10 @@ Binder::Binder(BinderOptions options, SchedulerApi& api, ClusterState& state,
                       return Registry::GaugeSamples{
                           {{}, static_cast<double>(binding_)}};
                     });
+  // Every outcome's series from the start (kVolumesFailed is the last).
+  for (int o = 0; o <= static_cast<int>(Outcome::kVolumesFailed); ++o) {
+    outcomes_.With({OutcomeName(static_cast<Outcome>(o))});
+  }
   for (int i = 0; i < std::max(1, options_.workers); ++i) {
     workers_.emplace_back([this] { Loop(); });
   }
@@ -142,7 +153,9 @@ Binder::ReadBack Binder::ReadPodBack(const Pod& pod) {
 
 void Binder::Succeeded(const BindTask& task) {
   const Pod& pod = task.queued.pod;
-  attempts_.With({"scheduled"}).Inc();
+  attempts_.Attempted(AttemptMetrics::Result::kScheduled, task.started);
+  attempts_.Bound(task.queued.attempts,
+                  clock_.Now() - task.queued.first_enqueued);
   if (pod.creation_time_ms > 0) {
     pending_to_bound_seconds_.With({}).Observe(
         static_cast<double>(absl::ToUnixMillis(clock_.Now()) -
@@ -166,7 +179,7 @@ void Binder::Settle(const BindTask& task, Outcome outcome) {
   const Pod& pod = task.queued.pod;
   Count(outcome);
   state_.Forget(pod);
-  attempts_.With({"error"}).Inc();
+  attempts_.Attempted(AttemptMetrics::Result::kError, task.started);
   queue_.Done(pod);
   recorder_.Forget(pod);
 }
@@ -174,7 +187,7 @@ void Binder::Settle(const BindTask& task, Outcome outcome) {
 void Binder::Retry(const BindTask& task, const std::string& message) {
   const Pod& pod = task.queued.pod;
   state_.Forget(pod);
-  attempts_.With({"error"}).Inc();
+  attempts_.Attempted(AttemptMetrics::Result::kError, task.started);
   if (!message.empty()) recorder_.FailedScheduling(pod, "Binding", message);
   queue_.RequeueBackoff(task.queued);
 }
@@ -183,8 +196,9 @@ bool Binder::InWriteWindow(const BindTask& task) {
   if (leadership_.AwaitWriteWindow(options_.leadership_wait)) return true;
   // Not leading (or the lease is not fresh enough to write under): the pod
   // goes back to the queue for whoever leads next.
-  VLOG(1) << task.queued.pod.Key() << ": not bound to " << task.node
-          << ": outside the lease's write window; back to the queue";
+  MS_VLOG(1) << task.queued.pod.Key() << ": not bound to " << task.node
+             << ": outside the lease's write window; back to the queue"
+             << Fields(task);
   Count(Outcome::kNotLeader);
   state_.Forget(task.queued.pod);
   queue_.RequeueBackoff(task.queued);
@@ -201,8 +215,9 @@ absl::Status Binder::BindVolumes(const BindTask& task) {
                                        "\" to claim \"", b.claim.name,
                                        "\": ", s.message()));
     }
-    VLOG(2) << task.queued.pod.Key() << ": bound PV " << b.volume
-            << " to claim " << b.claim.namespace_ << "/" << b.claim.name;
+    MS_VLOG(2) << task.queued.pod.Key() << ": bound PV " << b.volume
+               << " to claim " << b.claim.namespace_ << "/" << b.claim.name
+               << Fields(task);
   }
   for (const VolumeBindings::Provision& p : v.provisions) {
     absl::Status s = api_.SelectNode(p, v.node, options_.timeout);
@@ -211,8 +226,9 @@ absl::Status Binder::BindVolumes(const BindTask& task) {
           s.code(), absl::StrCat("selecting node for persistentvolumeclaim \"",
                                  p.name, "\": ", s.message()));
     }
-    VLOG(2) << task.queued.pod.Key() << ": claim " << p.namespace_ << "/"
-            << p.name << " to be provisioned on " << v.node;
+    MS_VLOG(2) << task.queued.pod.Key() << ": claim " << p.namespace_ << "/"
+               << p.name << " to be provisioned on " << v.node
+               << Fields(task);
   }
   // Wait for the PV controller (and provisioners), as the informers show
   // it; each check is kube-scheduler's checkBindings.
@@ -270,7 +286,7 @@ void Binder::Bind(BindTask& task) {
   if (!InWriteWindow(task)) return;
   if (!state_.HasNode(task.node)) {
     LOG(INFO) << pod.Key() << ": not bound to " << task.node
-              << ": the node was deleted; back to the queue";
+              << ": the node was deleted; back to the queue" << Fields(task);
     Count(Outcome::kNodeGone);
     state_.Forget(pod);
     queue_.RequeueBackoff(task.queued);
@@ -280,7 +296,8 @@ void Binder::Bind(BindTask& task) {
   if (!task.decision.volume_bindings.empty()) {
     if (absl::Status volumes = BindVolumes(task); !volumes.ok()) {
       LOG(WARNING) << pod.Key() << ": binding volumes for " << task.node
-                   << " failed, backing off: " << volumes;
+                   << " failed, backing off: " << volumes
+                   << Fields(task).Err(volumes);
       Count(Outcome::kVolumesFailed);
       Retry(task, absl::StrCat("binding volumes: ", volumes.message()));
       return;
@@ -299,14 +316,15 @@ void Binder::Bind(BindTask& task) {
   }
   if (absl::IsNotFound(status)) {
     LOG(INFO) << pod.Key() << ": not bound to " << task.node << ": "
-              << status.message();
+              << status.message() << Fields(task).Err(status);
     Settle(task, Outcome::kGone);
     return;
   }
   const bool unanswered = IsTransient(status);
   if (!unanswered && !absl::IsAborted(status)) {
     LOG(WARNING) << pod.Key() << ": binding to " << task.node
-                 << " refused, backing off: " << status;
+                 << " refused, backing off: " << status
+                 << Fields(task).Err(status);
     Count(Outcome::kRefused);
     Retry(task, absl::StrCat("Binding rejected: ", status.message()));
     return;
@@ -317,7 +335,8 @@ void Binder::Bind(BindTask& task) {
   ReadBack now = ReadPodBack(pod);
   switch (now.kind) {
     case ReadBack::Kind::kGone:
-      LOG(INFO) << pod.Key() << ": gone while binding to " << task.node;
+      LOG(INFO) << pod.Key() << ": gone while binding to " << task.node
+                << Fields(task);
       Settle(task, Outcome::kGone);
       return;
     case ReadBack::Kind::kUnknown:
@@ -327,9 +346,9 @@ void Binder::Bind(BindTask& task) {
         LOG(WARNING) << pod.Key() << ": binding to " << task.node
                      << " unanswered and the pod cannot be read back; "
                         "backing off: "
-                     << status;
+                     << status << Fields(task).Err(status);
         Count(Outcome::kUnknown);
-        attempts_.With({"error"}).Inc();
+        attempts_.Attempted(AttemptMetrics::Result::kError, task.started);
         queue_.RequeueBackoff(task.queued);
         return;
       }
@@ -344,7 +363,8 @@ void Binder::Bind(BindTask& task) {
   // before the first answer came back.
   if (now.pod.node_name == task.node) {
     LOG(INFO) << pod.Key() << ": bound to " << task.node
-              << "; the answer was lost: " << status.message();
+              << "; the answer was lost: " << status.message()
+              << Fields(task);
     Count(Outcome::kLostAnswerBound);
     Succeeded(task);
     return;
@@ -355,17 +375,18 @@ void Binder::Bind(BindTask& task) {
     // leave it uncharged until the informer shows it there.
     LOG(INFO) << pod.Key() << ": not bound to " << task.node
               << ", already on " << now.pod.node_name << ": "
-              << status.message();
+              << status.message() << Fields(task);
     Count(Outcome::kBoundElsewhere);
     state_.UpsertAssignedPod(now.pod);
-    attempts_.With({"error"}).Inc();
+    attempts_.Attempted(AttemptMetrics::Result::kError, task.started);
     queue_.Done(pod);
     recorder_.Forget(pod);
     return;
   }
   // Still unbound: the binding did not happen.
   LOG(WARNING) << pod.Key() << ": binding to " << task.node
-               << " failed, backing off: " << status;
+               << " failed, backing off: " << status
+               << Fields(task).Err(status);
   Count(Outcome::kNotBound);
   Retry(task, absl::StrCat("Binding rejected: ", status.message()));
 }

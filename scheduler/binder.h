@@ -63,6 +63,7 @@
 #include "common/clock.h"
 #include "model/pod.h"
 #include "scheduler/api.h"
+#include "scheduler/attempt_metrics.h"
 #include "scheduler/cluster_state.h"
 #include "scheduler/event_recorder.h"
 #include "scheduler/leadership.h"
@@ -91,16 +92,17 @@ struct BindTask {
   QueuedPod queued;
   std::string node;
   Decision decision;
+  absl::Time started;  // when the attempt began (absl::Now()), for metrics
 };
 
 class Binder {
  public:
-  // Everything passed must outlive the Binder. `attempts` is the
-  // scheduler's schedule-attempts family (labels: result).
+  // Everything passed must outlive the Binder. Each attempt's end
+  // (scheduled or error) is recorded in `attempts`.
   Binder(BinderOptions options, SchedulerApi& api, ClusterState& state,
          SchedulingQueue& queue, Leadership& leadership,
          EventRecorder& recorder, const Clock& clock, Registry& registry,
-         Family<Counter>& attempts);
+         AttemptMetrics& attempts);
   // Finishes every task submitted, then joins the workers.
   ~Binder();
 
@@ -123,6 +125,7 @@ class Binder {
     kNotLeader,        // outside the lease's write window: handed back
     kNodeGone,         // the node was deleted since the decision
     kVolumesFailed,    // binding the pod's volumes failed: retried
+    // (The last: the constructor counts on it.)
   };
   // What reading a pod back told.
   struct ReadBack {
@@ -156,7 +159,7 @@ class Binder {
   Leadership& leadership_;
   EventRecorder& recorder_;
   const Clock& clock_;
-  Family<Counter>& attempts_;
+  AttemptMetrics& attempts_;
   Family<Counter>& outcomes_;
   Family<Histogram>& binding_seconds_;
   Family<Histogram>& pending_to_bound_seconds_;

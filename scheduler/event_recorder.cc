@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/logging.h"
 #include "glog/logging.h"
 
 namespace ms {
@@ -134,9 +135,16 @@ void EventRecorder::Loop() {
     if (!s.ok()) {
       if (write.event) {
         LOG(WARNING) << write.event->pod_namespace << "/"
-                     << write.event->pod_name << ": recording event: " << s;
+                     << write.event->pod_name << ": recording event: " << s
+                     << LogFields()
+                            .Pod(write.event->pod_namespace,
+                                 write.event->pod_name)
+                            .Err(s);
       } else {
-        LOG(WARNING) << write.pod.Key() << ": setting condition: " << s;
+        LOG(WARNING) << write.pod.Key() << ": setting condition: " << s
+                     << LogFields()
+                            .Pod(write.pod.namespace_, write.pod.name)
+                            .Err(s);
       }
     }
   }

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/logging.h"
 #include "glog/logging.h"
 #include "kube/extender_wire.h"
 #include "scheduler/status_server.h"
@@ -71,10 +72,11 @@ std::string ExtenderServer::Filter(const std::string& body, int* status) {
       }
     }
     requests_.With({"filter", verdict.fallback ? "fallback" : "metrics"}).Inc();
-    VLOG(2) << "extender filter " << args->pod_namespace << "/"
-            << args->pod_name << ": " << passed.size() << " of "
-            << args->node_names.size() << " nodes pass"
-            << (verdict.fallback ? " (no usable metric)" : "");
+    MS_VLOG(2) << "extender filter " << args->pod_namespace << "/"
+               << args->pod_name << ": " << passed.size() << " of "
+               << args->node_names.size() << " nodes pass"
+               << (verdict.fallback ? " (no usable metric)" : "")
+               << LogFields().Pod(args->pod_namespace, args->pod_name);
     out = kube::EncodeFilterResult(passed, failed);
   }
   seconds_.With({"filter"}).Observe(

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "common/logging.h"
 #include "glog/logging.h"
 
 namespace ms {
@@ -79,7 +80,7 @@ LeaderElector::Attempt LeaderElector::Acquire() {
     const absl::Duration sent = clock_.Monotonic();
     absl::StatusOr<kube::Lease> created = store_.Create(desired, timeout);
     if (!created.ok()) {
-      VLOG(1) << "leader election: create lease: " << created.status();
+      MS_VLOG(1) << "leader election: create lease: " << created.status();
       return Attempt::kNotHeld;
     }
     Wrote(*created, sent);
@@ -105,7 +106,7 @@ LeaderElector::Attempt LeaderElector::Acquire() {
   const absl::Duration sent = clock_.Monotonic();
   absl::StatusOr<kube::Lease> updated = store_.Update(desired, timeout);
   if (!updated.ok()) {
-    VLOG(1) << "leader election: take lease: " << updated.status();
+    MS_VLOG(1) << "leader election: take lease: " << updated.status();
     return Attempt::kNotHeld;
   }
   Wrote(*updated, sent);

@@ -38,6 +38,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "common/logging.h"
 #include "config/config.h"
 #include "glog/logging.h"
 #include "kube/client.h"
@@ -48,16 +49,40 @@
 #include "metrics/prometheus_source.h"
 #include "metrics/sysdig_source.h"
 #include "scheduler/api.h"
+#include "scheduler/cache_metrics.h"
 #include "scheduler/explain.h"
 #include "scheduler/extender_server.h"
 #include "scheduler/leader_election.h"
 #include "scheduler/leadership.h"
 #include "scheduler/liveness.h"
+#include "scheduler/process_metrics.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/self_metrics.h"
 #include "scheduler/shadow.h"
 #include "scheduler/status_server.h"
 #include "scheduler/version.h"
+
+namespace ms {
+
+// --logging-format's values.
+bool AbslParseFlag(absl::string_view text, LogFormat* format,
+                   std::string* error) {
+  if (text == "text") {
+    *format = LogFormat::kText;
+  } else if (text == "json") {
+    *format = LogFormat::kJson;
+  } else {
+    *error = "want text or json";
+    return false;
+  }
+  return true;
+}
+
+std::string AbslUnparseFlag(LogFormat format) {
+  return format == LogFormat::kJson ? "json" : "text";
+}
+
+}  // namespace ms
 
 ABSL_FLAG(std::string, config, "",
           "Path of the YAML configuration (see README). Empty: every default, "
@@ -115,6 +140,10 @@ ABSL_FLAG(std::string, shadow_of, "default-scheduler",
           "The schedulerName whose pods --shadow judges.");
 ABSL_FLAG(uint64_t, seed, 0,
           "Seed of the tie-break between equal scores. 0: random.");
+ABSL_FLAG(ms::LogFormat, logging_format, ms::LogFormat::kText,
+          "How log lines are written to stderr: text (glog's format) or "
+          "json (one JSON object per line, as Kubernetes components write "
+          "them with --logging-format=json).");
 
 namespace ms {
 namespace {
@@ -147,7 +176,8 @@ constexpr char kUsage[] =
     "\n"
     "Flags may be written --leader-elect or --leader_elect.\n"
     "Logging: -v=N (or --v=N) sets the verbosity: 1 per-pod decisions, 2\n"
-    "watch and cache details. Logs go to stderr.\n"
+    "watch and cache details. Logs go to stderr, as text or, with\n"
+    "--logging-format=json, one JSON object per line.\n"
     "Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad usage (such\n"
     "as an unknown flag) or configuration.";
 
@@ -592,6 +622,15 @@ int Run(Config config) {
   for (const std::string& warning : ConfigWarnings(config)) {
     LOG(WARNING) << warning;
   }
+  Registry registry;
+  registry.AddGauge("metrics_scheduler_build_info",
+                    "Always 1: the version of the running scheduler.",
+                    {"version"}, [] {
+                      return Registry::GaugeSamples{{{kVersion}, 1}};
+                    });
+  AddProcessMetrics(registry);
+
+  std::unique_ptr<BackendQueryMetrics> backend_queries;
   std::unique_ptr<metrics::MetricsCache> cache;
   if (!QueryMetrics(config).empty()) {
     absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> s =
@@ -601,9 +640,19 @@ int Run(Config config) {
       return kExitUsage;
     }
     source = std::move(*s);
+    backend_queries =
+        std::make_unique<BackendQueryMetrics>(registry, QueryMetrics(config));
     cache = std::make_unique<metrics::MetricsCache>(
         source.get(), QueryMetrics(config),
-        metrics::CacheOptions{.refresh_timeout = config.cache.refresh_timeout});
+        metrics::CacheOptions{
+            .refresh_timeout = config.cache.refresh_timeout,
+            .on_fetch = [queries = backend_queries.get()](
+                            const MetricConfig& metric,
+                            absl::Duration duration,
+                            const absl::Status& status) {
+              queries->Observe(metric, duration, status);
+            }});
+    AddCacheMetrics(registry, *cache);
   }
 
   absl::Notification stop;
@@ -611,12 +660,6 @@ int Run(Config config) {
   absl::Notification scheduling_started;
   std::atomic<int> exit_code{kExitOk};
 
-  Registry registry;
-  registry.AddGauge("metrics_scheduler_build_info",
-                    "Always 1: the version of the running scheduler.",
-                    {"version"}, [] {
-                      return Registry::GaugeSamples{{{kVersion}, 1}};
-                    });
   KubeLeaseStore lease_store(client);
   KubeSchedulerApi api(client);
   // The elector exists from the start, so that /metrics may ask it; it
@@ -671,6 +714,16 @@ int Run(Config config) {
       "Objects from the apiserver this scheduler could not decode, by "
       "resource (each version once).",
       {"resource"});
+  // A series for each resource watched, from the start.
+  for (const char* resource :
+       {"pods", "nodes", "namespaces", "poddisruptionbudgets",
+        "persistentvolumeclaims", "persistentvolumes", "storageclasses",
+        "csinodes"}) {
+    rejected.With({resource});
+  }
+  for (WorkloadKind kind : kWorkloadKinds) {
+    rejected.With({kube::WorkloadResource(kind)});
+  }
   auto count_rejected = [&rejected](const kube::RejectedObject& r) {
     rejected.With({r.resource}).Inc();
   };
@@ -920,8 +973,7 @@ int main(int argc, char** argv) {
   absl::SetFlagsUsageConfig(usage_config);
   std::vector<char*> positional =
       absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
-  FLAGS_logtostderr = true;
-  google::InitGoogleLogging(argv[0]);
+  ms::InitLogging(argv[0], absl::GetFlag(FLAGS_logging_format));
 
   std::vector<char*> rest(positional.begin() + 1, positional.end());
   if (!rest.empty()) {

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/logging.h"
 #include "glog/logging.h"
 
 namespace ms {
@@ -45,7 +46,10 @@ void Preemptor::Submit(PreemptionTask task) {
   absl::MutexLock lock(&mu_);
   if (closed_) {
     LOG(WARNING) << task.preemptor.Key()
-                 << ": not preempting: the scheduler is stopping";
+                 << ": not preempting: the scheduler is stopping"
+                 << LogFields()
+                        .Pod(task.preemptor.namespace_, task.preemptor.name)
+                        .Node(task.node);
     return;
   }
   in_flight_.insert(task.preemptor.uid);
@@ -97,7 +101,10 @@ bool Preemptor::Run(const PreemptionTask& task) {
   };
   if (!leadership_.AwaitWriteWindow(options_.leadership_wait)) {
     LOG(WARNING) << preemptor.Key()
-                 << ": not preempting: not leading (or the lease is late)";
+                 << ": not preempting: not leading (or the lease is late)"
+                 << LogFields()
+                        .Pod(preemptor.namespace_, preemptor.name)
+                        .Node(task.node);
     outcomes_.With({"not_leader"}).Inc();
     return false;
   }
@@ -120,18 +127,28 @@ bool Preemptor::Run(const PreemptionTask& task) {
           sleep);
     }
     if (absl::IsNotFound(s) || absl::IsAborted(s)) {
-      VLOG(1) << preemptor.Key() << ": victim " << victim.Key()
-              << " is already gone";
+      MS_VLOG(1) << preemptor.Key() << ": victim " << victim.Key()
+                 << " is already gone"
+                 << LogFields()
+                        .Pod(preemptor.namespace_, preemptor.name)
+                        .Node(task.node);
       continue;
     }
     if (!s.ok()) {
       LOG(WARNING) << preemptor.Key() << ": preempting " << victim.Key()
-                   << " on " << task.node << ": " << s;
+                   << " on " << task.node << ": " << s
+                   << LogFields()
+                          .Pod(preemptor.namespace_, preemptor.name)
+                          .Node(task.node)
+                          .Err(s);
       outcomes_.With({"failed"}).Inc();
       return false;
     }
     LOG(INFO) << preemptor.Key() << " preempted " << victim.Key() << " on "
-              << task.node;
+              << task.node
+              << LogFields()
+                     .Pod(preemptor.namespace_, preemptor.name)
+                     .Node(task.node);
     recorder_.Preempted(victim, preemptor, task.node);
   }
   for (const auto& p : task.lower_nominated) {
@@ -139,14 +156,19 @@ bool Preemptor::Run(const PreemptionTask& task) {
     absl::Status s = RetryWhileUnavailable(
         [&] { return api_.SetNominatedNode(lower, ""); }, sleep);
     if (!s.ok() && !absl::IsNotFound(s)) {
-      LOG(WARNING) << lower.Key() << ": clearing its nominated node: " << s;
+      LOG(WARNING) << lower.Key() << ": clearing its nominated node: " << s
+                   << LogFields().Pod(lower.namespace_, lower.name).Err(s);
     }
   }
   absl::Status s = RetryWhileUnavailable(
       [&] { return api_.SetNominatedNode(preemptor, task.node); }, sleep);
   if (!s.ok()) {
     LOG(WARNING) << preemptor.Key() << ": nominating " << task.node << ": "
-                 << s;
+                 << s
+                 << LogFields()
+                        .Pod(preemptor.namespace_, preemptor.name)
+                        .Node(task.node)
+                        .Err(s);
     outcomes_.With({"failed"}).Inc();
     return false;
   }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/logging.h"
 #include "glog/logging.h"
 #include "scoring/explain.h"
 
@@ -34,10 +35,7 @@ Scheduler::Scheduler(const Config& config, SchedulerOptions options,
       queue_(clock, options_.queue),
       state_(clock, config.herd.window),
       rng_(options_.seed),
-      attempts_(registry.AddCounter(
-          "metrics_scheduler_schedule_attempts_total",
-          "Scheduling attempts by result: scheduled, unschedulable, error.",
-          {"result"})),
+      attempts_(registry, config.scheduler_name),
       decisions_(registry.AddCounter(
           "metrics_scheduler_decisions_total",
           "Placement decisions by scoring mode: metrics or fallback.",
@@ -62,6 +60,9 @@ Scheduler::Scheduler(const Config& config, SchedulerOptions options,
                    state_.RemoveNominatedPod(pod);
                    queue_.MoveAllToActive();
                  }) {
+  for (ScoringMode mode : {ScoringMode::kMetrics, ScoringMode::kFallback}) {
+    decisions_.With({ModeName(mode)});
+  }
   RegisterMetrics();
   // Also on standbys: their metrics cache follows the nodes too, so a
   // takeover decides with warm metrics.
@@ -76,16 +77,34 @@ Scheduler::~Scheduler() {
 }
 
 void Scheduler::RegisterMetrics() {
+  // kube-scheduler's queues; a pod being scheduled or bound is in none.
   registry_.AddGauge(
-      "metrics_scheduler_pending_pods", "Pods waiting, by queue.", {"queue"},
-      [this] {
+      "metrics_scheduler_pending_pods",
+      "Pending pods, by queue: 'active' ready to be tried, 'backoff' "
+      "waiting out a backoff after an error, 'unschedulable' tried and "
+      "waiting for a cluster change, 'gated' not tried because of their "
+      "scheduling gates.",
+      {"queue"}, [this] {
         QueueLengths l = queue_.Lengths();
+        double gated;
+        {
+          absl::MutexLock lock(&gated_mu_);
+          gated = static_cast<double>(gated_.size());
+        }
         return Registry::GaugeSamples{
             {{"active"}, static_cast<double>(l.active)},
             {{"backoff"}, static_cast<double>(l.backoff)},
             {{"unschedulable"}, static_cast<double>(l.unschedulable)},
-            {{"in_flight"}, static_cast<double>(l.in_flight)}};
+            {{"gated"}, gated}};
       });
+  registry_.AddGauge("metrics_scheduler_in_flight_pods",
+                     "Pods taken from the queue and being scheduled or "
+                     "bound now.",
+                     {}, [this] {
+                       return Registry::GaugeSamples{
+                           {{}, static_cast<double>(
+                                    queue_.Lengths().in_flight)}};
+                     });
   registry_.AddGauge("metrics_scheduler_assumed_pods",
                      "Pods placed by this scheduler, not yet seen bound.", {},
                      [this] {
@@ -109,72 +128,39 @@ void Scheduler::RegisterMetrics() {
                        return Registry::GaugeSamples{
                            {{}, leadership_.IsLeader() ? 1.0 : 0.0}};
                      });
-  if (cache_ == nullptr) return;
-  auto per_metric = [this](auto value) {
-    Registry::GaugeSamples out;
-    for (const metrics::MetricStats& s : cache_->Stats()) {
-      out.push_back({{s.name}, value(s)});
-    }
-    return out;
-  };
-  registry_.AddGauge(
-      "metrics_scheduler_metric_age_seconds",
-      "Seconds since the metric was last fetched successfully (-1: never).",
-      {"metric"}, [this, per_metric] {
-        int64_t now = absl::ToUnixMillis(clock_.Now());
-        return per_metric([now](const metrics::MetricStats& s) {
-          return s.last_success_ms == 0
-                     ? -1.0
-                     : static_cast<double>(now - s.last_success_ms) / 1000;
-        });
-      });
-  registry_.AddGauge(
-      "metrics_scheduler_metric_nodes_with_data",
-      "Nodes with a fresh, finite value of the metric.", {"metric"},
-      [per_metric] {
-        return per_metric([](const metrics::MetricStats& s) {
-          return static_cast<double>(s.nodes_with_data);
-        });
-      });
-  registry_.AddGauge(
-      "metrics_scheduler_metric_nodes_missing",
-      "Known nodes without a usable value of the metric.", {"metric"},
-      [per_metric] {
-        return per_metric([](const metrics::MetricStats& s) {
-          return static_cast<double>(s.nodes_known - s.nodes_with_data);
-        });
-      });
-  registry_.AddCounterFunc(
-      "metrics_scheduler_metric_refreshes_total",
-      "Fetches of the metric, by result.", {"metric", "result"}, [this] {
-        Registry::GaugeSamples out;
-        for (const metrics::MetricStats& s : cache_->Stats()) {
-          out.push_back({{s.name, "success"},
-                         static_cast<double>(s.refresh_successes)});
-          out.push_back({{s.name, "failure"},
-                         static_cast<double>(s.refresh_failures)});
-        }
-        return out;
-      });
 }
 
 void Scheduler::OnPendingPod(const Pod& pod) {
+  const bool gated = pod.scheduling_gated && !pod.deleting &&
+                     !IsTerminal(pod) && pod.node_name.empty();
+  SetGated(pod.Key(), gated);
   if (pod.deleting || IsTerminal(pod) || !pod.node_name.empty()) {
     queue_.Delete(pod.Key());
     return;
   }
-  if (pod.scheduling_gated) {
+  if (gated) {
     // kube-scheduler's SchedulingGates: not attempted, no event; the
     // apiserver keeps its SchedulingGated condition. Gates can only be
     // removed, and the update that removes the last one queues it.
-    VLOG(2) << pod.Key() << " is scheduling-gated; waiting for its gates";
+    MS_VLOG(2) << pod.Key() << " is scheduling-gated; waiting for its gates"
+               << LogFields().Pod(pod.namespace_, pod.name);
     queue_.Delete(pod.Key());
     return;
   }
   queue_.Update(pod);
 }
 
+void Scheduler::SetGated(const std::string& key, bool gated) {
+  absl::MutexLock lock(&gated_mu_);
+  if (gated) {
+    gated_.insert(key);
+  } else {
+    gated_.erase(key);
+  }
+}
+
 void Scheduler::OnPendingPodDeleted(const Pod& pod) {
+  SetGated(pod.Key(), false);
   queue_.Delete(pod.Key());
   recorder_.Forget(pod);
   // A preemptor gone before its nomination was seen: its room is free.
@@ -338,7 +324,9 @@ void Scheduler::Preempt(const Pod& pod, const Preemption& preemption) {
     names.push_back(absl::StrCat(v->namespace_, "/", v->name));
   }
   LOG(INFO) << pod.Key() << ": preempting " << names.size() << " pod(s) on "
-            << preemption.node_name << ": " << absl::StrJoin(names, ", ");
+            << preemption.node_name << ": " << absl::StrJoin(names, ", ")
+            << LogFields().Pod(pod.namespace_, pod.name).Node(
+                   preemption.node_name);
   // Its room is kept from now on, not only once the nomination is seen.
   Pod nominated = pod;
   nominated.nominated_node_name = preemption.node_name;
@@ -360,13 +348,14 @@ std::shared_ptr<const MetricsSnapshot> Scheduler::MetricsForCycle(
         cold_since_ + config_.fallback.cold_cache_deadline - now;
     if (left <= absl::ZeroDuration() || !cache_->WaitForFirstRefresh(left)) {
       *force_fallback = true;
-      VLOG(2) << "metrics cache still cold: deciding in fallback mode";
+      MS_VLOG(2) << "metrics cache still cold: deciding in fallback mode";
     }
   }
   return cache_->Snapshot();
 }
 
 void Scheduler::ScheduleOne(QueuedPod queued) {
+  const absl::Time started = absl::Now();  // the attempt's, for metrics
   const Pod& pod = queued.pod;
   bool force_fallback = false;
   std::shared_ptr<const MetricsSnapshot> metrics =
@@ -384,8 +373,9 @@ void Scheduler::ScheduleOne(QueuedPod queued) {
       absl::ToDoubleSeconds(absl::Now() - start));
 
   if (!decision.ok()) {
-    attempts_.With({"unschedulable"}).Inc();
-    LOG(INFO) << pod.Key() << " is unschedulable: " << decision.filter_summary;
+    attempts_.Attempted(AttemptMetrics::Result::kUnschedulable, started);
+    LOG(INFO) << pod.Key() << " is unschedulable: " << decision.filter_summary
+              << LogFields().Pod(pod.namespace_, pod.name);
     if (decision.preemption && decision.preemption->ok()) {
       Preempt(pod, *decision.preemption);
     }
@@ -394,12 +384,13 @@ void Scheduler::ScheduleOne(QueuedPod queued) {
     return;
   }
   decisions_.With({ModeName(decision.mode)}).Inc();
-  VLOG(1) << pod.Key() << " -> " << node << " ("
-          << SummarizeTerms(decision.score, decision.mode, decision.terms)
-          << ")";
-  binder_.Submit(
-      {.queued = std::move(queued), .node = std::move(node),
-       .decision = std::move(decision)});
+  MS_VLOG(1) << pod.Key() << " -> " << node << " ("
+             << SummarizeTerms(decision.score, decision.mode, decision.terms)
+             << ")" << LogFields().Pod(pod.namespace_, pod.name).Node(node);
+  binder_.Submit({.queued = std::move(queued),
+                  .node = std::move(node),
+                  .decision = std::move(decision),
+                  .started = started});
 }
 
 }  // namespace ms

@@ -34,6 +34,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <unordered_set>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -45,6 +46,7 @@
 #include "model/node.h"
 #include "model/pod.h"
 #include "scheduler/api.h"
+#include "scheduler/attempt_metrics.h"
 #include "scheduler/binder.h"
 #include "scheduler/cluster_state.h"
 #include "scheduler/event_recorder.h"
@@ -139,6 +141,8 @@ class Scheduler {
   // query metric has a filter.
   void RetryOnNewMetrics();
   void RegisterMetrics();
+  // Whether the pending pod `key` waits on its scheduling gates.
+  void SetGated(const std::string& key, bool gated);
 
   const Config& config_;
   const SchedulerOptions options_;
@@ -158,7 +162,7 @@ class Scheduler {
   absl::Time cold_since_ = absl::InfinitePast();
 
   // Self metrics.
-  Family<Counter>& attempts_;
+  AttemptMetrics attempts_;
   Family<Counter>& decisions_;
   Family<Histogram>& decision_seconds_;
   Registry& registry_;
@@ -172,6 +176,9 @@ class Scheduler {
   // The snapshot RetryOnNewMetrics last saw (housekeeping thread only).
   std::shared_ptr<const MetricsSnapshot> seen_metrics_;
   std::thread housekeeping_;
+  // Pending pods held back by their scheduling gates (not queued).
+  mutable absl::Mutex gated_mu_;
+  std::unordered_set<std::string> gated_ ABSL_GUARDED_BY(gated_mu_);
   absl::Mutex nodes_mu_;
   bool nodes_dirty_ ABSL_GUARDED_BY(nodes_mu_) = false;
 

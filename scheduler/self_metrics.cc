@@ -1,6 +1,7 @@
 #include "scheduler/self_metrics.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -16,10 +17,14 @@ void AtomicAdd(std::atomic<double>& target, double by) {
   }
 }
 
+// The shortest text that reads back as `v` (absl::StrCat keeps 6 digits:
+// a timestamp or a byte count would lose its last ones).
 std::string Number(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  return absl::StrCat(v);
+  char buffer[32];
+  std::to_chars_result r = std::to_chars(buffer, buffer + sizeof buffer, v);
+  return std::string(buffer, r.ptr);
 }
 
 std::string Labels(const std::vector<std::string>& names,
@@ -75,6 +80,8 @@ Family<Counter>& Registry::AddCounter(const std::string& name,
   counters_.push_back(std::make_unique<Family<Counter>>(
       name, help, std::move(labels),
       [] { return std::make_unique<Counter>(); }));
+  // Without labels, the one series exists from the start.
+  if (counters_.back()->labels().empty()) counters_.back()->With({});
   return *counters_.back();
 }
 
@@ -89,6 +96,7 @@ Family<Histogram>& Registry::AddHistogram(const std::string& name,
   histograms_.push_back(std::make_unique<Family<Histogram>>(
       name, help, std::move(labels),
       [b] { return std::make_unique<Histogram>(b); }));
+  if (histograms_.back()->labels().empty()) histograms_.back()->With({});
   return *histograms_.back();
 }
 

@@ -4,7 +4,10 @@
 // updates with one atomic operation (no lock, no allocation, once the
 // labelled child has been looked up), and gauges computed when scraped from a
 // callback (queue lengths, cache ages). Families are created at start-up;
-// children by label values on first use.
+// children by label values on first use. A family without labels has its
+// one child from the start; the owner of a labelled family creates a child
+// for every label value it knows at start-up (With() each), so that no
+// series appears only once its first event happened.
 //
 //   Registry registry;
 //   auto& attempts = registry.AddCounter("scheduler_schedule_attempts_total",

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "common/logging.h"
 #include "glog/logging.h"
 
 namespace ms {
@@ -71,21 +72,23 @@ void Shadow::OnPod(const Pod& pod) {
   decisions_.With({agreed ? "true" : "false"}).Inc();
   if (theirs == nullptr || !theirs->feasible) {
     infeasible_.With({}).Inc();
-    VLOG(1) << "shadow: " << pod.Key() << " went to " << pod.node_name
-            << ", which metrics-scheduler's filters reject ("
-            << (theirs != nullptr ? theirs->filter_reason : "unknown node")
-            << "); it would have chosen "
-            << (ours.empty() ? "no node" : ours);
+    MS_VLOG(1) << "shadow: " << pod.Key() << " went to " << pod.node_name
+               << ", which metrics-scheduler's filters reject ("
+               << (theirs != nullptr ? theirs->filter_reason : "unknown node")
+               << "); it would have chosen "
+               << (ours.empty() ? "no node" : ours)
+               << LogFields().Pod(pod.namespace_, pod.name).Node(pod.node_name);
     return;
   }
   const double gap = d.ok() ? d.score - theirs->total : 0;
   gap_.With({}).Observe(gap);
   if (!agreed) {
-    VLOG(1) << absl::StrFormat(
-        "shadow: %s went to %s (%.2f); metrics-scheduler would have chosen "
-        "%s (%.2f, mode %s)",
-        pod.Key(), pod.node_name, theirs->total, ours, d.score,
-        d.mode == ScoringMode::kMetrics ? "metrics" : "fallback");
+    MS_VLOG(1) << absl::StrFormat(
+                      "shadow: %s went to %s (%.2f); metrics-scheduler would "
+                      "have chosen %s (%.2f, mode %s)",
+                      pod.Key(), pod.node_name, theirs->total, ours, d.score,
+                      d.mode == ScoringMode::kMetrics ? "metrics" : "fallback")
+               << LogFields().Pod(pod.namespace_, pod.name).Node(pod.node_name);
   }
 }
 

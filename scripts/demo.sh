@@ -249,6 +249,6 @@ metrics_mode=$(metric 'metrics_scheduler_decisions_total{mode="metrics"}')
 fallback_mode=$(metric 'metrics_scheduler_decisions_total{mode="fallback"}')
 echo "pods per node: $(pods_on | sort | uniq -c | awk '{printf "%s=%s ", $2, $1}')"
 echo "decisions: $metrics_mode by metrics, $fallback_mode in fallback mode ($(( fallback_mode - fallback_before )) since Prometheus went down)"
-echo "failures: $(metric 'metrics_scheduler_schedule_attempts_total{result="unschedulable"}') unschedulable, $(metric 'metrics_scheduler_schedule_attempts_total{result="error"}') errors"
+echo "failures: $(metric 'metrics_scheduler_schedule_attempts_total{result="unschedulable",profile="metrics-scheduler"}') unschedulable, $(metric 'metrics_scheduler_schedule_attempts_total{result="error",profile="metrics-scheduler"}') errors"
 echo "Pods followed the metrics, avoided the degraded node, and kept being placed"
 echo "with the metrics backend down. Next: 'make test', README.md."

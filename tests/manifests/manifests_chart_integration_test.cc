@@ -491,7 +491,7 @@ TEST_F(ChartSchedulerTest, AlertsReadMetricsTheSchedulerExports) {
   ASSERT_NE(scheduler, nullptr);
   std::string text;
   auto exported = [&] {
-    text = scheduler->MetricsText();
+    text = scheduler->Scrape().value_or("");
     for (const std::string& n : names) {
       if (!absl::StrContains(text, absl::StrCat("\n# TYPE ", n, " "))) {
         return false;

@@ -297,6 +297,37 @@ TEST_F(CacheTest, FetchDurationComesFromTheClock) {
   EXPECT_EQ(cache.NextDue(), absl::FromUnixMillis(kT0 + 15000));
 }
 
+// on_fetch hears of every fetch once, as it ends: which metric, how long
+// it took (by the clock) and how it ended.
+TEST_F(CacheTest, OnFetchIsCalledOncePerFetch) {
+  struct Call {
+    std::string metric;
+    absl::Duration duration;
+    absl::StatusCode code;
+  };
+  std::vector<Call> calls;  // on the refreshing thread: this one
+  CacheOptions options = Options();
+  options.on_fetch = [&calls](const MetricConfig& metric, absl::Duration d,
+                              const absl::Status& status) {
+    calls.push_back({metric.name, d, status.code()});
+  };
+  source_.SetHook([&](const MetricConfig&) { clock_.Advance(absl::Seconds(2)); });
+  MetricsCache cache(&source_, {Metric("cpu")}, options);
+  cache.SetNodes(Nodes({"n1"}));
+  cache.RefreshAll();
+  source_.SetError("cpu", absl::DeadlineExceededError("slow"));
+  cache.RefreshAll();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].metric, "cpu");
+  EXPECT_EQ(calls[0].duration, absl::Seconds(2));
+  EXPECT_EQ(calls[0].code, absl::StatusCode::kOk);
+  EXPECT_EQ(calls[1].duration, absl::Seconds(2));
+  EXPECT_EQ(calls[1].code, absl::StatusCode::kDeadlineExceeded);
+  // Nothing due: no fetch, no call.
+  cache.RefreshDue();
+  EXPECT_EQ(calls.size(), 2u);
+}
+
 TEST_F(CacheTest, BackgroundThreadAndWaitForFirstRefresh) {
   absl::Notification release;
   source_.SetHook([&](const MetricConfig&) { release.WaitForNotification(); });

@@ -499,7 +499,7 @@ TEST_F(BinderTest, RepeatedFailuresAreNotRewritten) {
   ASSERT_TRUE(WaitFor([&] { return api_.ConditionWrites(pod.Key()) == 1; }));
   auto attempts = [&] {
     return Sample("metrics_scheduler_schedule_attempts_total"
-                  "{result=\"unschedulable\"}");
+                  "{result=\"unschedulable\",profile=\"metrics-scheduler\"}");
   };
   for (int i = 0; i < 3; ++i) {
     // A cluster change sends it back to be tried (to active or backoff):

@@ -14,8 +14,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
+#include "simdjson.h"
 #include "tests/testing/paths.h"
 
 namespace ms {
@@ -129,6 +131,14 @@ TEST(CliTest, BadFlagsExitTwoWithTheUsageLine) {
            Case{"--leader-elect=maybe",
                 "metrics-scheduler: --leader-elect: bad value \"maybe\"\n" +
                     run_usage},
+           Case{"--logging-format=xml",
+                "metrics-scheduler: --logging-format: bad value \"xml\": "
+                "want text or json\n" +
+                    run_usage},
+           Case{"--logging-format JSON",
+                "metrics-scheduler: --logging-format: bad value \"JSON\": "
+                "want text or json\n" +
+                    run_usage},
            Case{"--nobind-workers",
                 "metrics-scheduler: --nobind-workers: unknown flag\n" +
                     run_usage},
@@ -172,6 +182,55 @@ TEST(CliTest, BadFlagsExitTwoWithTheUsageLine) {
 // $KUBECONFIG is read when --kubeconfig is not given, and --context picks
 // one of its contexts; neither reaches a server before the configuration
 // is known to be usable.
+// --logging-format=json: each line on stderr is one JSON object, with
+// klog's keys: "v" on an info line, none on an error line. A kubeconfig
+// that does not exist makes the scheduler log its version, then the error,
+// and exit 2.
+TEST(CliTest, JsonLoggingWritesOneObjectPerLine) {
+  Result r = RunBinaryStderr(
+      "--logging-format=json --kubeconfig=/nonexistent/kubeconfig");
+  EXPECT_EQ(r.exit_code, 2);
+  std::vector<std::string> lines =
+      absl::StrSplit(r.output, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u) << r.output;
+  ASSERT_TRUE(absl::EndsWith(r.output, "\n")) << r.output;
+  simdjson::ondemand::parser parser;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    simdjson::padded_string json(lines[i]);
+    simdjson::ondemand::document doc;
+    ASSERT_EQ(parser.iterate(json).get(doc), simdjson::SUCCESS) << lines[i];
+    double ts = 0;
+    std::string_view caller, msg;
+    EXPECT_EQ(doc["ts"].get(ts), simdjson::SUCCESS) << lines[i];
+    EXPECT_GT(ts, 1.6e12) << lines[i];  // milliseconds since the epoch
+    EXPECT_EQ(doc["caller"].get(caller), simdjson::SUCCESS) << lines[i];
+    EXPECT_TRUE(caller.starts_with("scheduler/main.cc:")) << caller;
+    EXPECT_EQ(doc["msg"].get(msg), simdjson::SUCCESS) << lines[i];
+    int64_t v = -1;
+    simdjson::error_code has_v = doc["v"].get(v);
+    if (i == 0) {
+      EXPECT_TRUE(msg.starts_with("metrics-scheduler ")) << msg;
+      EXPECT_EQ(has_v, simdjson::SUCCESS) << lines[i];
+      EXPECT_EQ(v, 0);
+    } else {
+      EXPECT_TRUE(msg.starts_with("cannot reach the cluster: "))
+          << msg;
+      EXPECT_EQ(has_v, simdjson::NO_SUCH_FIELD) << lines[i];  // an error
+    }
+  }
+
+  // Text stays the default: glog's lines.
+  r = RunBinaryStderr("--kubeconfig=/nonexistent/kubeconfig");
+  EXPECT_EQ(r.exit_code, 2);
+  lines = absl::StrSplit(r.output, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u) << r.output;
+  EXPECT_TRUE(absl::StartsWith(lines[0], "I")) << lines[0];
+  EXPECT_TRUE(absl::StrContains(lines[0], " main.cc:")) << lines[0];
+  EXPECT_TRUE(absl::StartsWith(lines[1], "E")) << lines[1];
+  EXPECT_TRUE(absl::StrContains(lines[1], "] cannot reach the cluster: "))
+      << lines[1];
+}
+
 TEST(CliTest, KubeconfigListAndContext) {
   std::string a = WriteFile("kubeconfig-a", R"(current-context: a
 clusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]

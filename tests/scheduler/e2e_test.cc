@@ -7,9 +7,12 @@
 
 #include <unistd.h>
 
+#include <sys/wait.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -19,9 +22,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "kube/client.h"
+#include "simdjson.h"
 #include "tests/testing/kube_scheduler_process.h"
 #include "tests/testing/loopback.h"
 #include "tests/testing/metrics_api_server.h"
@@ -231,7 +236,8 @@ class EndToEndTest : public ::testing::Test {
   // Pods the scheduler counted as bound (its own /metrics).
   static double Scheduled(SchedulerProcess* s) {
     return s->Metric(
-        "metrics_scheduler_schedule_attempts_total{result=\"scheduled\"}");
+        "metrics_scheduler_schedule_attempts_total{result=\"scheduled\","
+        "profile=\"metrics-scheduler\"}");
   }
 
   void WaitForRefresh(SchedulerProcess* s) {
@@ -489,6 +495,160 @@ TEST_F(EndToEndTest, DeploymentFollowsTheFastestNode) {
   EXPECT_EQ(s->Metric(absl::StrCat("metrics_scheduler_build_info{version=\"",
                                    version, "\"}")),
             1);
+}
+
+// /metrics by Prometheus' conventions, scraped from a scheduler that has
+// bound pods and failed one: promtool has nothing to say, and the series
+// that dashboards read are there, with plausible values.
+TEST_F(EndToEndTest, MetricsPassPromtoolAfterScheduling) {
+  for (int i = 0; i < 2; ++i) AddNode(Node(i));
+  SetLatency({{Node(0), 0.1}, {Node(1), 0.2}});
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  WaitForRefresh(s);
+  for (int i = 0; i < 3; ++i) CreatePod(absl::StrCat("lint-", i));
+  CreatePod("too-big", "64");
+  const std::string profile = "profile=\"metrics-scheduler\"";
+  const std::string scheduled_seconds = absl::StrCat(
+      "metrics_scheduler_scheduling_attempt_duration_seconds_count{result="
+      "\"scheduled\",",
+      profile, "}");
+  const std::string unschedulable = absl::StrCat(
+      "metrics_scheduler_schedule_attempts_total{result=\"unschedulable\",",
+      profile, "}");
+  const std::string parked = "metrics_scheduler_pending_pods{queue=\"unschedulable\"}";
+  ASSERT_TRUE(WaitFor([&] {
+    return Scheduled(s) == 3 && s->Metric(scheduled_seconds) == 3 &&
+           s->Metric(unschedulable) >= 1 && s->Metric(parked) == 1;
+  })) << s->Log();
+
+  absl::StatusOr<std::string> text = s->Scrape();
+  ASSERT_TRUE(text.ok()) << text.status();
+  // promtool says nothing and exits 0 when every check passes; a lint
+  // problem exits 3, a parse error 1, each with a line of explanation.
+  const std::string path =
+      absl::StrCat(::testing::TempDir(), "/metrics-", suite_, ".txt");
+  std::ofstream(path) << *text;
+  FILE* promtool =
+      popen(absl::StrCat("promtool check metrics < ", path, " 2>&1").c_str(),
+            "r");
+  ASSERT_NE(promtool, nullptr);
+  std::string said;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, promtool)) > 0) {
+    said.append(buffer, n);
+  }
+  const int status = pclose(promtool);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "promtool: " << said << "\n" << *text;
+  EXPECT_EQ(said, "") << *text;
+  // promtool lints only families with samples: every family has one (its
+  // series exist from the start).
+  std::vector<std::string> families;
+  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
+    if (absl::ConsumePrefix(&line, "# TYPE ")) {
+      families.emplace_back(line.substr(0, line.find(' ')));
+    }
+  }
+  EXPECT_GT(families.size(), 30u);
+  for (const std::string& family : families) {
+    EXPECT_TRUE(absl::StrContains(*text, "\n" + family + " ") ||
+                absl::StrContains(*text, "\n" + family + "{") ||
+                absl::StrContains(*text, "\n" + family + "_bucket{"))
+        << family << " has no sample";
+  }
+
+  // kube-scheduler's series, every label value from the start.
+  for (const char* result : {"scheduled", "unschedulable", "error"}) {
+    EXPECT_TRUE(absl::StrContains(
+        *text, absl::StrCat("\nmetrics_scheduler_schedule_attempts_total{"
+                            "result=\"",
+                            result, "\",", profile, "} ")))
+        << result;
+  }
+  for (const char* queue : {"active", "backoff", "unschedulable", "gated"}) {
+    EXPECT_TRUE(absl::StrContains(
+        *text, absl::StrCat("\nmetrics_scheduler_pending_pods{queue=\"", queue,
+                            "\"} ")))
+        << queue;
+  }
+  EXPECT_TRUE(absl::StrContains(
+      *text,
+      "\nmetrics_scheduler_pod_scheduling_sli_duration_seconds_count{"
+      "attempts=\"15+\"} 0\n"));
+  // Each bound pod, in the SLI histogram by its attempts (the first, here).
+  EXPECT_EQ(s->Metric("metrics_scheduler_pod_scheduling_sli_duration_seconds_"
+                      "count{attempts=\"1\"}"),
+            3);
+  // The backend's queries, by outcome.
+  const std::string queries =
+      "metrics_scheduler_backend_query_duration_seconds_count{metric=\""
+      "http_latency\",outcome=\"";
+  EXPECT_GE(s->Metric(queries + "success\"}"), 1);
+  EXPECT_TRUE(absl::StrContains(*text, queries + "timeout\"} 0\n"));
+  // Timestamps and process figures, near now.
+  const double now = static_cast<double>(absl::ToUnixSeconds(absl::Now()));
+  const double last_success = s->Metric(
+      "metrics_scheduler_metric_last_success_timestamp_seconds{metric=\""
+      "http_latency\"}");
+  EXPECT_GT(last_success, now - 600);
+  EXPECT_LT(last_success, now + 60);
+  const double started = s->Metric("process_start_time_seconds");
+  EXPECT_GT(started, now - 600);
+  EXPECT_LT(started, now + 60);
+  EXPECT_GT(s->Metric("process_resident_memory_bytes"), 1 << 20);
+  EXPECT_GT(s->Metric("process_open_fds"), 3);
+  EXPECT_GE(s->Metric("process_max_fds"), s->Metric("process_open_fds"));
+  EXPECT_GT(s->Metric("process_cpu_seconds_total"), 0);
+}
+
+// With --logging-format=json, every line the scheduler writes is one JSON
+// object with klog's keys, and the line of a decision (-v=1) names the pod
+// and the node as fields.
+TEST_F(EndToEndTest, JsonLogLinesNameThePodAndTheNode) {
+  AddNode(Node(0));
+  SetLatency({{Node(0), 0.1}});
+  SchedulerProcess* s =
+      StartScheduler(Params(), "e2e", {"--logging-format=json"});
+  ASSERT_NE(s, nullptr);
+  CreatePod("logged");
+  ASSERT_TRUE(WaitFor([&] { return Scheduled(s) == 1; })) << s->Log();
+  ASSERT_EQ(s->Stop(), 0);
+
+  const std::string log = s->Log();
+  std::vector<std::string> lines = absl::StrSplit(log, '\n', absl::SkipEmpty());
+  ASSERT_GT(lines.size(), 3u) << log;
+  simdjson::ondemand::parser parser;
+  int decisions = 0;
+  for (const std::string& line : lines) {
+    simdjson::padded_string json(line);
+    simdjson::ondemand::document doc;
+    ASSERT_EQ(parser.iterate(json).get(doc), simdjson::SUCCESS) << line;
+    simdjson::ondemand::object object;
+    ASSERT_EQ(doc.get_object().get(object), simdjson::SUCCESS) << line;
+    double ts = 0;
+    std::string_view caller, msg;
+    EXPECT_EQ(object["ts"].get(ts), simdjson::SUCCESS) << line;
+    EXPECT_EQ(object["caller"].get(caller), simdjson::SUCCESS) << line;
+    EXPECT_EQ(object["msg"].get(msg), simdjson::SUCCESS) << line;
+    if (!msg.starts_with(suite_ + "/logged -> ")) continue;
+    ++decisions;
+    int64_t v = -1;
+    std::string_view pod_name, pod_namespace, node;
+    EXPECT_EQ(object["v"].get(v), simdjson::SUCCESS) << line;
+    EXPECT_EQ(v, 1) << line;
+    EXPECT_EQ(object["pod"]["name"].get(pod_name), simdjson::SUCCESS) << line;
+    EXPECT_EQ(object["pod"]["namespace"].get(pod_namespace),
+              simdjson::SUCCESS)
+        << line;
+    EXPECT_EQ(object["node"].get(node), simdjson::SUCCESS) << line;
+    EXPECT_EQ(pod_name, "logged");
+    EXPECT_EQ(pod_namespace, suite_);
+    EXPECT_EQ(node, Node(0));
+    EXPECT_TRUE(caller.starts_with("scheduler/scheduler.cc:")) << line;
+  }
+  EXPECT_EQ(decisions, 1) << log;
 }
 
 TEST_F(EndToEndTest, BurstSpreadsWithoutOvercommit) {
@@ -1300,6 +1460,8 @@ TEST_F(EndToEndTest, GatedPodWaitsForItsGatesThenIsPlaced) {
                       absl::Seconds(60)))
       << s->Log();
   EXPECT_EQ(Placements()["gated"], "");
+  const std::string gated_queue = "metrics_scheduler_pending_pods{queue=\"gated\"}";
+  EXPECT_EQ(s->Metric(gated_queue), 1);
   const std::string pod = env_.AdminOk("GET", pods + "/gated");
   EXPECT_NE(pod.find("SchedulingGated"), std::string::npos) << pod;
   EXPECT_EQ(Events("gated").find("FailedScheduling"), std::string::npos);
@@ -1308,6 +1470,7 @@ TEST_F(EndToEndTest, GatedPodWaitsForItsGatesThenIsPlaced) {
   ASSERT_TRUE(WaitFor([&] { return Placements()["gated"] == Node(0); },
                       absl::Seconds(60)))
       << s->Log();
+  EXPECT_EQ(s->Metric(gated_queue), 0);
 }
 
 // A claim bound to a local PV: the pod goes to the PV's node, although

@@ -35,5 +35,19 @@ TEST(RegistryTest, RendersEachKindWithItsType) {
                         "7\nf_total{metric=\"cpu\",result=\"failure\"} 0\n"));
 }
 
+// Values keep every digit they need: a timestamp, a byte count.
+TEST(RegistryTest, RendersNumbersInFull) {
+  Registry registry;
+  registry.AddGauge("g", "A gauge.", {"k"}, [] {
+    return Registry::GaugeSamples{{{"ts"}, 1700000000.03},
+                                  {{"bytes"}, 123456789},
+                                  {{"small"}, 0.00001}};
+  });
+  const std::string text = registry.Render();
+  EXPECT_THAT(text, HasSubstr("g{k=\"ts\"} 1700000000.03\n"));
+  EXPECT_THAT(text, HasSubstr("g{k=\"bytes\"} 123456789\n"));
+  EXPECT_THAT(text, HasSubstr("g{k=\"small\"} 1e-05\n"));
+}
+
 }  // namespace
 }  // namespace ms

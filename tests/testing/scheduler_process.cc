@@ -140,17 +140,22 @@ bool SchedulerProcess::Ready() {
   return answer.ok() && answer->status == 200;
 }
 
-std::string SchedulerProcess::MetricsText() {
+absl::StatusOr<std::string> SchedulerProcess::Scrape() {
   HttpRequest r{.url = absl::StrCat("http://127.0.0.1:", port_, "/metrics"),
                 .timeout = absl::Seconds(2)};
   absl::StatusOr<HttpResponse> answer = http_.Do(r);
-  if (!answer.ok() || answer->status != 200) return "";
-  return answer->body;
+  if (!answer.ok()) return answer.status();
+  if (answer->status != 200) {
+    return absl::UnavailableError(
+        absl::StrCat("/metrics answered ", answer->status));
+  }
+  return std::move(answer->body);
 }
 
 double SchedulerProcess::Metric(const std::string& sample) {
-  const std::string text = MetricsText();
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+  absl::StatusOr<std::string> text = Scrape();
+  if (!text.ok()) return 0;
+  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
     if (line.size() > sample.size() && line.substr(0, sample.size()) == sample &&
         line[sample.size()] == ' ') {
       double v = 0;

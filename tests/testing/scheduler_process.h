@@ -48,11 +48,10 @@ class SchedulerProcess {
   // GET /readyz returned 200.
   bool Ready();
   // The value of one sample of /metrics, e.g.
-  // Metric("metrics_scheduler_schedule_attempts_total{result=\"scheduled\"}");
-  // 0 when absent.
+  // Metric("metrics_scheduler_leader"); 0 when absent.
   double Metric(const std::string& sample);
-  // The whole of GET /metrics; "" when it does not answer 200.
-  std::string MetricsText();
+  // The text of /metrics; an error when it cannot be scraped.
+  absl::StatusOr<std::string> Scrape();
   std::string Log() const;
   const std::string& identity() const { return identity_; }
 
