@@ -128,8 +128,37 @@ absl::StatusOr<std::unique_ptr<PrometheusServer>> PrometheusServer::Start(
   }
   {
     std::ofstream config(pattern + "/prometheus.yml");
-    config << "# No scrape targets: tests write their samples.\n"
-              "global:\n  scrape_interval: 1m\nscrape_configs: []\n";
+    if (options.scrape_jobs.empty()) {
+      config << "# No scrape targets: tests write their samples.\n"
+                "global:\n  scrape_interval: 1m\nscrape_configs: []\n";
+    } else {
+      // A YAML double-quoted string (job names, addresses, label values).
+      auto quoted = [](absl::string_view s) {
+        std::string out = "\"";
+        for (char c : s) {
+          if (c == '"' || c == '\\') out += '\\';
+          out += c;
+        }
+        return out + "\"";
+      };
+      const std::string interval = absl::StrCat(
+          absl::ToInt64Milliseconds(options.scrape_interval), "ms");
+      config << "global:\n  scrape_interval: " << interval
+             << "\n  scrape_timeout: " << interval << "\nscrape_configs:\n";
+      for (const Options::ScrapeJob& job : options.scrape_jobs) {
+        config << "  - job_name: " << quoted(job.job)
+               << "\n    static_configs:\n      - targets: [";
+        for (size_t i = 0; i < job.targets.size(); ++i) {
+          config << (i ? ", " : "") << quoted(job.targets[i]);
+        }
+        config << "]\n        labels: {";
+        for (size_t i = 0; i < job.labels.size(); ++i) {
+          config << (i ? ", " : "") << quoted(job.labels[i].first) << ": "
+                 << quoted(job.labels[i].second);
+        }
+        config << "}\n";
+      }
+    }
   }
   if (!options.web_config.empty()) {
     std::ofstream(pattern + "/web.yml") << options.web_config;

@@ -2,8 +2,8 @@
 // write, for tests and benchmarks that need a real query engine.
 //
 // Start() runs /usr/bin/prometheus on 127.0.0.1 on a free port with a
-// fresh data directory, a configuration with no scrape targets, and the
-// remote-write receiver and admin API enabled; it returns once the server
+// fresh data directory, a configuration with no scrape targets (unless
+// Options::scrape_jobs names some), and the remote-write receiver and admin API enabled; it returns once the server
 // answers /-/ready. Tests then write exact per-node values with Write() and
 // point a client at url(). Stop() ends the process (SIGTERM) to simulate an
 // outage; Restart() brings it back on the same port with the same data.
@@ -67,6 +67,16 @@ class PrometheusServer {
     bool https = false;
     TlsOptions client_tls;
     std::string basic_auth;
+    // Targets Prometheus scrapes (GET /metrics over plain HTTP), every
+    // scrape_interval; none by default: tests write their samples.
+    struct ScrapeJob {
+      std::string job;                   // the job label
+      std::vector<std::string> targets;  // "host:port"
+      // Labels added to every series of the job, e.g. {namespace, x}.
+      std::vector<std::pair<std::string, std::string>> labels;
+    };
+    std::vector<ScrapeJob> scrape_jobs;
+    absl::Duration scrape_interval = absl::Seconds(1);
   };
 
   // InternalError (with the end of Prometheus's log) when it does not

@@ -54,6 +54,8 @@ class SchedulerProcess {
   absl::StatusOr<std::string> Scrape();
   std::string Log() const;
   const std::string& identity() const { return identity_; }
+  // The loopback port of its endpoints (/metrics, /healthz, ...).
+  int port() const { return port_; }
 
  private:
   SchedulerProcess(pid_t pid, int port, std::string log, std::string identity);
