@@ -398,6 +398,30 @@ TEST(ChartTest, MonitoringToggles) {
                         "MetricsSchedulerPodsPending"}));
 }
 
+// manifests/monitoring/prometheusrule.yaml is the alerts' one source: for
+// the release and namespace metrics-scheduler, with the default values, the
+// chart renders exactly its spec (expressions, durations, labels, texts).
+// The ServiceMonitor scrapes as the manifest's does.
+TEST(ChartTest, MonitoringIsTheManifests) {
+  std::vector<YAML::Node> chart = Render(
+      "--set serviceMonitor.enabled=true --set prometheusRule.enabled=true");
+  const std::string dir = SourceDir() + "/manifests/monitoring/";
+  const YAML::Node rule = YAML::LoadFile(dir + "prometheusrule.yaml");
+  const YAML::Node rendered = Only(chart, "PrometheusRule");
+  ASSERT_TRUE(rendered.IsMap());
+  EXPECT_TRUE(SameData(rendered["spec"], rule["spec"]))
+      << "chart:\n" << rendered["spec"] << "\nmanifest:\n" << rule["spec"];
+  const YAML::Node monitor = YAML::LoadFile(dir + "servicemonitor.yaml");
+  const YAML::Node scrape = Only(chart, "ServiceMonitor");
+  ASSERT_TRUE(scrape.IsMap());
+  EXPECT_TRUE(SameData(scrape["spec"]["endpoints"], monitor["spec"]["endpoints"]))
+      << scrape["spec"]["endpoints"];
+  EXPECT_TRUE(SameData(scrape["spec"]["namespaceSelector"],
+                       monitor["spec"]["namespaceSelector"]));
+  EXPECT_EQ(scrape["metadata"]["name"].as<std::string>(),
+            monitor["metadata"]["name"].as<std::string>());
+}
+
 // The alerts' rules, as the default rendering writes them.
 YAML::Node RuleSpec(const std::string& flags = "") {
   YAML::Node rule = Only(
