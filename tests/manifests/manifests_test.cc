@@ -150,6 +150,22 @@ TEST(ManifestsTest, ClusterRoleGrantsExactlyTheCallsMade) {
   EXPECT_EQ(Grants(Only("rbac.yaml", "ClusterRole")), SchedulerGrants());
 }
 
+// The secure port's scrapers are granted GET /metrics and nothing else.
+TEST(ManifestsTest, MetricsReaderMayGetMetricsOnly) {
+  YAML::Node role = Only("base/metrics-reader.yaml", "ClusterRole");
+  ASSERT_TRUE(role.IsMap());
+  EXPECT_EQ(role["metadata"]["name"].as<std::string>(),
+            "metrics-scheduler-metrics-reader");
+  ASSERT_EQ(role["rules"].size(), 1u);
+  const YAML::Node rule = role["rules"][0];
+  EXPECT_FALSE(rule["apiGroups"]);
+  EXPECT_FALSE(rule["resources"]);
+  ASSERT_EQ(rule["nonResourceURLs"].size(), 1u);
+  EXPECT_EQ(rule["nonResourceURLs"][0].as<std::string>(), "/metrics");
+  ASSERT_EQ(rule["verbs"].size(), 1u);
+  EXPECT_EQ(rule["verbs"][0].as<std::string>(), "get");
+}
+
 TEST(ManifestsTest, ExampleWorkloadAsksForMetricsScheduler) {
   YAML::Node d = Only("example/workload.yaml", "Deployment");
   EXPECT_EQ(d["spec"]["template"]["spec"]["schedulerName"].as<std::string>(),
