@@ -98,7 +98,8 @@ TEST(ManifestsTest, BaseListsEveryFile) {
     resources.insert(r.as<std::string>());
   }
   EXPECT_EQ(resources, (std::set<std::string>{
-                           "namespace.yaml", "rbac.yaml", "secret.yaml",
+                           "namespace.yaml", "rbac.yaml",
+                           "metrics-reader.yaml", "secret.yaml",
                            "deployment.yaml", "pdb.yaml", "service.yaml"}));
 }
 
