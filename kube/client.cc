@@ -126,6 +126,23 @@ absl::StatusOr<std::string> KubeClient::Get(const std::string& path,
   return std::move(response.body);
 }
 
+absl::StatusOr<TokenReview> KubeClient::ReviewToken(absl::string_view token,
+                                                    absl::Duration timeout) {
+  ASSIGN_OR_RETURN(HttpResponse response,
+                   Call("POST", kTokenReviewsPath, TokenReviewBody(token),
+                        "application/json", timeout));
+  return DecodeTokenReview(response.body);
+}
+
+absl::StatusOr<AccessReview> KubeClient::ReviewAccess(
+    const NonResourceAccess& access, absl::Duration timeout) {
+  ASSIGN_OR_RETURN(HttpResponse response,
+                   Call("POST", kSubjectAccessReviewsPath,
+                        SubjectAccessReviewBody(access), "application/json",
+                        timeout));
+  return DecodeAccessReview(response.body);
+}
+
 template <typename T>
 absl::StatusOr<ObjectList<T>> KubeClient::List(
     const std::string& path, const ListOptions& options,

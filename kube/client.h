@@ -39,6 +39,7 @@
 #include "common/http.h"
 #include "kube/cluster_config.h"
 #include "kube/decode.h"
+#include "kube/review.h"
 #include "model/node.h"
 #include "model/pod.h"
 
@@ -191,6 +192,16 @@ class KubeClient {
   // the object has changed since.
   absl::Status MergePatch(const std::string& path, const std::string& patch,
                           absl::Duration timeout = kDefaultRequestTimeout);
+
+  // Delegated authentication and authorisation (kube/review.h): who
+  // `token` belongs to (a TokenReview), and whether a user may make a
+  // non-resource request (a SubjectAccessReview). Each is one POST; an
+  // invalid token or a refused access is an OK answer saying so.
+  absl::StatusOr<TokenReview> ReviewToken(
+      absl::string_view token, absl::Duration timeout = absl::Seconds(10));
+  absl::StatusOr<AccessReview> ReviewAccess(
+      const NonResourceAccess& access,
+      absl::Duration timeout = absl::Seconds(10));
 
   // GETs `path` (with its query string) and returns the body of a 2xx
   // answer, for APIs with no decoder here (the resource metrics API).

@@ -10,6 +10,7 @@
 // (an unknown flag or a bad value, whatever the subcommand) or
 // configuration.
 
+#include <arpa/inet.h>
 #include <malloc.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -38,7 +39,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "common/clock.h"
 #include "common/logging.h"
+#include "common/status_macros.h"
 #include "config/config.h"
 #include "glog/logging.h"
 #include "kube/client.h"
@@ -55,9 +58,11 @@
 #include "scheduler/leader_election.h"
 #include "scheduler/leadership.h"
 #include "scheduler/liveness.h"
+#include "scheduler/delegated_auth.h"
 #include "scheduler/process_metrics.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/self_metrics.h"
+#include "scheduler/serving_cert.h"
 #include "scheduler/shadow.h"
 #include "scheduler/status_server.h"
 #include "scheduler/version.h"
@@ -111,6 +116,21 @@ ABSL_FLAG(std::string, lease_namespace, "",
 ABSL_FLAG(std::string, http_address, "",
           "Listen address of /healthz, /readyz and /metrics; overrides "
           "http.listenAddress.");
+ABSL_FLAG(int, secure_port, 0,
+          "Port of the HTTPS endpoint (kube-scheduler uses 10259): /metrics "
+          "there needs a bearer token the apiserver authenticates "
+          "(TokenReview) and authorises for GET /metrics "
+          "(SubjectAccessReview); /healthz, /livez and /readyz stay open. "
+          "0: no HTTPS endpoint.");
+ABSL_FLAG(std::string, bind_address, "0.0.0.0",
+          "IP address the --secure-port listens on (0.0.0.0 or :: for every "
+          "interface; in a pod, its IP from the downward API).");
+ABSL_FLAG(std::string, tls_cert_file, "",
+          "PEM certificate (then any intermediates) of --secure-port, read at "
+          "start. Empty: a self-signed one is made in memory at start for "
+          "localhost, 127.0.0.1, the hostname and --bind-address.");
+ABSL_FLAG(std::string, tls_private_key_file, "",
+          "PEM private key of --tls-cert-file, read at start.");
 ABSL_FLAG(std::string, identity, "",
           "This replica's identity in the Lease and in Events. Default: "
           "hostname and a random suffix.");
@@ -389,6 +409,59 @@ std::string DefaultIdentity() {
   return absl::StrCat(host, "_", absl::Hex(rd(), absl::kZeroPad8));
 }
 
+// The secure port's settings, from --secure-port, --bind-address,
+// --tls-cert-file and --tls-private-key-file. `port` 0: none asked for.
+struct SecureServing {
+  int port = 0;
+  std::string address;  // "[ip]:port"
+  ServingCertificate certificate;
+};
+
+// InvalidArgument naming the flag when one is bad or a file unreadable.
+absl::StatusOr<SecureServing> SecureServingFromFlags() {
+  SecureServing out;
+  out.port = absl::GetFlag(FLAGS_secure_port);
+  if (out.port < 0 || out.port > 65535) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--secure-port=", out.port, ": must be in 0..65535"));
+  }
+  const std::string ip = absl::GetFlag(FLAGS_bind_address);
+  unsigned char buf[16];
+  const bool v4 = inet_pton(AF_INET, ip.c_str(), buf) == 1;
+  if (!v4 && inet_pton(AF_INET6, ip.c_str(), buf) != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--bind-address=", ip, ": not an IP address"));
+  }
+  const std::string cert_file = absl::GetFlag(FLAGS_tls_cert_file);
+  const std::string key_file = absl::GetFlag(FLAGS_tls_private_key_file);
+  if (cert_file.empty() != key_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--tls-cert-file and --tls-private-key-file go together");
+  }
+  if (out.port == 0) {
+    if (!cert_file.empty()) {
+      return absl::InvalidArgumentError(
+          "--tls-cert-file is set but --secure-port is 0 (off)");
+    }
+    return out;
+  }
+  out.address = v4 ? absl::StrCat(ip, ":", out.port)
+                   : absl::StrCat("[", ip, "]:", out.port);
+  if (!cert_file.empty()) {
+    ASSIGN_OR_RETURN(out.certificate,
+                     LoadServingCertificate(cert_file, key_file));
+    return out;
+  }
+  std::vector<std::string> hosts = {"localhost", "127.0.0.1"};
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') {
+    hosts.push_back(host);
+  }
+  if (ip != "0.0.0.0" && ip != "::" && ip != "127.0.0.1") hosts.push_back(ip);
+  ASSIGN_OR_RETURN(out.certificate, SelfSignedCertificate(hosts, absl::Now()));
+  return out;
+}
+
 // The cluster from the flags and $KUBECONFIG, in kubectl's order
 // (kube/cluster_config.h: ResolveClusterConfig).
 absl::StatusOr<kube::ClusterConfig> ClusterConfigFromFlags() {
@@ -598,6 +671,11 @@ int Run(Config config) {
   }
   if (!absl::GetFlag(FLAGS_http_address).empty()) {
     config.http.listen_address = absl::GetFlag(FLAGS_http_address);
+  }
+  absl::StatusOr<SecureServing> secure = SecureServingFromFlags();
+  if (!secure.ok()) {
+    LOG(ERROR) << secure.status().message();
+    return kExitUsage;
   }
   const bool shadow = absl::GetFlag(FLAGS_shadow);
   bool leader_elect = absl::GetFlag(FLAGS_leader_elect) &&
@@ -851,6 +929,9 @@ int Run(Config config) {
   secondary.Add(MakeInformer<CsiNode>("csinodes", kube::CsiNodeSource(client),
                                       liveness, on_storage, count_rejected));
 
+  // Declared before the server that uses it, so it outlives it.
+  KubeAccessReviewer reviewer(client);
+  DelegatedAuth auth(reviewer, RealClock::Get());
   StatusServer status(
       registry,
       [&] {
@@ -866,6 +947,19 @@ int Run(Config config) {
   }
   LOG(INFO) << "metrics-scheduler " << identity << ": serving /livez, "
             << "/healthz, /readyz and /metrics on port " << *port;
+
+  // The HTTPS endpoint, its /metrics guarded by the apiserver's reviews.
+  if (secure->port != 0) {
+    absl::StatusOr<int> secure_port =
+        status.StartSecure(secure->address, secure->certificate, auth);
+    if (!secure_port.ok()) {
+      LOG(ERROR) << "--secure-port: " << secure_port.status();
+      return kExitFailure;
+    }
+    LOG(INFO) << "serving HTTPS on " << secure->address
+              << ": /metrics for identities allowed to get it, /livez, "
+                 "/healthz and /readyz to anyone";
+  }
 
   // kube-scheduler's extender calls, answered by every replica.
   std::unique_ptr<ExtenderServer> extender;

@@ -7,7 +7,16 @@
 //   /readyz   200 "ok" once the informers have synced, 503 before;
 //   /metrics  the self-metrics registry, Prometheus text format 0.0.4.
 //
-// Serves on its own threads (cpp-httplib); Start() returns once listening.
+// Served on two ports, each optional:
+//   Start()        plain HTTP, open to anyone (--http-address);
+//   StartSecure()  HTTPS with the given certificate (--secure-port), where
+//                  every path but /livez, /healthz and /readyz needs a
+//                  bearer token the apiserver authenticates and authorises
+//                  (scheduler/delegated_auth.h): 401 without one or with a
+//                  bad one, 403 when the user may not, 503 when the
+//                  apiserver cannot be asked; short plain-text bodies.
+//
+// Serves on its own threads (cpp-httplib); each Start returns once listening.
 // Request bodies are capped at kMaxRequestBytes (every endpoint is a GET;
 // cpp-httplib accepts any size by default), and a client that sends
 // nothing for kReadTimeout is dropped. Thread-safe.
@@ -21,7 +30,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "scheduler/delegated_auth.h"
 #include "scheduler/self_metrics.h"
+#include "scheduler/serving_cert.h"
 
 namespace httplib {
 class Server;
@@ -53,14 +64,25 @@ class StatusServer {
   // interface; port 0 picks a free one). Returns the port. InvalidArgument
   // for a malformed address, Unavailable when it cannot listen.
   absl::StatusOr<int> Start(const std::string& address);
+  // The same endpoints over TLS with `certificate`, guarded by `auth`
+  // (which must outlive this server). Returns the port; errors as Start's,
+  // and InvalidArgument for a certificate OpenSSL refuses.
+  absl::StatusOr<int> StartSecure(const std::string& address,
+                                  const ServingCertificate& certificate,
+                                  DelegatedAuth& auth);
+  // Stops every server started; idempotent.
   void Stop();
 
  private:
+  // Adds the endpoints to `server` and listens on `address`.
+  absl::StatusOr<int> Serve(std::unique_ptr<httplib::Server> server,
+                            const std::string& address);
+
   const Registry& registry_;
   const std::function<bool()> ready_;
   const std::function<std::vector<std::string>()> stalled_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
+  std::vector<std::unique_ptr<httplib::Server>> servers_;
+  std::vector<std::thread> threads_;
 };
 
 }  // namespace ms

@@ -189,7 +189,8 @@ const std::set<std::string>& SchedulerGrants() {
       "/persistentvolumes:patch", "storage.k8s.io/storageclasses:list",
       "storage.k8s.io/storageclasses:watch", "storage.k8s.io/csinodes:list",
       "storage.k8s.io/csinodes:watch", "metrics.k8s.io/nodes:list",
-      "/events:create"};
+      "/events:create", "authentication.k8s.io/tokenreviews:create",
+      "authorization.k8s.io/subjectaccessreviews:create"};
   return *grants;
 }
 

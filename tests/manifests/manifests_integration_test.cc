@@ -44,6 +44,7 @@ constexpr const char* kBaseObjects[] = {
     "serviceaccount/metrics-scheduler",
     "clusterrole.rbac.authorization.k8s.io/metrics-scheduler",
     "clusterrolebinding.rbac.authorization.k8s.io/metrics-scheduler",
+    "clusterrole.rbac.authorization.k8s.io/metrics-scheduler-metrics-reader",
     "role.rbac.authorization.k8s.io/metrics-scheduler-leader-election",
     "rolebinding.rbac.authorization.k8s.io/metrics-scheduler-leader-election",
     "secret/metrics-scheduler-metrics-token created (server dry run)",

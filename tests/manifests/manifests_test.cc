@@ -98,7 +98,8 @@ TEST(ManifestsTest, BaseListsEveryFile) {
     resources.insert(r.as<std::string>());
   }
   EXPECT_EQ(resources, (std::set<std::string>{
-                           "namespace.yaml", "rbac.yaml", "secret.yaml",
+                           "namespace.yaml", "rbac.yaml",
+                           "metrics-reader.yaml", "secret.yaml",
                            "deployment.yaml", "pdb.yaml", "service.yaml"}));
 }
 
@@ -148,6 +149,22 @@ TEST(ManifestsTest, LeaseRoleNamesTheConfiguredLease) {
 // tests, which run as the scheduler's identity with these rules only.
 TEST(ManifestsTest, ClusterRoleGrantsExactlyTheCallsMade) {
   EXPECT_EQ(Grants(Only("rbac.yaml", "ClusterRole")), SchedulerGrants());
+}
+
+// The secure port's scrapers are granted GET /metrics and nothing else.
+TEST(ManifestsTest, MetricsReaderMayGetMetricsOnly) {
+  YAML::Node role = Only("base/metrics-reader.yaml", "ClusterRole");
+  ASSERT_TRUE(role.IsMap());
+  EXPECT_EQ(role["metadata"]["name"].as<std::string>(),
+            "metrics-scheduler-metrics-reader");
+  ASSERT_EQ(role["rules"].size(), 1u);
+  const YAML::Node rule = role["rules"][0];
+  EXPECT_FALSE(rule["apiGroups"]);
+  EXPECT_FALSE(rule["resources"]);
+  ASSERT_EQ(rule["nonResourceURLs"].size(), 1u);
+  EXPECT_EQ(rule["nonResourceURLs"][0].as<std::string>(), "/metrics");
+  ASSERT_EQ(rule["verbs"].size(), 1u);
+  EXPECT_EQ(rule["verbs"][0].as<std::string>(), "get");
 }
 
 TEST(ManifestsTest, ExampleWorkloadAsksForMetricsScheduler) {

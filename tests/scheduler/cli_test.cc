@@ -331,6 +331,30 @@ TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(RunBinary("--no-such-flag").exit_code, 2);
 }
 
+// The secure port's flags are checked before anything is served or asked
+// of a server (--master points nowhere).
+TEST(CliTest, BadSecurePortFlagsExitTwoNamingTheFlag) {
+  const std::string base = "--master=http://127.0.0.1:1 --leader-elect=false ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--secure-port=70000", "--secure-port=70000: must be in 0..65535"},
+      {"--secure-port=10259 --bind-address=pod-ip",
+       "--bind-address=pod-ip: not an IP address"},
+      {"--secure-port=10259 --tls-cert-file=/tls.crt",
+       "--tls-cert-file and --tls-private-key-file go together"},
+      {"--tls-cert-file=/tls.crt --tls-private-key-file=/tls.key",
+       "--tls-cert-file is set but --secure-port is 0 (off)"},
+      {"--secure-port=10259 --tls-cert-file=/nonexistent.crt "
+       "--tls-private-key-file=/nonexistent.key",
+       "--tls-cert-file /nonexistent.crt: "},
+  };
+  for (const auto& [args, message] : cases) {
+    Result r = RunBinary(base + args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos)
+        << args << "\n" << r.output;
+  }
+}
+
 // The malformed configurations of tests/testdata/config/bad/ (each with
 // its message in a .want file; tests/config/bad_config_test.cc checks the
 // loader over them): the binary rejects each one with exactly that message
