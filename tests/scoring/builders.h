@@ -11,6 +11,7 @@
 #include "model/metrics.h"
 #include "model/node_info.h"
 #include "model/pod.h"
+#include "scoring/scoring_config.h"
 
 namespace ms::testing {
 
@@ -218,6 +219,29 @@ inline MetricColumn Column(const std::vector<double>& values,
   MetricColumn c;
   c.values = values;
   c.time_ms.assign(values.size(), time_ms);
+  return c;
+}
+
+// A metric term; values older than 60 s are stale.
+inline MetricTerm Term(const std::string& name, double weight = 1,
+                       Direction dir = Direction::kLower,
+                       MissingPolicy missing = MissingPolicy::kNeutral) {
+  MetricTerm t;
+  t.name = name;
+  t.weight = weight;
+  t.direction = dir;
+  t.missing = missing;
+  t.max_staleness_ms = 60000;
+  return t;
+}
+
+// A configuration scoring `metrics` alone (no built-in term).
+inline ScoringConfig MetricsOnly(std::vector<MetricTerm> metrics) {
+  ScoringConfig c;
+  c.metrics = std::move(metrics);
+  c.least_allocated_weight = 0;
+  c.balanced_allocation_weight = 0;
+  c.recent_placements_weight = 0;
   return c;
 }
 

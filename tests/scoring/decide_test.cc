@@ -31,33 +31,14 @@ using ::ms::testing::kMi;
 using ::ms::testing::kNow;
 using ::ms::testing::MakeNode;
 using ::ms::testing::MakePod;
+using ::ms::testing::MetricsOnly;
+using ::ms::testing::Term;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Only metric terms count unless a test turns the built-ins on.
-ScoringConfig MetricsOnly(std::vector<MetricTerm> metrics) {
-  ScoringConfig c;
-  c.metrics = std::move(metrics);
-  c.least_allocated_weight = 0;
-  c.balanced_allocation_weight = 0;
-  c.recent_placements_weight = 0;
-  return c;
-}
-
-MetricTerm Term(const std::string& name, double weight = 1,
-                Direction dir = Direction::kLower,
-                MissingPolicy missing = MissingPolicy::kNeutral) {
-  MetricTerm t;
-  t.name = name;
-  t.weight = weight;
-  t.direction = dir;
-  t.missing = missing;
-  t.max_staleness_ms = 60000;
-  return t;
-}
-
 struct Fixture {
   std::vector<NodeInfo> nodes;
   std::vector<MetricColumn> columns;

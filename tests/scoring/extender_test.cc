@@ -22,28 +22,11 @@ using ::ms::testing::Column;
 using ::ms::testing::kNow;
 using ::ms::testing::MakeNode;
 using ::ms::testing::MakePod;
+using ::ms::testing::MetricsOnly;
+using ::ms::testing::Term;
 using ::testing::ElementsAre;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-MetricTerm Term(const std::string& name, double weight = 1,
-                Direction direction = Direction::kLower) {
-  MetricTerm t;
-  t.name = name;
-  t.weight = weight;
-  t.direction = direction;
-  t.max_staleness_ms = 60000;
-  return t;
-}
-
-ScoringConfig MetricsOnly(std::vector<MetricTerm> metrics) {
-  ScoringConfig c;
-  c.metrics = std::move(metrics);
-  c.least_allocated_weight = 0;
-  c.balanced_allocation_weight = 0;
-  c.recent_placements_weight = 0;
-  return c;
-}
 
 TEST(JudgeByMetricsTest, LowerIsBetterOnTheExtenderScale) {
   ScoringConfig cfg = MetricsOnly({Term("cpu")});
