@@ -18,10 +18,11 @@
 //   std::shared_ptr<const MetricsSnapshot> snap = cache.Snapshot();
 //
 // Refresh policy:
-// - Each metric is fetched every `ttl` (its own, MetricConfig::ttl) with
-//   one MetricsSource::Fetch bounded by `refresh_timeout`; metrics due
-//   together are fetched in parallel. Nothing is fetched before the first
-//   SetNodes().
+// - Each metric is fetched every `ttl` (its own, MetricConfig::ttl),
+//   bounded by `refresh_timeout`; the metrics due together are handed to
+//   one MetricsSource::FetchAll, which fetches them in parallel (or, for the
+//   metricsServer source, with one list). Nothing is fetched before the
+//   first SetNodes().
 // - A failed fetch is retried after `min_retry_interval`, doubling up to
 //   the ttl. It discards nothing: the metric keeps its last good values
 //   (and last_error says what failed); other metrics are unaffected.
