@@ -7,10 +7,10 @@
 // under `promtool test rules` (testdata/alerts_test.yaml), and every metric
 // they read is one a running scheduler exports.
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -24,6 +24,7 @@
 #include "config/config.h"
 #include "gtest/gtest.h"
 #include "tests/manifests/manifest_checks.h"
+#include "tests/testing/command.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/scheduler_process.h"
 #include "tests/testing/testenv.h"
@@ -43,17 +44,14 @@ using ::ms::manifests::Only;
 using ::ms::manifests::ResourceNames;
 using ::ms::manifests::SameData;
 using ::ms::manifests::SchedulerGrants;
+using ::ms::testing::CommandResult;
 using ::ms::testing::ReadFileOrDie;
+using ::ms::testing::RunCommandLine;
 using ::ms::testing::SchedulerProcess;
+using ::ms::testing::SourceDir;
 using ::ms::testing::SchedulerProcesses;
 using ::ms::testing::Testenv;
 using ::ms::testing::WaitFor;
-
-std::string SourceDir() {
-  const char* src = std::getenv("MS_SOURCE_DIR");
-  EXPECT_NE(src, nullptr) << "MS_SOURCE_DIR is not set";
-  return src == nullptr ? "." : src;
-}
 
 std::string Testdata(const std::string& name) {
   return absl::StrCat(SourceDir(), "/tests/manifests/testdata/", name);
@@ -70,33 +68,6 @@ void WriteFile(const std::string& path, const std::string& text) {
   EXPECT_TRUE(out.good()) << path;
 }
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-// Runs `command` through the shell.
-CommandResult RunCommand(const std::string& command) {
-  const std::string err_file = TempPath("stderr");
-  CommandResult result;
-  FILE* pipe = popen(absl::StrCat(command, " 2>", err_file).c_str(), "r");
-  if (pipe == nullptr) {
-    ADD_FAILURE() << "cannot run " << command;
-    return result;
-  }
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) {
-    result.out.append(buffer, n);
-  }
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.err = ReadFileOrDie(err_file);
-  std::remove(err_file.c_str());
-  return result;
-}
-
 std::string TestenvBin() {
   const char* bin = std::getenv("TESTENV_BIN");
   EXPECT_NE(bin, nullptr) << "TESTENV_BIN is not set";
@@ -107,7 +78,7 @@ std::string TestenvBin() {
 // FLAGS`; fails the test (and returns "") when it fails.
 std::string Template(const std::string& release, const std::string& ns,
                      const std::string& flags = "") {
-  CommandResult r = RunCommand(absl::StrCat(
+  CommandResult r = RunCommandLine(absl::StrCat(
       TestenvBin(), " helm template ", release, " ", SourceDir(),
       "/charts/metrics-scheduler --namespace ", ns, " ", flags));
   EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.err;
@@ -256,7 +227,7 @@ TEST(ChartTest, LeaseNameDrivesRoleConfigurationAndFlags) {
   EXPECT_TRUE(args.count("--lease-namespace=team-a"));
   // Without a name there is nothing to grant: the rendering fails, saying
   // which value.
-  CommandResult r = RunCommand(absl::StrCat(
+  CommandResult r = RunCommandLine(absl::StrCat(
       TestenvBin(), " helm template x ", SourceDir(),
       "/charts/metrics-scheduler --set leaderElection.leaseName="));
   EXPECT_NE(r.exit_code, 0);
@@ -436,13 +407,14 @@ TEST(ChartTest, AlertsFireOnTheSchedulersSeries) {
   YAML::Node spec = RuleSpec();
   ASSERT_TRUE(spec.IsMap());
   const std::string dir = TempPath("alerts");
-  ASSERT_EQ(RunCommand("mkdir -p " + dir).exit_code, 0);
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
   YAML::Emitter rules;
   rules << spec;
   WriteFile(dir + "/rules.yaml", std::string(rules.c_str()) + "\n");
   WriteFile(dir + "/alerts_test.yaml",
             ReadFileOrDie(Testdata("alerts_test.yaml")));
-  CommandResult r = RunCommand(absl::StrCat("promtool test rules ", dir,
+  CommandResult r = RunCommandLine(absl::StrCat("promtool test rules ", dir,
                                      "/alerts_test.yaml"));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err << "\nrules:\n" << rules.c_str();
   EXPECT_TRUE(absl::StrContains(r.out, "SUCCESS")) << r.out << r.err;
@@ -451,12 +423,12 @@ TEST(ChartTest, AlertsFireOnTheSchedulersSeries) {
   YAML::Emitter raised;
   raised << RuleSpec("--set prometheusRule.fallbackRatio=0.95");
   WriteFile(dir + "/rules.yaml", std::string(raised.c_str()) + "\n");
-  r = RunCommand(
+  r = RunCommandLine(
       absl::StrCat("promtool test rules ", dir, "/alerts_test.yaml"));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_TRUE(absl::StrContains(r.out + r.err, "MetricsSchedulerFallbackHigh"))
       << r.out << r.err;
-  RunCommand("rm -rf " + dir);
+  std::filesystem::remove_all(dir);
 }
 
 // Every metric the alerts read is one the scheduler exports, with the label
@@ -539,7 +511,7 @@ TEST(ChartTest, LintsClean) {
                     "--set metricsToken.existingSecret=t "
                     "--set config.existingConfigMap=c --values ") +
             Testdata("chart-values.yaml")}) {
-    CommandResult r = RunCommand(absl::StrCat(
+    CommandResult r = RunCommandLine(absl::StrCat(
         TestenvBin(), " helm lint ", SourceDir(), "/charts/metrics-scheduler ",
         flags));
     EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.out << r.err;
@@ -625,7 +597,7 @@ TEST_F(ChartDryRunTest, MonitoringAgainstTheirCrds) {
       "crd/prometheusrules.monitoring.coreos.com");
   // Established, then served: wait until kubectl finds the kinds.
   EXPECT_TRUE(WaitFor([&] {
-    return RunCommand(absl::StrCat(TestenvBin(), " kubectl --kubeconfig ",
+    return RunCommandLine(absl::StrCat(TestenvBin(), " kubectl --kubeconfig ",
                                    env_.dir(), "/admin.kubeconfig -n ",
                                    namespace_,
                                    " get servicemonitors,prometheusrules"))
@@ -646,7 +618,7 @@ spec:
   selector: {matchLabels: {app: x}}
   endpoints: [{port: http-metrics, intervall: 30s}]
 )"));
-  CommandResult r = RunCommand(
+  CommandResult r = RunCommandLine(
       absl::StrCat(TestenvBin(), " kubectl --kubeconfig ", env_.dir(),
                    "/admin.kubeconfig apply --dry-run=server -f ", file));
   std::remove(file.c_str());

@@ -20,7 +20,6 @@
 // series (the ServiceMonitor's: job metrics-scheduler, namespace
 // metrics-scheduler), $__rate_interval by 1m.
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -40,6 +39,7 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "simdjson.h"
+#include "tests/testing/command.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/prometheus.h"
 #include "tests/testing/scheduler_process.h"
@@ -50,8 +50,11 @@ namespace ms {
 namespace {
 
 using ::ms::testing::PrometheusServer;
+using ::ms::testing::CommandResult;
 using ::ms::testing::ReadFileOrDie;
+using ::ms::testing::RunCommandLine;
 using ::ms::testing::SchedulerProcess;
+using ::ms::testing::SourceDir;
 using ::ms::testing::SchedulerProcesses;
 using ::ms::testing::Testenv;
 using ::ms::testing::WaitFor;
@@ -60,12 +63,6 @@ using ::ms::testing::WaitFor;
 // manifests/monitoring/prometheusrule.yaml selects them.
 constexpr char kJob[] = "metrics-scheduler";
 constexpr char kNamespace[] = "metrics-scheduler";
-
-std::string SourceDir() {
-  const char* src = std::getenv("MS_SOURCE_DIR");
-  EXPECT_NE(src, nullptr) << "MS_SOURCE_DIR is not set";
-  return src == nullptr ? "." : src;
-}
 
 std::string Monitoring(const std::string& name) {
   return absl::StrCat(SourceDir(), "/manifests/monitoring/", name);
@@ -217,28 +214,6 @@ TEST(PromqlScanTest, FindsSelectorsAndMakesComparisonsBool) {
 
 // ---------------------------------------------------------------------------
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
-
-CommandResult RunCommand(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = popen(absl::StrCat(command, " 2>&1").c_str(), "r");
-  if (pipe == nullptr) {
-    ADD_FAILURE() << "cannot run " << command;
-    return result;
-  }
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) {
-    result.output.append(buffer, n);
-  }
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
 // The series (or scalar) an instant query returns; 0 for none or an error
 // (`*error` says which).
 size_t ResultSize(PrometheusServer& prom, const std::string& promql,
@@ -381,10 +356,13 @@ TEST_F(MonitoringTest, RulesAndDashboardQueriesReturnData) {
   const std::string rules_file =
       absl::StrCat(::testing::TempDir(), "/rules-", suite_, ".yaml");
   std::ofstream(rules_file) << groups.c_str() << "\n";
-  const CommandResult check = RunCommand("promtool check rules " + rules_file);
-  EXPECT_EQ(check.exit_code, 0) << check.output << "\n" << groups.c_str();
-  EXPECT_TRUE(absl::StrContains(check.output, "SUCCESS: 5 rules found"))
-      << check.output;
+  const CommandResult check =
+      RunCommandLine("promtool check rules " + rules_file);
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err << "\n"
+                                << groups.c_str();
+  EXPECT_TRUE(absl::StrContains(check.out + check.err,
+                                "SUCCESS: 5 rules found"))
+      << check.out << check.err;
   std::remove(rules_file.c_str());
 
   // What must return data, by where it comes from.

@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/certificates.h"
 #include "tests/testing/loopback.h"
+#include "tests/testing/paths.h"
 #include "tests/testing/scheduler_process.h"
 #include "tests/testing/testenv.h"
 
@@ -38,9 +39,7 @@ class SecurePortTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_FALSE(env_.server().empty());
     env_.ApplySchedulerRbac();
-    const char* src = std::getenv("MS_SOURCE_DIR");
-    ASSERT_NE(src, nullptr);
-    env_.Kubectl(absl::StrCat("apply -f ", src,
+    env_.Kubectl(absl::StrCat("apply -f ", testing::SourceDir(),
                               "/manifests/base/metrics-reader.yaml"));
     static int tests = 0;
     suite_ = absl::StrCat("secure-", getpid(), "-", tests++);

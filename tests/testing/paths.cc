@@ -8,13 +8,17 @@
 
 namespace ms::testing {
 
-std::string TestDataPath(const std::string& name) {
+std::string SourceDir() {
   const char* root = std::getenv("MS_SOURCE_DIR");
   if (root == nullptr) {
     ADD_FAILURE() << "MS_SOURCE_DIR is not set; run the test through ctest";
-    return name;
+    return ".";
   }
-  return std::string(root) + "/tests/testdata/" + name;
+  return root;
+}
+
+std::string TestDataPath(const std::string& name) {
+  return SourceDir() + "/tests/testdata/" + name;
 }
 
 std::string ReadFileOrDie(const std::string& path) {

@@ -7,6 +7,10 @@
 
 namespace ms::testing {
 
+// $MS_SOURCE_DIR, the source tree. Fails the test (and returns ".") when
+// unset.
+std::string SourceDir();
+
 // $MS_SOURCE_DIR/tests/testdata/<name>. Fails the test when unset.
 std::string TestDataPath(const std::string& name);
 
