@@ -32,5 +32,7 @@ RUN apt-get update \
       --shell /usr/sbin/nologin metrics-scheduler
 COPY --from=build /build/metrics-scheduler /usr/local/bin/metrics-scheduler
 USER 65532:65532
-EXPOSE 10260
+# 10260: the plain port (probes; /metrics too unless --secure-port); 10259:
+# --secure-port as the shipped manifests set it (/metrics, with a token).
+EXPOSE 10260 10259
 ENTRYPOINT ["/usr/local/bin/metrics-scheduler"]

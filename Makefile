@@ -37,9 +37,10 @@ integration: build testenv
 	ctest --test-dir $(BUILD) --output-on-failure -L integration
 
 # Every benchmark: the scoring hot path, the metrics refresh, and the
-# end-to-end comparison with kube-scheduler on a control plane of its own
-# (minutes; see docs/benchmarks.md). E2E_FLAGS, e.g. --nodes=100 --pods=500
-# --runs=1 --rss_pods=0, makes a quick run.
+# end-to-end comparison with kube-scheduler and the bind-only client
+# (bench/bind_only, built by `build` with the rest) on a control plane of
+# its own (minutes; see docs/benchmarks.md). E2E_FLAGS, e.g. --nodes=100
+# --pods=500 --runs=1 --rss_pods=0, makes a quick run.
 E2E_FLAGS ?=
 bench: build testenv
 	$(BUILD)/bench/scoring_bench

@@ -1,5 +1,6 @@
 // The end-to-end benchmark: metrics-scheduler against kube-scheduler on the
-// same kube-apiserver, in the same run.
+// same kube-apiserver, in the same run, and against the ceiling: a client
+// that only binds (bench/bind_only.cc).
 //
 //   build/bench/e2e_bench [--nodes=1000,5000] [--pods=5000] [--runs=2]
 //                         [--workloads=plain,anti-affinity,spread,affinity]
@@ -12,11 +13,12 @@
 //   2. for each node count: creates the nodes (testenv nodes), remote-writes
 //      two metrics for every node, makes sure build/metrics-scheduler (started
 //      once, before the first run, and idle while kube-scheduler runs) knows
-//      them, then, for each workload (the pods' constraints: see Workload),
-//      alternates runs (ours, theirs, ours, theirs, ...): each
-//      creates --pods pods in one namespace from the same template (only
-//      spec.schedulerName differs) from --creators threads with a connection
-//      each, watches them until every one is bound, and measures:
+//      them and that build/bench/bind_only (started once too) is ready, then,
+//      for each workload (the pods' constraints: see Workload), alternates
+//      runs (ours, theirs, bind-only, each streamed, then each backlog, ...):
+//      each creates --pods pods in one namespace from the same template
+//      (only spec.schedulerName differs) from --creators threads with a
+//      connection each, watches them until every one is bound, and measures:
 //        - pods bound per second in steady state (between the 10th and the
 //          90th percentile of bound times),
 //        - p50 and p99 from the moment the pod's POST was sent to the moment
@@ -111,6 +113,10 @@ using ::ms::testing::RemoteSeries;
 
 constexpr char kOurs[] = "metrics-scheduler";
 constexpr char kTheirs[] = "kube-scheduler";
+// The bind-only client; also its pods' spec.schedulerName.
+constexpr char kCeiling[] = "bind-only";
+// The three measured, in the order each alternation runs them.
+constexpr const char* kEveryone[] = {kOurs, kTheirs, kCeiling};
 constexpr char kNamespace[] = "bench";
 
 [[noreturn]] void Die(const std::string& message) {
@@ -191,6 +197,21 @@ void Terminate(pid_t pid) {
       return;
     }
     absl::SleepFor(absl::Milliseconds(50));
+  }
+}
+
+// Waits until `log` says `ready`; dies, showing the log, if process `pid`
+// (`what`) exits first or `timeout` passes.
+void AwaitLogLine(pid_t pid, const std::string& what, const std::string& log,
+                  const std::string& ready, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (ReadAll(log).find(ready) == std::string::npos) {
+    int status;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      Die(what + " exited before it was ready:\n" + ReadAll(log));
+    }
+    if (absl::Now() > deadline) Die(what + " not ready:\n" + ReadAll(log));
+    absl::SleepFor(absl::Milliseconds(100));
   }
 }
 
@@ -408,6 +429,8 @@ class Bench {
  private:
   void StartControlPlane();
   pid_t StartOurs(const std::string& name, int* port);
+  pid_t StartCeiling();
+  pid_t PidOf(const std::string& who) const;
   void AddNodes(int from, int to);
   void WriteMetrics(int nodes);
   double OurMetric(int port, const std::string& sample);
@@ -425,6 +448,7 @@ class Bench {
   pid_t ours_pid_ = -1;
   int ours_port_ = 0;
   pid_t theirs_pid_ = -1;
+  pid_t ceiling_pid_ = -1;
   pid_t apiserver_pid_ = -1;
   std::unique_ptr<Admin> admin_;
   std::unique_ptr<PrometheusServer> prom_;
@@ -459,15 +483,8 @@ void Bench::StartControlPlane() {
   std::cerr << "control plane in " << dir_ << std::endl;
   std::string log = dir_ + "/up.log";
   testenv_pid_ = Spawn({testenv_bin_, "up", "--dir", dir_, "--with-scheduler"}, log);
-  absl::Time deadline = absl::Now() + absl::Minutes(3);
-  while (ReadAll(log).find("testenv ready") == std::string::npos) {
-    int status;
-    if (waitpid(testenv_pid_, &status, WNOHANG) == testenv_pid_) {
-      Die("testenv exited before it was ready:\n" + ReadAll(log));
-    }
-    if (absl::Now() > deadline) Die("testenv not ready:\n" + ReadAll(log));
-    absl::SleepFor(absl::Milliseconds(100));
-  }
+  AwaitLogLine(testenv_pid_, "testenv", log, "testenv ready",
+               absl::Minutes(3));
   absl::StatusOr<kube::ClusterConfig> admin =
       kube::LoadKubeconfig(dir_ + "/admin.kubeconfig");
   if (!admin.ok()) Die(admin.status().ToString());
@@ -557,6 +574,26 @@ builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 1}
   return pid;
 }
 
+// bind_only with the scheduler identity, as metrics-scheduler, and as many
+// workers as metrics-scheduler's binders; it lists the nodes there are now.
+pid_t Bench::StartCeiling() {
+  const std::string log = absl::StrCat(dir_, "/", kCeiling, ".log");
+  pid_t pid =
+      Spawn({absl::StrCat(build_dir_, "/bench/bind_only"),
+             "--kubeconfig=" + dir_ + "/scheduler.kubeconfig",
+             absl::StrCat("--scheduler_name=", kCeiling),
+             absl::StrCat("--workers=", absl::GetFlag(FLAGS_bind_workers))},
+            log);
+  AwaitLogLine(pid, "bind_only", log, "bind-only ready", absl::Minutes(2));
+  return pid;
+}
+
+pid_t Bench::PidOf(const std::string& who) const {
+  if (who == kOurs) return ours_pid_;
+  if (who == kTheirs) return theirs_pid_;
+  return ceiling_pid_;
+}
+
 bool Bench::OurReady(int port) {
   absl::StatusOr<HttpResponse> r =
       local_.Do({.url = absl::StrCat("http://127.0.0.1:", port, "/readyz"),
@@ -622,8 +659,8 @@ RunResult Bench::OneRun(const std::string& who, int pods, bool backlog,
                         Workload workload) {
   const std::string tag = absl::StrCat("r", run_counter_++);
   const std::string scheduler =
-      who == kOurs ? std::string(kOurs) : std::string("default-scheduler");
-  const pid_t pid = who == kOurs ? ours_pid_ : theirs_pid_;
+      who == kTheirs ? std::string("default-scheduler") : who;
+  const pid_t pid = PidOf(who);
 
   kube::KubeClient watcher(admin_->Config(), "e2e-bench");
   kube::ListOptions options{.field_selector =
@@ -728,7 +765,7 @@ RunResult Bench::OneRun(const std::string& who, int pods, bool backlog,
   r.wall_seconds = absl::ToDoubleSeconds(t1 - t0);
 
   DeleteAllPods(*admin_, kNamespace);
-  absl::SleepFor(absl::Seconds(2));  // both schedulers digest the deletions
+  absl::SleepFor(absl::Seconds(2));  // everyone digests the deletions
   return r;
 }
 
@@ -802,6 +839,37 @@ std::string ResultJson(const RunResult& r) {
       r.p50_ms, r.p99_ms, r.cpu_per_1000, r.peak_rss_mb, r.apiserver_cpu_per_1000, r.create_per_second, r.wall_seconds);
 }
 
+// a / b, field by field: the ratios the table and e2e.json give.
+std::string RatioJson(const RunResult& a, const RunResult& b) {
+  return absl::StrFormat(
+      R"({"pods_per_second": %.2f, "backlog_pods_per_second": %.2f, "p50": %.2f, "p99": %.2f, "cpu_per_pod": %.3f, "peak_rss": %.3f})",
+      a.pods_per_second / b.pods_per_second,
+      a.backlog_pods_per_second / b.backlog_pods_per_second,
+      a.p50_ms / b.p50_ms, a.p99_ms / b.p99_ms, a.cpu_per_1000 / b.cpu_per_1000,
+      a.peak_rss_mb / b.peak_rss_mb);
+}
+
+void PrintRow(int nodes, const std::string& workload, const std::string& who,
+              const RunResult& r) {
+  std::printf("| %d | %s | %s | %.0f | %.0f | %.0f | %.0f | %.3f | %.1f |\n",
+              nodes, workload.c_str(), who.c_str(), r.backlog_pods_per_second,
+              r.pods_per_second, r.p50_ms, r.p99_ms, r.cpu_per_1000,
+              r.peak_rss_mb);
+}
+
+void PrintRatioRow(int nodes, const std::string& workload,
+                   const std::string& label, const RunResult& a,
+                   const RunResult& b) {
+  std::printf(
+      "| %d | %s | **%s** | **%.2f×** | %.2f× | %.2f× | %.2f× | **%.3f×** | "
+      "%.2f× |\n",
+      nodes, workload.c_str(), label.c_str(),
+      a.backlog_pods_per_second / b.backlog_pods_per_second,
+      a.pods_per_second / b.pods_per_second, a.p50_ms / b.p50_ms,
+      a.p99_ms / b.p99_ms, a.cpu_per_1000 / b.cpu_per_1000,
+      a.peak_rss_mb / b.peak_rss_mb);
+}
+
 RunResult MedianOf(const std::vector<RunResult>& runs) {
   auto med = [&](double RunResult::*field) {
     std::vector<double> v;
@@ -848,15 +916,17 @@ int Bench::Run() {
   }
   std::sort(node_counts.begin(), node_counts.end());
   const std::string load_before = LoadAverage();
-  std::printf("End to end: metrics-scheduler vs kube-scheduler, %d pods per run, "
-              "%d runs each, alternating; load average before: %s\n",
-              pods, runs, load_before.c_str());
+  std::printf(
+      "End to end: metrics-scheduler vs kube-scheduler vs bind-only, "
+      "%d pods per run, %d runs each, alternating; load average "
+      "before: %s\n",
+      pods, runs, load_before.c_str());
 
   StartControlPlane();
   struct Medians {
     int nodes;
     std::string workload;
-    RunResult ours, theirs;
+    RunResult ours, theirs, ceiling;
   };
   std::vector<Medians> medians;
   const std::vector<std::string> workload_names = absl::GetFlag(FLAGS_workloads);
@@ -866,6 +936,7 @@ int Bench::Run() {
     if (ours_pid_ < 0) {
       ours_pid_ = StartOurs("metrics-scheduler", &ours_port_);
     }
+    if (ceiling_pid_ < 0) ceiling_pid_ = StartCeiling();
     // Both schedulers know every node, and ours has refreshed its metrics
     // with all of them joined.
     absl::Time deadline = absl::Now() + absl::Seconds(120);
@@ -880,39 +951,43 @@ int Bench::Run() {
     }
     int warmup = absl::GetFlag(FLAGS_warmup_pods);
     if (warmup > 0 && n == node_counts.front()) {
-      OneRun(kOurs, warmup, false);
-      OneRun(kTheirs, warmup, false);
+      for (const char* who : kEveryone) OneRun(who, warmup, false);
     }
     std::vector<std::string> workload_json;
     for (const std::string& workload_name : workload_names) {
       const Workload workload = ParseWorkload(workload_name);
       std::printf("\n%d nodes, %s:\n", n, workload_name.c_str());
-      std::vector<RunResult> ours, theirs;
+      // Each run's streamed and backlog figures, by who.
+      std::map<std::string, std::vector<RunResult>> results;
       for (int i = 0; i < runs; ++i) {
-        ours.push_back(OneRun(kOurs, pods, false, workload));
-        theirs.push_back(OneRun(kTheirs, pods, false, workload));
-        RunResult b = OneRun(kOurs, pods, true, workload);
-        ours.back().backlog_pods_per_second = b.pods_per_second;
-        ours.back().backlog_cpu_per_1000 = b.cpu_per_1000;
-        ours.back().peak_rss_mb = std::max(ours.back().peak_rss_mb, b.peak_rss_mb);
-        b = OneRun(kTheirs, pods, true, workload);
-        theirs.back().backlog_pods_per_second = b.pods_per_second;
-        theirs.back().backlog_cpu_per_1000 = b.cpu_per_1000;
-        theirs.back().peak_rss_mb = std::max(theirs.back().peak_rss_mb, b.peak_rss_mb);
-        PrintRun(kOurs, i + 1, ours.back());
-        PrintRun(kTheirs, i + 1, theirs.back());
+        for (const char* who : kEveryone) {
+          results[who].push_back(OneRun(who, pods, false, workload));
+        }
+        for (const char* who : kEveryone) {
+          RunResult b = OneRun(who, pods, true, workload);
+          RunResult& r = results[who].back();
+          r.backlog_pods_per_second = b.pods_per_second;
+          r.backlog_cpu_per_1000 = b.cpu_per_1000;
+          r.peak_rss_mb = std::max(r.peak_rss_mb, b.peak_rss_mb);
+        }
+        for (const char* who : kEveryone) {
+          PrintRun(who, i + 1, results[who].back());
+        }
       }
-      RunResult a = MedianOf(ours), b = MedianOf(theirs);
-      medians.push_back({n, workload_name, a, b});
-      std::string runs_a, runs_b;
-      for (const RunResult& r : ours) runs_a += (runs_a.empty() ? "" : ", ") + ResultJson(r);
-      for (const RunResult& r : theirs) runs_b += (runs_b.empty() ? "" : ", ") + ResultJson(r);
+      RunResult a = MedianOf(results[kOurs]), b = MedianOf(results[kTheirs]),
+                c = MedianOf(results[kCeiling]);
+      medians.push_back({n, workload_name, a, b, c});
+      std::map<std::string, std::string> runs_json;
+      for (const char* who : kEveryone) {
+        std::vector<std::string> each;
+        for (const RunResult& r : results[who]) each.push_back(ResultJson(r));
+        runs_json[who] = absl::StrJoin(each, ", ");
+      }
       workload_json.push_back(absl::StrFormat(
-          R"("%s": {"metrics-scheduler": %s, "kube-scheduler": %s, "ratio": {"pods_per_second": %.2f, "backlog_pods_per_second": %.2f, "p50": %.2f, "p99": %.2f, "cpu_per_pod": %.3f, "peak_rss": %.3f}, "runs": {"metrics-scheduler": [%s], "kube-scheduler": [%s]}})",
-          workload_name, ResultJson(a), ResultJson(b), a.pods_per_second / b.pods_per_second,
-          a.backlog_pods_per_second / b.backlog_pods_per_second,
-          a.p50_ms / b.p50_ms, a.p99_ms / b.p99_ms, a.cpu_per_1000 / b.cpu_per_1000,
-          a.peak_rss_mb / b.peak_rss_mb, runs_a, runs_b));
+          R"("%s": {"metrics-scheduler": %s, "kube-scheduler": %s, "bind-only": %s, "ratio": %s, "ratio_to_bind_only": %s, "runs": {"metrics-scheduler": [%s], "kube-scheduler": [%s], "bind-only": [%s]}})",
+          workload_name, ResultJson(a), ResultJson(b), ResultJson(c),
+          RatioJson(a, b), RatioJson(a, c), runs_json[kOurs],
+          runs_json[kTheirs], runs_json[kCeiling]));
     }
     node_json_.push_back(absl::StrFormat(R"("%d": {%s})", n,
                                          absl::StrJoin(workload_json, ", ")));
@@ -949,19 +1024,14 @@ int Bench::Run() {
   std::printf("\nSide by side (medians of %d runs, %d pods each):\n", runs, pods);
   std::printf("| nodes | workload | scheduler | pods/s (backlog) | pods/s (streamed) | p50 ms | p99 ms | CPU s / 1000 pods | peak RSS MB |\n");
   std::printf("|---:|---|---|---:|---:|---:|---:|---:|---:|\n");
-  for (const auto& [n, workload, a, b] : medians) {
-    const char* w = workload.c_str();
-    std::printf("| %d | %s | metrics-scheduler | %.0f | %.0f | %.0f | %.0f | %.3f | %.1f |\n",
-                n, w, a.backlog_pods_per_second, a.pods_per_second, a.p50_ms, a.p99_ms,
-                a.cpu_per_1000, a.peak_rss_mb);
-    std::printf("| %d | %s | kube-scheduler | %.0f | %.0f | %.0f | %.0f | %.3f | %.1f |\n", n,
-                w, b.backlog_pods_per_second, b.pods_per_second, b.p50_ms, b.p99_ms,
-                b.cpu_per_1000, b.peak_rss_mb);
-    std::printf("| %d | %s | **ratio** | **%.2f×** | %.2f× | %.2f× | %.2f× | **%.3f×** | %.2f× |\n",
-                n, w, a.backlog_pods_per_second / b.backlog_pods_per_second,
-                a.pods_per_second / b.pods_per_second, a.p50_ms / b.p50_ms,
-                a.p99_ms / b.p99_ms, a.cpu_per_1000 / b.cpu_per_1000,
-                a.peak_rss_mb / b.peak_rss_mb);
+  // "ratio": metrics-scheduler / kube-scheduler; "ratio to bind-only":
+  // metrics-scheduler / bind-only.
+  for (const auto& [n, workload, a, b, c] : medians) {
+    PrintRow(n, workload, kOurs, a);
+    PrintRow(n, workload, kTheirs, b);
+    PrintRow(n, workload, kCeiling, c);
+    PrintRatioRow(n, workload, "ratio", a, b);
+    PrintRatioRow(n, workload, "ratio to bind-only", a, c);
   }
   const std::string load_after = LoadAverage();
   std::printf("load average before: %s, after: %s\n", load_before.c_str(),
@@ -988,6 +1058,7 @@ int Bench::Run() {
 
 void Bench::Finish() {
   Terminate(ours_pid_);
+  Terminate(ceiling_pid_);
   prom_.reset();
   Terminate(testenv_pid_);
   if (own_dir_) RunCommand("rm -rf '" + dir_ + "'");

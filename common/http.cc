@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <mutex>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -103,6 +104,7 @@ struct HttpClient::State {
   ProxyOptions proxy;
   absl::Mutex mu;
   std::vector<std::unique_ptr<Handle>> idle ABSL_GUARDED_BY(mu);
+  std::unique_ptr<Io> io ABSL_GUARDED_BY(mu);  // from the first Send()
 };
 
 HttpClient::HttpClient(TlsOptions tls, ProxyOptions proxy)
@@ -112,7 +114,6 @@ HttpClient::HttpClient(TlsOptions tls, ProxyOptions proxy)
   state_->proxy = std::move(proxy);
 }
 
-HttpClient::~HttpClient() = default;
 
 std::unique_ptr<HttpClient::Handle> HttpClient::Acquire() {
   {
@@ -212,6 +213,39 @@ curl_slist* Prepare(CURL* curl, const HttpRequest& request,
 
 }  // namespace
 
+namespace {
+
+// Sets up the transfer of a whole response into `*response`, its body
+// bounded by the request's max_response_bytes.
+void ReadWhole(CURL* curl, const HttpRequest& request, BodyContext* body) {
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, body);
+  // Refused at once when the Content-Length says so (0: no limit).
+  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE,
+                   static_cast<curl_off_t>(request.max_response_bytes));
+}
+
+// What a transfer set up by ReadWhole() came to.
+absl::StatusOr<HttpResponse> Answer(CURL* curl, CURLcode code,
+                                    const HttpRequest& request,
+                                    const BodyContext& body,
+                                    const char* error_buffer,
+                                    HttpResponse response) {
+  if (body.too_large || code == CURLE_FILESIZE_EXCEEDED) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(request.url, ": response larger than ",
+                     request.max_response_bytes, " bytes"));
+  }
+  if (code != CURLE_OK) return CurlError(code, error_buffer, request.url);
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+  char* content_type = nullptr;
+  curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type);
+  if (content_type != nullptr) response.content_type = content_type;
+  return response;
+}
+
+}  // namespace
+
 absl::StatusOr<HttpResponse> HttpClient::Do(const HttpRequest& request) {
   std::unique_ptr<Handle> handle = Acquire();
   CURL* curl = handle->get();
@@ -220,29 +254,159 @@ absl::StatusOr<HttpResponse> HttpClient::Do(const HttpRequest& request) {
       Prepare(curl, request, state_->tls, state_->proxy, error_buffer);
   HttpResponse response;
   BodyContext body{&response.body, request.max_response_bytes};
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-  // Refused at once when the Content-Length says so (0: no limit).
-  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE,
-                   static_cast<curl_off_t>(request.max_response_bytes));
+  ReadWhole(curl, request, &body);
   CURLcode code = curl_easy_perform(curl);
   curl_slist_free_all(headers);
-  if (body.too_large || code == CURLE_FILESIZE_EXCEEDED) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat(request.url, ": response larger than ",
-                     request.max_response_bytes, " bytes"));
+  absl::StatusOr<HttpResponse> answer = Answer(
+      curl, code, request, body, error_buffer, std::move(response));
+  // A handle whose transfer failed may hold a broken connection: drop it.
+  if (answer.ok()) Release(std::move(handle));
+  return answer;
+}
+
+// A request sent with Send(), from Send() until its `done` has returned.
+struct HttpClient::Transfer {
+  HttpRequest request;
+  Done done;
+  std::unique_ptr<Handle> handle;
+  curl_slist* headers = nullptr;
+  HttpResponse response;
+  BodyContext body{&response.body, 0};
+  char error_buffer[CURL_ERROR_SIZE] = {0};
+};
+
+// The I/O thread of Send(): one libcurl multi handle, its connections kept
+// between requests, and the transfers in flight.
+class HttpClient::Io {
+ public:
+  Io(const TlsOptions& tls, const ProxyOptions& proxy)
+      : tls_(tls), proxy_(proxy), multi_(curl_multi_init()) {
+    // Connections kept open for the next requests: as many as are
+    // commonly in flight at once.
+    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, 96L);
+    thread_ = std::thread([this] { Loop(); });
   }
-  if (code != CURLE_OK) {
-    absl::Status status = CurlError(code, error_buffer, request.url);
-    // A handle whose transfer failed may hold a broken connection: drop it.
-    return status;
+  ~Io() {
+    Stop();
+    idle_.clear();
+    curl_multi_cleanup(multi_);
   }
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
-  char* content_type = nullptr;
-  curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type);
-  if (content_type != nullptr) response.content_type = content_type;
-  Release(std::move(handle));
-  return response;
+
+  // Returns once every request sent has been answered and its `done` has
+  // returned, then ends the thread.
+  void Stop() {
+    {
+      absl::MutexLock lock(&mu_);
+      stopping_ = true;
+    }
+    curl_multi_wakeup(multi_);
+    if (thread_.joinable()) thread_.join();
+  }
+
+  void Send(std::unique_ptr<Transfer> transfer) {
+    {
+      absl::MutexLock lock(&mu_);
+      submitted_.push_back(std::move(transfer));
+    }
+    curl_multi_wakeup(multi_);
+  }
+
+ private:
+  void Start(std::unique_ptr<Transfer> t) {
+    if (!idle_.empty()) {
+      t->handle = std::move(idle_.back());
+      idle_.pop_back();
+    } else {
+      t->handle = std::make_unique<Handle>();
+    }
+    CURL* curl = t->handle->get();
+    t->headers = Prepare(curl, t->request, tls_, proxy_, t->error_buffer);
+    t->body.max_bytes = t->request.max_response_bytes;
+    ReadWhole(curl, t->request, &t->body);
+    curl_easy_setopt(curl, CURLOPT_PRIVATE, t.get());
+    curl_multi_add_handle(multi_, curl);
+    t.release();  // owned by the multi handle until Finish()
+    ++active_;
+  }
+
+  void Finish(CURL* curl, CURLcode code) {
+    Transfer* raw = nullptr;
+    curl_easy_getinfo(curl, CURLINFO_PRIVATE, &raw);
+    std::unique_ptr<Transfer> t(raw);
+    curl_multi_remove_handle(multi_, curl);
+    --active_;
+    curl_slist_free_all(t->headers);
+    absl::StatusOr<HttpResponse> answer =
+        Answer(curl, code, t->request, t->body, t->error_buffer,
+               std::move(t->response));
+    constexpr size_t kMaxIdle = 64;
+    if (answer.ok() && idle_.size() < kMaxIdle) {
+      idle_.push_back(std::move(t->handle));
+    }
+    t->done(std::move(answer));
+  }
+
+  void Loop() {
+    std::vector<std::unique_ptr<Transfer>> batch;
+    while (true) {
+      {
+        absl::MutexLock lock(&mu_);
+        batch.swap(submitted_);
+      }
+      for (std::unique_ptr<Transfer>& t : batch) Start(std::move(t));
+      batch.clear();
+      int running = 0;
+      curl_multi_perform(multi_, &running);
+      int left = 0;
+      while (CURLMsg* msg = curl_multi_info_read(multi_, &left)) {
+        if (msg->msg != CURLMSG_DONE) continue;
+        CURL* curl = msg->easy_handle;
+        CURLcode code = msg->data.result;
+        Finish(curl, code);
+      }
+      if (active_ == 0) {
+        absl::MutexLock lock(&mu_);
+        if (stopping_ && submitted_.empty()) return;
+      }
+      curl_multi_poll(multi_, nullptr, 0, 1000, nullptr);
+    }
+  }
+
+  const TlsOptions& tls_;
+  const ProxyOptions& proxy_;
+  CURLM* const multi_;
+  absl::Mutex mu_;
+  std::vector<std::unique_ptr<Transfer>> submitted_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // The I/O thread's own.
+  std::vector<std::unique_ptr<Handle>> idle_;
+  size_t active_ = 0;
+  std::thread thread_;
+};
+
+HttpClient::~HttpClient() {
+  Io* io;
+  {
+    absl::MutexLock lock(&state_->mu);
+    io = state_->io.get();
+  }
+  // Waits for the requests sent, whose `done` may still Send() through it.
+  if (io != nullptr) io->Stop();
+}
+
+void HttpClient::Send(HttpRequest request, Done done) {
+  auto t = std::make_unique<Transfer>();
+  t->request = std::move(request);
+  t->done = std::move(done);
+  Io* io;
+  {
+    absl::MutexLock lock(&state_->mu);
+    if (state_->io == nullptr) {
+      state_->io = std::make_unique<Io>(state_->tls, state_->proxy);
+    }
+    io = state_->io.get();
+  }
+  io->Send(std::move(t));
 }
 
 absl::StatusOr<long> HttpClient::Stream(  // NOLINT(runtime/int)

@@ -6,7 +6,13 @@
 // and sequential ones reuse their TCP and TLS connections. It speaks
 // HTTP/1.1, one request per connection at a time.
 //
-// Thread-safe: Do() and Stream() may be called from any number of threads.
+// Do() blocks its caller; Send() does not: every request sent that way is
+// carried by one I/O thread of the client's (started on the first Send),
+// which keeps them all in flight through libcurl's multi interface and
+// serves every answer that is ready after one poll.
+//
+// Thread-safe: Do(), Stream() and Send() may be called from any number of
+// threads.
 //
 // Failure contract: a transport failure returns a non-OK status —
 // DeadlineExceeded when the request's timeout elapsed, Unavailable when the
@@ -85,6 +91,14 @@ class HttpClient {
   // Sends one request and reads the whole response.
   absl::StatusOr<HttpResponse> Do(const HttpRequest& request);
 
+  // Sends one request without waiting for it: `done` gets what Do() would
+  // have returned, on the client's I/O thread. `done` must not block (the
+  // other requests' answers wait meanwhile); it may Send() again. The
+  // destructor waits until every request sent has been answered (or has
+  // timed out) and its `done` has returned.
+  using Done = std::function<void(absl::StatusOr<HttpResponse>)>;
+  void Send(HttpRequest request, Done done);
+
   // Sends one request and hands the response body to `on_data` as it
   // arrives, chunk by chunk (chunks are not aligned to lines). Returns when
   // the server ends the response, when `on_data` returns false, or when
@@ -98,6 +112,8 @@ class HttpClient {
 
  private:
   class Handle;
+  class Io;
+  struct Transfer;
   std::unique_ptr<Handle> Acquire();
   void Release(std::unique_ptr<Handle> handle);
 

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -140,6 +141,15 @@ bool IsMetricName(absl::string_view s) {
     }
   }
   return true;
+}
+
+// Whether two query metrics fetch the same series from the backend.
+bool SameFetch(const MetricConfig& a, const MetricConfig& b) {
+  return a.query == b.query && a.join.label == b.join.label &&
+         a.join.match == b.join.match && a.join.regex == b.join.regex &&
+         a.ttl == b.ttl && a.max_staleness == b.max_staleness &&
+         a.aggregations.time == b.aggregations.time &&
+         a.aggregations.group == b.aggregations.group;
 }
 
 // Reads one YAML document into a Config. Every yaml-cpp call that may throw
@@ -387,6 +397,10 @@ class Loader {
                            YNode* basic_auth_node, YNode* sysdig_node);
   absl::Status LoadCache(const YNode& node, const std::string& path,
                          CacheConfig* out);
+  // A profile's keys in `node` (the root for the one-profile form, path
+  // ""; profiles[i] otherwise).
+  absl::Status LoadProfile(const YNode& node, const std::string& path,
+                           const Config& config, ProfileConfig* out);
   absl::Status LoadMetric(const YNode& node, const std::string& path,
                           const Config& config, MetricConfig* out);
   absl::Status LoadNormalization(const YNode& node, const std::string& path,
@@ -460,11 +474,11 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
                                 kConfigApiVersion));
   }
   if (!root.IsMap()) return Error(root, "", "must be a mapping");
-  RETURN_IF_ERROR(CheckMap(root, "",
-                           {"apiVersion", "kind", "schedulerName", "backend",
-                            "cache", "metrics", "builtins", "nodeAffinity",
-                            "fallback", "herd", "preemption", "leaderElection",
-                            "http", "extender"}));
+  RETURN_IF_ERROR(
+      CheckMap(root, "",
+               {"apiVersion", "kind", "schedulerName", "backend", "cache",
+                "metrics", "builtins", "profiles", "nodeAffinity", "fallback",
+                "herd", "preemption", "leaderElection", "http", "extender"}));
 
   // apiVersion and kind identify the schema; both are required.
   for (const auto& [key, want] :
@@ -482,15 +496,6 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
     }
   }
 
-  YNode v;
-  RETURN_IF_ERROR(
-      GetString(root, "", "schedulerName", &config->scheduler_name, &v));
-  if (v.IsDefined() && !IsDns1123Subdomain(config->scheduler_name)) {
-    return Error(v, "schedulerName",
-                 "must be a lowercase DNS-1123 subdomain (a-z, 0-9, '-', "
-                 "'.')");
-  }
-
   YNode url_node, basic_auth_node, sysdig_node;
   if (YNode n = Find(root, "backend"); n.IsDefined()) {
     RETURN_IF_ERROR(LoadBackend(n, "backend", &config->backend, &url_node,
@@ -500,23 +505,60 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
     RETURN_IF_ERROR(LoadCache(n, "cache", &config->cache));
   }
 
-  YNode metrics = Find(root, "metrics");
-  if (metrics.IsDefined()) {
-    if (!metrics.IsSequence()) {
-      return Error(metrics, "metrics", "must be a list");
-    }
-    std::set<std::string> names;
-    for (size_t i = 0; i < metrics.size(); ++i) {
-      std::string path = absl::StrCat("metrics[", i, "]");
-      MetricConfig metric;
-      RETURN_IF_ERROR(LoadMetric(metrics[i], path, *config, &metric));
-      if (!names.insert(metric.name).second) {
-        return Error(Find(metrics[i], "name"), path + ".name",
-                     absl::StrCat("duplicate metric name ",
-                                  Quote(metric.name)));
+  if (YNode profiles = Find(root, "profiles"); profiles.IsDefined()) {
+    for (const char* key : {"schedulerName", "metrics", "builtins", "herd"}) {
+      if (YNode k = Find(root, key); k.IsDefined()) {
+        return Error(k, key,
+                     "not used together with profiles: move it into a "
+                     "profile (the top-level schedulerName, metrics, "
+                     "builtins and herd are the one-profile form)");
       }
-      config->metrics.push_back(std::move(metric));
     }
+    if (!profiles.IsSequence() || profiles.size() == 0) {
+      return Error(profiles, "profiles", "must be a non-empty list");
+    }
+    config->profiles.clear();
+    // Query metrics by name, as first defined: one series per name.
+    std::map<std::string, std::pair<const MetricConfig*, std::string>> queries;
+    for (size_t i = 0; i < profiles.size(); ++i) {
+      std::string path = absl::StrCat("profiles[", i, "]");
+      RETURN_IF_ERROR(CheckMap(
+          profiles[i], path, {"schedulerName", "metrics", "builtins", "herd"}));
+      YNode name = Find(profiles[i], "schedulerName");
+      if (!name.IsDefined()) {
+        return Error(profiles[i], Child(path, "schedulerName"), "required");
+      }
+      ProfileConfig profile;
+      RETURN_IF_ERROR(LoadProfile(profiles[i], path, *config, &profile));
+      if (FindProfile(*config, profile.scheduler_name) != nullptr) {
+        return Error(name, Child(path, "schedulerName"),
+                     absl::StrCat("duplicate scheduler name ",
+                                  Quote(profile.scheduler_name)));
+      }
+      config->profiles.push_back(std::move(profile));
+    }
+    // Each profile's vector is final now: pointers into it stay valid.
+    for (size_t i = 0; i < config->profiles.size(); ++i) {
+      const std::vector<MetricConfig>& metrics = config->profiles[i].metrics;
+      for (size_t j = 0; j < metrics.size(); ++j) {
+        const MetricConfig& m = metrics[j];
+        if (!m.origin.is_query()) continue;
+        std::string path = absl::StrCat("profiles[", i, "].metrics[", j, "]");
+        auto [it, added] = queries.try_emplace(m.name, &m, path);
+        if (added || SameFetch(*it->second.first, m)) continue;
+        return Error(Find(Find(profiles[i], "metrics")[j], "name"),
+                     Child(path, "name"),
+                     absl::StrCat(Quote(m.name), " is fetched differently at ",
+                                  it->second.second,
+                                  ": a name is one series, so its query, "
+                                  "join, ttl, maxStaleness and aggregations "
+                                  "must be the same (weight, direction, "
+                                  "normalization, missing and filter may "
+                                  "differ); or give it another name"));
+      }
+    }
+  } else {
+    RETURN_IF_ERROR(LoadProfile(root, "", *config, &config->profiles[0]));
   }
   if (!QueryMetrics(*config).empty() && config->backend.url.empty() &&
       config->backend.type != BackendType::kMetricsServer) {
@@ -525,9 +567,6 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
                  "required when a metric has a query");
   }
 
-  if (YNode n = Find(root, "builtins"); n.IsDefined()) {
-    RETURN_IF_ERROR(LoadBuiltins(n, "builtins", &config->builtins));
-  }
   if (YNode n = Find(root, "nodeAffinity"); n.IsDefined()) {
     RETURN_IF_ERROR(
         LoadNodeAffinity(n, "nodeAffinity", &config->node_affinity));
@@ -540,18 +579,6 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
     if (config->fallback.cold_cache_deadline < absl::ZeroDuration()) {
       return Error(d, "fallback.coldCacheDeadline", "must be >= 0");
     }
-  }
-  if (YNode n = Find(root, "herd"); n.IsDefined()) {
-    RETURN_IF_ERROR(CheckMap(n, "herd", {"penaltyPerPlacement", "window"}));
-    YNode p;
-    RETURN_IF_ERROR(GetDouble(n, "herd", "penaltyPerPlacement",
-                              &config->herd.penalty_per_placement, &p));
-    if (config->herd.penalty_per_placement < 0 ||
-        config->herd.penalty_per_placement > 100) {
-      return Error(p, "herd.penaltyPerPlacement", "must be in [0, 100]");
-    }
-    RETURN_IF_ERROR(
-        GetPositiveDuration(n, "herd", "window", &config->herd.window));
   }
   if (YNode n = Find(root, "preemption"); n.IsDefined()) {
     RETURN_IF_ERROR(CheckMap(n, "preemption",
@@ -883,6 +910,52 @@ absl::Status Loader::LoadJoin(const YNode& node, const std::string& path,
   if (!out->regex.empty()) {
     absl::Status valid = CheckJoinRegex(out->regex);
     if (!valid.ok()) return Error(v, Child(path, "regex"), valid.message());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadProfile(const YNode& node, const std::string& path,
+                                 const Config& config, ProfileConfig* out) {
+  YNode v;
+  RETURN_IF_ERROR(
+      GetString(node, path, "schedulerName", &out->scheduler_name, &v));
+  if (v.IsDefined() && !IsDns1123Subdomain(out->scheduler_name)) {
+    return Error(v, Child(path, "schedulerName"),
+                 "must be a lowercase DNS-1123 subdomain (a-z, 0-9, '-', "
+                 "'.')");
+  }
+  if (YNode metrics = Find(node, "metrics"); metrics.IsDefined()) {
+    if (!metrics.IsSequence()) {
+      return Error(metrics, Child(path, "metrics"), "must be a list");
+    }
+    std::set<std::string> names;
+    for (size_t i = 0; i < metrics.size(); ++i) {
+      std::string at = absl::StrCat(Child(path, "metrics"), "[", i, "]");
+      MetricConfig metric;
+      RETURN_IF_ERROR(LoadMetric(metrics[i], at, config, &metric));
+      if (!names.insert(metric.name).second) {
+        return Error(
+            Find(metrics[i], "name"), at + ".name",
+            absl::StrCat("duplicate metric name ", Quote(metric.name)));
+      }
+      out->metrics.push_back(std::move(metric));
+    }
+  }
+  if (YNode n = Find(node, "builtins"); n.IsDefined()) {
+    RETURN_IF_ERROR(LoadBuiltins(n, Child(path, "builtins"), &out->builtins));
+  }
+  if (YNode n = Find(node, "herd"); n.IsDefined()) {
+    const std::string herd = Child(path, "herd");
+    RETURN_IF_ERROR(CheckMap(n, herd, {"penaltyPerPlacement", "window"}));
+    YNode p;
+    RETURN_IF_ERROR(GetDouble(n, herd, "penaltyPerPlacement",
+                              &out->herd.penalty_per_placement, &p));
+    if (out->herd.penalty_per_placement < 0 ||
+        out->herd.penalty_per_placement > 100) {
+      return Error(p, Child(herd, "penaltyPerPlacement"),
+                   "must be in [0, 100]");
+    }
+    RETURN_IF_ERROR(GetPositiveDuration(n, herd, "window", &out->herd.window));
   }
   return absl::OkStatus();
 }
@@ -1392,19 +1465,45 @@ absl::StatusOr<Config> LoadConfigFile(const std::string& path,
 
 std::vector<MetricConfig> QueryMetrics(const Config& config) {
   std::vector<MetricConfig> out;
-  for (const MetricConfig& m : config.metrics) {
-    if (m.origin.is_query()) out.push_back(m);
+  for (const ProfileConfig& profile : config.profiles) {
+    for (const MetricConfig& m : profile.metrics) {
+      if (!m.origin.is_query()) continue;
+      if (absl::c_any_of(out, [&](const MetricConfig& seen) {
+            return seen.name == m.name;
+          })) {
+        continue;
+      }
+      out.push_back(m);
+    }
   }
   return out;
 }
 
 std::vector<std::string> NodeAnnotationKeys(const Config& config) {
   std::vector<std::string> out;
-  for (const MetricConfig& m : config.metrics) {
-    if (m.origin.kind == MetricOrigin::Kind::kNodeAnnotation &&
-        !absl::c_linear_search(out, m.origin.key)) {
-      out.push_back(m.origin.key);
+  for (const ProfileConfig& profile : config.profiles) {
+    for (const MetricConfig& m : profile.metrics) {
+      if (m.origin.kind == MetricOrigin::Kind::kNodeAnnotation &&
+          !absl::c_linear_search(out, m.origin.key)) {
+        out.push_back(m.origin.key);
+      }
     }
+  }
+  return out;
+}
+
+const ProfileConfig* FindProfile(const Config& config,
+                                 absl::string_view scheduler_name) {
+  for (const ProfileConfig& profile : config.profiles) {
+    if (profile.scheduler_name == scheduler_name) return &profile;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> SchedulerNames(const Config& config) {
+  std::vector<std::string> out;
+  for (const ProfileConfig& profile : config.profiles) {
+    out.push_back(profile.scheduler_name);
   }
   return out;
 }
@@ -1430,6 +1529,18 @@ std::vector<std::string> ConfigWarnings(const Config& config) {
         "backend.url is plain http:// to ", UrlHost(b.url), ": the ",
         b.token_file.empty() ? "basic auth password" : "bearer token",
         " is sent in clear text; use https://"));
+  }
+  // One query under two names is two series, fetched twice.
+  const std::vector<MetricConfig> queries = QueryMetrics(config);
+  for (size_t i = 0; i < queries.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (SameFetch(queries[i], queries[j])) {
+        out.push_back(absl::StrCat(
+            "metrics ", Quote(queries[j].name), " and ", Quote(queries[i].name),
+            " fetch the same query: give them one name to fetch it once"));
+        break;
+      }
+    }
   }
   return out;
 }

@@ -9,7 +9,14 @@
 //
 //   apiVersion: metrics-scheduler/v1alpha1      # required, exactly this
 //   kind: MetricsSchedulerConfiguration         # required, exactly this
-//   schedulerName: metrics-scheduler
+//   schedulerName: metrics-scheduler  # these four keys (schedulerName,
+//                                     # metrics, builtins, herd) are the
+//                                     # one-profile form of `profiles`
+//   profiles:                         # default: the one profile above
+//     - schedulerName: NAME           # required, unique
+//       metrics: [...]                # as below
+//       builtins: {...}
+//       herd: {...}
 //   backend:
 //     type: prometheus                # prometheus | sysdig | metricsServer
 //     url: ""                         # required when a metric has a query
@@ -78,6 +85,11 @@
 // - Booleans are `true` or `false` only.
 // - `normalization` may also be written as a bare string: `normalization:
 //   ratio`.
+// - `profiles` and the top-level schedulerName, metrics, builtins or herd
+//   are not used together. A query metric's name means one series for the
+//   whole process: profiles that use a name fetch it alike (query, join,
+//   ttl, maxStaleness, aggregations) and share one fetch; each scores it
+//   its own way (weight, direction, normalization, missing, filter).
 //
 // Errors are absl::InvalidArgumentError with the message
 //   "<file>:<line>:<column>: <field path>: <what is wrong>"
@@ -311,7 +323,9 @@ struct LeaderElectionConfig {
 };
 
 struct HttpConfig {
-  // "[host]:port" for /metrics, /healthz and /readyz; port in [0, 65535].
+  // "[host]:port" of the plain HTTP endpoint: /healthz, /livez, /readyz
+  // and /metrics (which moves to --secure-port when that is on); port in
+  // [0, 65535].
   std::string listen_address = ":10260";
 };
 
@@ -322,28 +336,44 @@ struct ExtenderConfig {
   std::string listen_address;
 };
 
-struct Config {
+// One scheduler name and how it places pods (kube-scheduler's profiles).
+struct ProfileConfig {
   std::string scheduler_name = "metrics-scheduler";  // DNS-1123 subdomain
-  BackendConfig backend;
-  CacheConfig cache;
   std::vector<MetricConfig> metrics;  // default: none
   BuiltinWeights builtins;
+  HerdConfig herd;
+};
+
+struct Config {
+  BackendConfig backend;
+  CacheConfig cache;
+  // At least one, scheduler names unique. Pods of profiles[i]'s
+  // schedulerName are placed by its policy; the first is also what extender
+  // calls, shadow mode and explain (for a pod of another scheduler) use.
+  std::vector<ProfileConfig> profiles = {ProfileConfig{}};
   NodeAffinityConfig node_affinity;
   FallbackConfig fallback;
-  HerdConfig herd;
   PreemptionConfig preemption;
   LeaderElectionConfig leader_election;
   HttpConfig http;
   ExtenderConfig extender;
 };
 
-// The metrics fetched from the backend (those with a query), in
-// configuration order: what the metrics cache is given.
+// The metrics fetched from the backend (those with a query) of every
+// profile, each name once, in configuration order: what the metrics cache
+// is given. Its snapshot names them (MetricValues::name) as terms do.
 std::vector<MetricConfig> QueryMetrics(const Config& config);
 
 // The annotation keys node-attribute metrics read, each once: what the
 // node informer keeps of a Node's annotations.
 std::vector<std::string> NodeAnnotationKeys(const Config& config);
+
+// The profile whose schedulerName is `scheduler_name`; null when none is.
+const ProfileConfig* FindProfile(const Config& config,
+                                 absl::string_view scheduler_name);
+
+// The scheduler names of the profiles, in configuration order.
+std::vector<std::string> SchedulerNames(const Config& config);
 
 // Parses a Go-style duration (`500ms`, `15s`, `2m`, `1h30m`, `1.5s`, `0`).
 // InvalidArgument for anything else, including negative durations.
@@ -378,9 +408,10 @@ absl::StatusOr<Config> LoadConfigFile(const std::string& path,
                                       const LoadOptions& options = {});
 
 // What is legal but unwise in `config`, one sentence each, for the log at
-// start and for validate-config: TLS verification off, or a bearer token or
+// start and for validate-config: TLS verification off, a bearer token or
 // basic auth password sent over plain http:// to a host that is not
-// loopback. Empty when there is nothing to say.
+// loopback, or one query fetched twice under two names. Empty when there is
+// nothing to say.
 std::vector<std::string> ConfigWarnings(const Config& config);
 
 }  // namespace ms

@@ -119,6 +119,45 @@ absl::StatusOr<HttpResponse> KubeClient::Call(const std::string& method,
   }
 }
 
+void KubeClient::CallAsync(const std::string& method,
+                           const std::string& path, std::string body,
+                           const std::string& content_type,
+                           absl::Duration timeout, Done done, int attempt) {
+  std::shared_ptr<const ExecCredential> credential;
+  absl::StatusOr<HttpRequest> request = Request(method, path, &credential);
+  if (!request.ok()) {
+    done(request.status());
+    return;
+  }
+  request->timeout = timeout;
+  request->headers.emplace_back("Content-Type", content_type);
+  request->body = body;
+  http_.Send(
+      *std::move(request),
+      [this, method, path, body = std::move(body), content_type, timeout,
+       done = std::move(done), attempt,
+       credential](absl::StatusOr<HttpResponse> response) mutable {
+        if (!response.ok()) {
+          done(response.status());
+          return;
+        }
+        if (response->status == 401 && credential != nullptr) {
+          absl::Status refused = Refused(credential, response->body);
+          // As in Call(): once more with the plugin's next credential.
+          if (attempt == 1) {
+            CallAsync(method, path, std::move(body), content_type, timeout,
+                      std::move(done), attempt + 1);
+          } else {
+            done(refused);
+          }
+          return;
+        }
+        done(IsSuccess(response->status)
+                 ? absl::OkStatus()
+                 : DecodeErrorStatus(response->status, response->body));
+      });
+}
+
 absl::StatusOr<std::string> KubeClient::Get(const std::string& path,
                                             absl::Duration timeout) {
   ASSIGN_OR_RETURN(HttpResponse response,
@@ -144,34 +183,60 @@ absl::StatusOr<AccessReview> KubeClient::ReviewAccess(
 }
 
 template <typename T>
-absl::StatusOr<ObjectList<T>> KubeClient::List(
+absl::StatusOr<std::string> KubeClient::List(
     const std::string& path, const ListOptions& options,
-    absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)> decode) {
-  ObjectList<T> all;
+    absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)> decode,
+    absl::FunctionRef<void(ObjectList<T>&)> page) {
   std::string continue_token;
+  std::string resource_version;
   do {
     std::string url = absl::StrCat(path, "?limit=", options.page_size,
                                    Query(options));
     if (!continue_token.empty()) {
       absl::StrAppend(&url, "&continue=", UrlEncode(continue_token));
     }
-    ASSIGN_OR_RETURN(HttpResponse response, Call("GET", url));
-    ASSIGN_OR_RETURN(ObjectList<T> page, decode(response.body));
-    all.items.insert(all.items.end(),
-                     std::make_move_iterator(page.items.begin()),
-                     std::make_move_iterator(page.items.end()));
-    all.rejected.insert(all.rejected.end(),
-                        std::make_move_iterator(page.rejected.begin()),
-                        std::make_move_iterator(page.rejected.end()));
-    all.resource_version = page.resource_version;
-    continue_token = page.continue_token;
+    ObjectList<T> decoded;
+    {
+      // The body is let go before the page is handled.
+      ASSIGN_OR_RETURN(HttpResponse response, Call("GET", url));
+      ASSIGN_OR_RETURN(decoded, decode(response.body));
+    }
+    resource_version = decoded.resource_version;
+    continue_token = decoded.continue_token;
+    page(decoded);
   } while (!continue_token.empty());
+  return resource_version;
+}
+
+template <typename T>
+absl::StatusOr<ObjectList<T>> KubeClient::List(
+    const std::string& path, const ListOptions& options,
+    absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)>
+        decode) {
+  ObjectList<T> all;
+  ASSIGN_OR_RETURN(all.resource_version,
+                   List<T>(path, options, decode, [&](ObjectList<T>& page) {
+                     all.items.insert(
+                         all.items.end(),
+                         std::make_move_iterator(page.items.begin()),
+                         std::make_move_iterator(page.items.end()));
+                     all.rejected.insert(
+                         all.rejected.end(),
+                         std::make_move_iterator(page.rejected.begin()),
+                         std::make_move_iterator(page.rejected.end()));
+                   }));
   return all;
 }
 
 absl::StatusOr<ObjectList<Pod>> KubeClient::ListPods(
     const ListOptions& options) {
   return List<Pod>("/api/v1/pods", options, DecodePodList);
+}
+
+absl::StatusOr<std::string> KubeClient::ListPods(
+    const ListOptions& options,
+    absl::FunctionRef<void(ObjectList<Pod>&)> page) {
+  return List<Pod>("/api/v1/pods", options, DecodePodList, page);
 }
 
 absl::StatusOr<ObjectList<Node>> KubeClient::ListNodes(
@@ -181,9 +246,27 @@ absl::StatusOr<ObjectList<Node>> KubeClient::ListNodes(
   });
 }
 
+absl::StatusOr<std::string> KubeClient::ListNodes(
+    const ListOptions& options,
+    absl::FunctionRef<void(ObjectList<Node>&)> page) {
+  return List<Node>(
+      "/api/v1/nodes", options,
+      [&](absl::string_view json) {
+        return DecodeNodeList(json, options.node_annotations);
+      },
+      page);
+}
+
 absl::StatusOr<ObjectList<Namespace>> KubeClient::ListNamespaces(
     const ListOptions& options) {
   return List<Namespace>("/api/v1/namespaces", options, DecodeNamespaceList);
+}
+
+absl::StatusOr<std::string> KubeClient::ListNamespaces(
+    const ListOptions& options,
+    absl::FunctionRef<void(ObjectList<Namespace>&)> page) {
+  return List<Namespace>("/api/v1/namespaces", options, DecodeNamespaceList,
+                         page);
 }
 
 template <typename T>
@@ -283,6 +366,15 @@ absl::StatusOr<ObjectList<Workload>> KubeClient::ListWorkloads(
                         });
 }
 
+absl::StatusOr<std::string> KubeClient::ListWorkloads(
+    WorkloadKind kind, const ListOptions& options,
+    absl::FunctionRef<void(ObjectList<Workload>&)> page) {
+  return List<Workload>(
+      WorkloadPath(kind), options,
+      [kind](absl::string_view json) { return DecodeWorkloadList(json, kind); },
+      page);
+}
+
 absl::Status KubeClient::WatchWorkloads(
     WorkloadKind kind, const ListOptions& options,
     const std::string& resource_version,
@@ -296,22 +388,27 @@ absl::Status KubeClient::WatchWorkloads(
                          cancel, timeout);
 }
 
-absl::Status KubeClient::Bind(const Pod& pod, const std::string& node_name,
-                              absl::Duration timeout) {
-  std::string body = absl::StrCat(
+namespace {
+
+std::string BindingPath(const Pod& pod) {
+  return absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/",
+                      pod.name, "/binding");
+}
+
+std::string BindingBody(const Pod& pod, const std::string& node_name) {
+  return absl::StrCat(
       "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":",
       JsonQuote(pod.name), ",\"namespace\":", JsonQuote(pod.namespace_),
       ",\"uid\":", JsonQuote(pod.uid),
       "},\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":",
       JsonQuote(node_name), "}}");
-  return Call("POST",
-              absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/",
-                           pod.name, "/binding"),
-              body, "application/json", timeout)
-      .status();
 }
 
-absl::Status KubeClient::CreateEvent(const PodEvent& event) {
+std::string EventsPath(const PodEvent& event) {
+  return absl::StrCat("/api/v1/namespaces/", event.pod_namespace, "/events");
+}
+
+std::string EventBody(const PodEvent& event) {
   absl::Time now = absl::Now();
   std::string timestamp = JsonQuote(
       absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone()));
@@ -321,7 +418,7 @@ absl::Status KubeClient::CreateEvent(const PodEvent& event) {
                          ? event.name
                          : absl::StrCat(event.pod_name, ".",
                                         absl::Hex(absl::ToUnixNanos(now)));
-  std::string body = absl::StrCat(
+  return absl::StrCat(
       "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":",
       JsonQuote(name), ",\"namespace\":", JsonQuote(event.pod_namespace),
       "},\"involvedObject\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
@@ -336,11 +433,30 @@ absl::Status KubeClient::CreateEvent(const PodEvent& event) {
       ",\"reportingInstance\":", JsonQuote(event.reporting_instance),
       ",\"firstTimestamp\":", timestamp, ",\"lastTimestamp\":", timestamp,
       ",\"count\":1}");
-  return Call("POST",
-              absl::StrCat("/api/v1/namespaces/", event.pod_namespace,
-                           "/events"),
-              body)
+}
+
+}  // namespace
+
+absl::Status KubeClient::Bind(const Pod& pod, const std::string& node_name,
+                              absl::Duration timeout) {
+  return Call("POST", BindingPath(pod), BindingBody(pod, node_name),
+              "application/json", timeout)
       .status();
+}
+
+void KubeClient::BindAsync(const Pod& pod, const std::string& node_name,
+                           absl::Duration timeout, Done done) {
+  CallAsync("POST", BindingPath(pod), BindingBody(pod, node_name),
+            "application/json", timeout, std::move(done));
+}
+
+absl::Status KubeClient::CreateEvent(const PodEvent& event) {
+  return Call("POST", EventsPath(event), EventBody(event)).status();
+}
+
+void KubeClient::CreateEventAsync(const PodEvent& event, Done done) {
+  CallAsync("POST", EventsPath(event), EventBody(event), "application/json",
+            kDefaultRequestTimeout, std::move(done));
 }
 
 absl::Status KubeClient::PatchPodCondition(const std::string& namespace_,
@@ -469,6 +585,10 @@ absl::StatusOr<Lease> KubeClient::UpdateLease(const Lease& lease,
   template absl::StatusOr<ObjectList<T>> KubeClient::List<T>(                 \
       const std::string&, const ListOptions&,                                 \
       absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)>);    \
+  template absl::StatusOr<std::string> KubeClient::List<T>(                   \
+      const std::string&, const ListOptions&,                                 \
+      absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)>,     \
+      absl::FunctionRef<void(ObjectList<T>&)>);                               \
   template absl::Status KubeClient::Watch<T>(                                 \
       const std::string&, const ListOptions&, const std::string&,             \
       const std::function<bool(WatchEvent<T>&)>&,                             \

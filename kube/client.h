@@ -99,10 +99,23 @@ class KubeClient {
   explicit KubeClient(ClusterConfig config,
                       std::string user_agent = "metrics-scheduler");
 
+  // A list, every page. With `page`, each page is handed to it as soon
+  // as it is decoded (its items may be moved from) and only the list's
+  // resourceVersion is returned: the informers' way, so that a whole list
+  // is never held at once.
   absl::StatusOr<ObjectList<Pod>> ListPods(const ListOptions& options);
+  absl::StatusOr<std::string> ListPods(
+      const ListOptions& options,
+      absl::FunctionRef<void(ObjectList<Pod>&)> page);
   absl::StatusOr<ObjectList<Node>> ListNodes(const ListOptions& options);
+  absl::StatusOr<std::string> ListNodes(
+      const ListOptions& options,
+      absl::FunctionRef<void(ObjectList<Node>&)> page);
   absl::StatusOr<ObjectList<Namespace>> ListNamespaces(
       const ListOptions& options);
+  absl::StatusOr<std::string> ListNamespaces(
+      const ListOptions& options,
+      absl::FunctionRef<void(ObjectList<Namespace>&)> page);
 
   // Watches from `resource_version`, calling `on_event` for each event
   // (bookmarks included) until the server ends the watch (returns OK), the
@@ -123,6 +136,9 @@ class KubeClient {
   // every namespace.
   absl::StatusOr<ObjectList<Workload>> ListWorkloads(
       WorkloadKind kind, const ListOptions& options);
+  absl::StatusOr<std::string> ListWorkloads(
+      WorkloadKind kind, const ListOptions& options,
+      absl::FunctionRef<void(ObjectList<Workload>&)> page);
   absl::Status WatchWorkloads(
       WorkloadKind kind, const ListOptions& options,
       const std::string& resource_version,
@@ -143,6 +159,15 @@ class KubeClient {
                     absl::Duration timeout = kDefaultRequestTimeout);
 
   absl::Status CreateEvent(const PodEvent& event);
+
+  // Bind() and CreateEvent() without waiting: `done` gets the answer they
+  // would have returned, on the HTTP client's I/O thread (HttpClient::Send),
+  // and must not block. A 401 to an exec plugin's credential is retried
+  // once with the plugin's next one, as by the blocking calls.
+  using Done = std::function<void(absl::Status)>;
+  void BindAsync(const Pod& pod, const std::string& node_name,
+                 absl::Duration timeout, Done done);
+  void CreateEventAsync(const PodEvent& event, Done done);
 
   // Sets one condition in the pod's status (a strategic merge patch on
   // pods/NAME/status, keyed by condition type).
@@ -216,6 +241,11 @@ class KubeClient {
       const std::string& path, const ListOptions& options,
       absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)> decode);
   template <typename T>
+  absl::StatusOr<std::string> List(
+      const std::string& path, const ListOptions& options,
+      absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)> decode,
+      absl::FunctionRef<void(ObjectList<T>&)> page);
+  template <typename T>
   absl::Status Watch(const std::string& path, const ListOptions& options,
                      const std::string& resource_version,
                      const std::function<bool(WatchEvent<T>&)>& on_event,
@@ -231,6 +261,10 @@ class KubeClient {
       const std::string& body = "",
       const std::string& content_type = "application/json",
       absl::Duration timeout = kDefaultRequestTimeout);
+  // Call() without waiting; `attempt` counts the tries of a 401.
+  void CallAsync(const std::string& method, const std::string& path,
+                 std::string body, const std::string& content_type,
+                 absl::Duration timeout, Done done, int attempt = 1);
   // A request carrying the config's credential; `*credential` is set to
   // the exec plugin's credential it carries, if any. Fails only when the
   // exec plugin does.

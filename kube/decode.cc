@@ -1255,6 +1255,16 @@ od::parser& ItemParser() {
   return parser;
 }
 
+// A parser keeps the buffers of the largest document it has read, for the
+// life of its thread. A page of a list (megabytes: 500 Nodes with their
+// images) is far larger than any watch event the same informer thread
+// reads afterwards, so once a page is decoded its buffers are given back.
+void ReleaseLargeParsers() {
+  constexpr size_t kKeep = size_t{1} << 20;
+  if (Parser().capacity() > kKeep) Parser() = od::parser();
+  if (ItemParser().capacity() > kKeep) ItemParser() = od::parser();
+}
+
 // Decodes one object; on failure returns false and says why in `error`.
 template <typename T, typename From>
 bool TryFrom(od::value v, From from, T& out, std::string& error) {
@@ -1373,8 +1383,11 @@ absl::StatusOr<ObjectList<T>> DecodeList(absl::string_view json,
       out.items.push_back(from(v));
     });
   });
-  if (list.ok()) return list;
-  return Guard(what, [&] {
+  if (list.ok()) {
+    ReleaseLargeParsers();
+    return list;
+  }
+  list = Guard(what, [&] {
     od::document doc = Parser().iterate(padded);
     return ListFrom<T>(doc, [&](od::value v, ObjectList<T>& out) {
       od::object json_object = v.get_object();
@@ -1395,6 +1408,8 @@ absl::StatusOr<ObjectList<T>> DecodeList(absl::string_view json,
       out.rejected.push_back(std::move(rejected));
     });
   });
+  ReleaseLargeParsers();
+  return list;
 }
 
 WatchEventType EventType(std::string_view type) {

@@ -66,7 +66,10 @@ InformerSource<T> PathSource(
     absl::StatusOr<ObjectList<T>> (*list)(absl::string_view),
     absl::StatusOr<WatchEvent<T>> (*watch)(absl::string_view)) {
   return {
-      .list = [&client, path, list] { return client.List<T>(path, {}, list); },
+      .list =
+          [&client, path, list](const std::function<void(ObjectList<T>&)>& page) {
+            return client.List<T>(path, {}, list, page);
+          },
       .watch = [&client, path, watch](
                    const std::string& rv,
                    const std::function<bool(WatchEvent<T>&)>& fn,
@@ -104,7 +107,11 @@ InformerSource<CsiNode> CsiNodeSource(KubeClient& client) {
 
 InformerSource<Pod> PodSource(KubeClient& client, ListOptions options) {
   return {
-      .list = [&client, options] { return client.ListPods(options); },
+      .list =
+          [&client, options](
+              const std::function<void(ObjectList<Pod>&)>& page) {
+            return client.ListPods(options, page);
+          },
       .watch =
           [&client, options](const std::string& rv,
                              const std::function<bool(WatchEvent<Pod>&)>& fn,
@@ -116,7 +123,11 @@ InformerSource<Pod> PodSource(KubeClient& client, ListOptions options) {
 
 InformerSource<Node> NodeSource(KubeClient& client, ListOptions options) {
   return {
-      .list = [&client, options] { return client.ListNodes(options); },
+      .list =
+          [&client, options](
+              const std::function<void(ObjectList<Node>&)>& page) {
+            return client.ListNodes(options, page);
+          },
       .watch =
           [&client, options](const std::string& rv,
                              const std::function<bool(WatchEvent<Node>&)>& fn,
@@ -129,7 +140,11 @@ InformerSource<Node> NodeSource(KubeClient& client, ListOptions options) {
 InformerSource<Namespace> NamespaceSource(KubeClient& client,
                                           ListOptions options) {
   return {
-      .list = [&client, options] { return client.ListNamespaces(options); },
+      .list =
+          [&client, options](
+              const std::function<void(ObjectList<Namespace>&)>& page) {
+            return client.ListNamespaces(options, page);
+          },
       .watch = [&client, options](
                    const std::string& rv,
                    const std::function<bool(WatchEvent<Namespace>&)>& fn,
@@ -142,8 +157,11 @@ InformerSource<Namespace> NamespaceSource(KubeClient& client,
 InformerSource<Workload> WorkloadSource(KubeClient& client, WorkloadKind kind,
                                         ListOptions options) {
   return {
-      .list = [&client, kind,
-               options] { return client.ListWorkloads(kind, options); },
+      .list =
+          [&client, kind, options](
+              const std::function<void(ObjectList<Workload>&)>& page) {
+            return client.ListWorkloads(kind, options, page);
+          },
       .watch = [&client, kind, options](
                    const std::string& rv,
                    const std::function<bool(WatchEvent<Workload>&)>& fn,

@@ -1,7 +1,6 @@
 // Informer: one kind of object, delivered to handlers as it changes.
 //
-// Lists the objects (every page), then watches from the list's
-// resourceVersion, calling the handlers for each add, update and delete.
+// Lists the objects, then watches from the list's resourceVersion, calling the handlers for each add, update and delete.
 // When a watch ends it is resumed from the last resourceVersion seen
 // (bookmarks included), so nothing is lost across a broken connection; when
 // the server says that version has expired (410) it relists, and the
@@ -24,7 +23,11 @@
 //
 // It keeps no copy of the objects, only each one's key, uid and
 // resourceVersion: the handlers' owners keep what they need (the cluster
-// state, the queue), so 20,000 pods are not held twice. A delete learned
+// state, the queue), so 20,000 pods are not held twice. A list is handled
+// page by page as each is decoded (the handlers see a page's objects
+// before the next page is read), so a whole list is never held at once
+// either; a list that fails part way keeps what its pages delivered, and
+// the next list compares against that. A delete learned
 // from a relist therefore hands the handler a tombstone: an object with
 // its identity (namespace, name, uid, resourceVersion) and nothing else.
 //
@@ -63,7 +66,12 @@ namespace ms::kube {
 // KubeClient provides them (PodSource, NodeSource); tests may fake them.
 template <typename T>
 struct InformerSource {
-  std::function<absl::StatusOr<ObjectList<T>>()> list;
+  // Lists every object, handing each page to `page` as soon as it is
+  // decoded (its items may be moved from); returns the list's
+  // resourceVersion.
+  std::function<absl::StatusOr<std::string>(
+      const std::function<void(ObjectList<T>&)>& page)>
+      list;
   std::function<absl::Status(const std::string& resource_version,
                              const std::function<bool(WatchEvent<T>&)>&,
                              const std::atomic<bool>* cancel)>
@@ -181,13 +189,20 @@ class Informer {
     std::string resource_version;
     while (!stopping_.HasBeenNotified()) {
       if (resource_version.empty()) {
-        absl::StatusOr<ObjectList<T>> list = source_.list();
-        if (!list.ok()) {
-          BackOff("list failed", list.status());
+        Relist relist;
+        {
+          absl::MutexLock lock(&mu_);
+          relist.old = seen_;
+        }
+        absl::StatusOr<std::string> version = source_.list(
+            [&](ObjectList<T>& page) { ApplyPage(relist, page); });
+        if (!version.ok()) {
+          KeepPages(relist);
+          BackOff("list failed", version.status());
           continue;
         }
-        resource_version = list->resource_version;
-        Replace(std::move(list->items), std::move(list->rejected));
+        resource_version = *version;
+        FinishRelist(relist);
         lists_.fetch_add(1);
         if (!synced_.HasBeenNotified()) synced_.Notify();
         MS_VLOG(1) << name_ << ": listed " << Size()
@@ -316,49 +331,64 @@ class Informer {
     if (existed && handlers_.on_delete) handlers_.on_delete(object);
   }
 
-  // Delivers the difference between what was seen and `items`, the whole
-  // list, and remembers `items`. A refused object keeps what was seen of
-  // it before, if anything.
-  void Replace(std::vector<T> items, std::vector<RejectedObject> rejected) {
-    std::unordered_map<std::string, Seen> fresh;
-    fresh.reserve(items.size());
-    for (const T& item : items) {
-      fresh.emplace(KeyOf(item), Seen{item.uid, item.resource_version});
-    }
+  // A list in progress: what was seen before it, and what its pages have
+  // shown so far.
+  struct Relist {
     std::unordered_map<std::string, Seen> old;
-    {
-      absl::MutexLock lock(&mu_);
-      for (const RejectedObject& r : rejected) {
-        auto it = seen_.find(r.Key());
-        if (it != seen_.end()) fresh.insert(*it);
-      }
-      old.swap(seen_);
-      seen_.swap(fresh);
-    }
-    // Forget refusals of objects that are gone or decode now.
-    std::unordered_map<std::string, std::string> still_rejected;
-    for (const RejectedObject& r : rejected) {
-      auto it = rejected_.find(r.Key());
-      if (it != rejected_.end()) still_rejected.insert(std::move(*it));
-    }
-    rejected_.swap(still_rejected);
-    for (const RejectedObject& r : rejected) NoteRejected(r);
+    std::unordered_map<std::string, Seen> fresh;
+    // The refused objects' entries of rejected_, as this list refused them.
+    std::unordered_map<std::string, std::string> rejected;
+  };
 
-    for (T& item : items) {
-      auto it = old.find(KeyOf(item));
-      if (it == old.end()) {
+  // Delivers the difference between what was seen and one page of a list.
+  // A refused object keeps what was seen of it before, if anything.
+  void ApplyPage(Relist& relist, ObjectList<T>& page) {
+    for (const RejectedObject& r : page.rejected) {
+      const std::string key = r.Key();
+      auto it = relist.old.find(key);
+      if (it != relist.old.end()) relist.fresh.insert(*it);
+      NoteRejected(r);
+      relist.rejected[key] = rejected_[key];
+    }
+    for (T& item : page.items) {
+      std::string key = KeyOf(item);
+      auto it = relist.old.find(key);
+      if (it == relist.old.end()) {
         if (handlers_.on_add) handlers_.on_add(item);
       } else if (it->second.resource_version != item.resource_version) {
         if (handlers_.on_update) handlers_.on_update(item);
       }
-      item = T();  // handled: give its memory back as the list is walked
+      relist.fresh.insert_or_assign(
+          std::move(key), Seen{item.uid, item.resource_version});
+      item = T();  // handled: give its memory back as the page is walked
     }
+  }
+
+  // The list is complete: remembers what it showed and delivers the
+  // deletes of what it did not.
+  void FinishRelist(Relist& relist) {
+    {
+      absl::MutexLock lock(&mu_);
+      seen_.swap(relist.fresh);
+    }
+    // Forget refusals of objects that are gone or decode now.
+    rejected_.swap(relist.rejected);
     // This thread is the only writer of seen_, so it may read it unlocked.
-    for (const auto& [key, was] : old) {
+    for (const auto& [key, was] : relist.old) {
       if (seen_.contains(key) || !handlers_.on_delete) continue;
       T tombstone;
       MakeTombstone(key, was.uid, was.resource_version, &tombstone);
       handlers_.on_delete(tombstone);
+    }
+  }
+
+  // The list failed part way: what its pages delivered is remembered over
+  // what was seen before (nothing is deleted), for the next list to
+  // compare against.
+  void KeepPages(Relist& relist) {
+    absl::MutexLock lock(&mu_);
+    for (auto& [key, seen] : relist.fresh) {
+      seen_.insert_or_assign(key, std::move(seen));
     }
   }
 

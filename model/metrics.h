@@ -3,7 +3,7 @@
 //
 // The cache (metrics/) builds a MetricsSnapshot after every refresh and
 // publishes it as an immutable std::shared_ptr<const MetricsSnapshot>. The
-// scheduler aligns it to its node list (AlignMetrics) when either changes,
+// scheduler aligns it to its node list (AlignMetric) when either changes,
 // so the scoring loop reads contiguous arrays indexed like the nodes.
 // Thread-compatible; published snapshots are never mutated.
 #ifndef METRICS_SCHEDULER_MODEL_METRICS_H_
@@ -36,7 +36,11 @@ struct MetricValues {
 };
 
 struct MetricsSnapshot {
-  std::vector<MetricValues> metrics;  // in configuration order
+  // The query metrics of every profile, each name once (QueryMetrics).
+  std::vector<MetricValues> metrics;
+
+  // The metric named `name`; null when there is none.
+  const MetricValues* Find(absl::string_view name) const;
 };
 
 // One metric aligned to a node list: entry i belongs to node i.
@@ -45,9 +49,9 @@ struct MetricColumn {
   std::vector<int64_t> time_ms;  // sample time; 0 where the node has no sample
 };
 
-// Aligns every metric of `snapshot` to `node_names`, in snapshot order.
-std::vector<MetricColumn> AlignMetrics(
-    const MetricsSnapshot& snapshot, const std::vector<std::string>& node_names);
+// Aligns `metric` to `node_names`.
+MetricColumn AlignMetric(const MetricValues& metric,
+                         const std::vector<std::string>& node_names);
 
 // Where a configured metric's values come from: a backend query (through
 // the cache's snapshot), or an annotation or label of the Node itself, read

@@ -19,7 +19,8 @@ std::string AttemptMetrics::AttemptsLabel(int attempts) {
                                     : absl::StrCat(std::max(attempts, 1));
 }
 
-AttemptMetrics::AttemptMetrics(Registry& registry, const std::string& profile) {
+AttemptMetrics::AttemptMetrics(Registry& registry,
+                               const std::vector<std::string>& profiles) {
   static_assert(kResultNames.size() == kResults);
   Family<Counter>& attempts = registry.AddCounter(
       "metrics_scheduler_schedule_attempts_total",
@@ -37,19 +38,28 @@ AttemptMetrics::AttemptMetrics(Registry& registry, const std::string& profile) {
       "Time from a pod entering the scheduling queue until it is bound, "
       "through any number of attempts, by attempts.",
       ExponentialBuckets(0.01, 2, 20), {"attempts"});
-  for (int r = 0; r < kResults; ++r) {
-    attempts_[r] = &attempts.With({kResultNames[r], profile});
-    durations_[r] = &durations.With({kResultNames[r], profile});
+  for (const std::string& profile : profiles) {
+    ProfileSeries& series = profiles_.emplace_back();
+    series.profile = profile;
+    for (int r = 0; r < kResults; ++r) {
+      series.attempts[r] = &attempts.With({kResultNames[r], profile});
+      series.durations[r] = &durations.With({kResultNames[r], profile});
+    }
   }
   for (int a = 1; a <= kAttemptLabels; ++a) {
     sli_[a - 1] = &sli.With({AttemptsLabel(a)});
   }
 }
 
-void AttemptMetrics::Attempted(Result result, absl::Time start) {
+void AttemptMetrics::Attempted(absl::string_view profile, Result result,
+                               absl::Time start) {
+  const ProfileSeries* series = &profiles_.front();
+  for (const ProfileSeries& s : profiles_) {
+    if (s.profile == profile) series = &s;
+  }
   const int r = static_cast<int>(result);
-  attempts_[r]->Inc();
-  durations_[r]->Observe(absl::ToDoubleSeconds(absl::Now() - start));
+  series->attempts[r]->Inc();
+  series->durations[r]->Observe(absl::ToDoubleSeconds(absl::Now() - start));
 }
 
 void AttemptMetrics::Bound(int attempts, absl::Duration since_queued) {

@@ -11,7 +11,7 @@
 // ends with its result: `scheduled` once the binding succeeded,
 // `unschedulable` when no node fits (preemption may follow), `error` when
 // the binding failed or the pod was found gone or bound elsewhere.
-// `profile` is the scheduler's name (one profile). The SLI histogram
+// `profile` is the schedulerName of the pod's profile. The SLI histogram
 // observes, for each bound pod, the time since it first entered the queue
 // (once its scheduling gates were removed), by `attempts` ("1" to "14",
 // then "15+"). Buckets are kube-scheduler's. Every child exists from the
@@ -23,7 +23,9 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "scheduler/self_metrics.h"
 
@@ -33,11 +35,14 @@ class AttemptMetrics {
  public:
   enum class Result { kScheduled, kUnschedulable, kError };
 
-  // Adds the families to `registry`, which must outlive this object.
-  AttemptMetrics(Registry& registry, const std::string& profile);
+  // Adds the families to `registry`, which must outlive this object, with
+  // the series of each of `profiles` (at least one).
+  AttemptMetrics(Registry& registry, const std::vector<std::string>& profiles);
 
-  // An attempt that began at `start` (absl::Now() then) ended now.
-  void Attempted(Result result, absl::Time start);
+  // An attempt of a pod of `profile` (counted as the first profile's when
+  // it is none of them) that began at `start` (absl::Now() then) ended
+  // now.
+  void Attempted(absl::string_view profile, Result result, absl::Time start);
   // A pod was bound at its `attempts`-th attempt (1 or more),
   // `since_queued` after it first entered the queue.
   void Bound(int attempts, absl::Duration since_queued);
@@ -48,8 +53,12 @@ class AttemptMetrics {
  private:
   static constexpr int kResults = 3;
   static constexpr int kAttemptLabels = 15;  // "1".."14", "15+"
-  std::array<Counter*, kResults> attempts_;
-  std::array<Histogram*, kResults> durations_;
+  struct ProfileSeries {
+    std::string profile;
+    std::array<Counter*, kResults> attempts;
+    std::array<Histogram*, kResults> durations;
+  };
+  std::vector<ProfileSeries> profiles_;
   std::array<Histogram*, kAttemptLabels> sli_;
 };
 

@@ -153,7 +153,8 @@ Binder::ReadBack Binder::ReadPodBack(const Pod& pod) {
 
 void Binder::Succeeded(const BindTask& task) {
   const Pod& pod = task.queued.pod;
-  attempts_.Attempted(AttemptMetrics::Result::kScheduled, task.started);
+  attempts_.Attempted(pod.scheduler_name, AttemptMetrics::Result::kScheduled,
+                      task.started);
   attempts_.Bound(task.queued.attempts,
                   clock_.Now() - task.queued.first_enqueued);
   if (pod.creation_time_ms > 0) {
@@ -179,7 +180,8 @@ void Binder::Settle(const BindTask& task, Outcome outcome) {
   const Pod& pod = task.queued.pod;
   Count(outcome);
   state_.Forget(pod);
-  attempts_.Attempted(AttemptMetrics::Result::kError, task.started);
+  attempts_.Attempted(pod.scheduler_name, AttemptMetrics::Result::kError,
+                      task.started);
   queue_.Done(pod);
   recorder_.Forget(pod);
 }
@@ -187,7 +189,8 @@ void Binder::Settle(const BindTask& task, Outcome outcome) {
 void Binder::Retry(const BindTask& task, const std::string& message) {
   const Pod& pod = task.queued.pod;
   state_.Forget(pod);
-  attempts_.Attempted(AttemptMetrics::Result::kError, task.started);
+  attempts_.Attempted(pod.scheduler_name, AttemptMetrics::Result::kError,
+                      task.started);
   if (!message.empty()) recorder_.FailedScheduling(pod, "Binding", message);
   queue_.RequeueBackoff(task.queued);
 }
@@ -348,7 +351,8 @@ void Binder::Bind(BindTask& task) {
                         "backing off: "
                      << status << Fields(task).Err(status);
         Count(Outcome::kUnknown);
-        attempts_.Attempted(AttemptMetrics::Result::kError, task.started);
+        attempts_.Attempted(task.queued.pod.scheduler_name,
+                            AttemptMetrics::Result::kError, task.started);
         queue_.RequeueBackoff(task.queued);
         return;
       }
@@ -378,7 +382,8 @@ void Binder::Bind(BindTask& task) {
               << status.message() << Fields(task);
     Count(Outcome::kBoundElsewhere);
     state_.UpsertAssignedPod(now.pod);
-    attempts_.Attempted(AttemptMetrics::Result::kError, task.started);
+    attempts_.Attempted(pod.scheduler_name, AttemptMetrics::Result::kError,
+                        task.started);
     queue_.Done(pod);
     recorder_.Forget(pod);
     return;

@@ -21,8 +21,9 @@ bool SchedulingRelevantChange(const Node& old_node, const Node& new_node) {
 
 }  // namespace
 
-ClusterState::ClusterState(const Clock& clock, absl::Duration herd_window)
-    : clock_(clock), herd_window_(herd_window) {}
+ClusterState::ClusterState(const Clock& clock,
+                           absl::Duration longest_herd_window)
+    : clock_(clock), longest_herd_window_(longest_herd_window) {}
 
 bool ClusterState::UpsertNode(const Node& node) {
   absl::MutexLock lock(&mu_);
@@ -30,9 +31,10 @@ bool ClusterState::UpsertNode(const Node& node) {
   if (it != index_.end()) {
     NodeInfo& info = nodes_[it->second];
     bool relevant = SchedulingRelevantChange(info.node, node);
-    attributes_changed_ |= attribute_terms_ &&
-                           (info.node.labels != node.labels ||
-                            info.node.annotations != node.annotations);
+    if (info.node.labels != node.labels ||
+        info.node.annotations != node.annotations) {
+      ++attributes_version_;
+    }
     info.node = node;
     if (!layout_changed_) table_.Update(it->second, info);
     return relevant;
@@ -48,6 +50,7 @@ bool ClusterState::UpsertNode(const Node& node) {
   nodes_.push_back(std::move(info));
   names_.push_back(node.name);
   layout_changed_ = true;
+  ++layout_version_;
   return true;
 }
 
@@ -70,6 +73,7 @@ void ClusterState::RemoveNode(const std::string& name) {
   removed.node = Node{.name = name};
   if (removed.requested.pods > 0) orphans_[name] = std::move(removed);
   layout_changed_ = true;
+  ++layout_version_;
 }
 
 void ClusterState::Charge(const std::string& node, const PodCharge& charge) {
@@ -237,61 +241,95 @@ void ClusterState::Forget(const Pod& pod) {
   RemovePlaced(pod.Key());
 }
 
-bool ClusterState::Counts(const Placement& p) const {
+bool ClusterState::Counts(const MetricView& view, const Placement& p) const {
   auto it = index_.find(p.node);
   if (it == index_.end()) return false;
-  int64_t sampled = sampled_ms_.empty() ? 0 : sampled_ms_[it->second];
-  return absl::ToUnixMillis(p.time) > sampled;
+  return absl::ToUnixMillis(p.time) > view.sampled_ms[it->second];
 }
 
-void ClusterState::Refresh(
-    const std::shared_ptr<const MetricsSnapshot>& metrics,
-    const std::vector<MetricTerm>& terms) {
-  bool metrics_changed = metrics.get() != aligned_from_ ||
-                         &terms != aligned_terms_ || attributes_changed_;
-  if (!layout_changed_ && !metrics_changed) return;
-  if (layout_changed_) table_.Build(nodes_);
-  metrics_ = metrics;
-  aligned_from_ = metrics.get();
-  aligned_terms_ = &terms;
-  attributes_changed_ = false;
-  attribute_terms_ = false;
-  // The snapshot holds the query metrics, in configuration order.
-  std::vector<MetricColumn> queried =
-      metrics ? AlignMetrics(*metrics, names_) : std::vector<MetricColumn>();
-  columns_.clear();
-  sampled_ms_.assign(nodes_.size(), 0);
-  size_t q = 0;
-  for (const MetricTerm& term : terms) {
+ClusterState::MetricView& ClusterState::View(
+    const ScoringConfig& config,
+    const std::shared_ptr<const MetricsSnapshot>& metrics, absl::Time now) {
+  if (layout_changed_) {
+    table_.Build(nodes_);
+    layout_changed_ = false;
+  }
+  MetricView* view = nullptr;
+  for (const std::unique_ptr<MetricView>& v : views_) {
+    if (v->config == &config) view = v.get();
+  }
+  if (view == nullptr) {
+    view = views_.emplace_back(std::make_unique<MetricView>()).get();
+    view->config = &config;
+    view->herd_window = absl::Milliseconds(config.herd_window_ms);
+    view->counted_from = placements_dropped_;
+  }
+  if (view->layout_version != layout_version_ || view->metrics != metrics ||
+      (view->reads_attributes &&
+       view->attributes_version != attributes_version_)) {
+    Align(*view, metrics);
+  }
+  ExpirePlacements(*view, now);
+  return *view;
+}
+
+void ClusterState::Align(
+    MetricView& view, const std::shared_ptr<const MetricsSnapshot>& metrics) {
+  view.layout_version = layout_version_;
+  view.attributes_version = attributes_version_;
+  view.metrics = metrics;
+  view.reads_attributes = false;
+  view.columns.clear();
+  view.sampled_ms.assign(nodes_.size(), 0);
+  for (const MetricTerm& term : view.config->metrics) {
     if (!term.origin.is_query()) {
-      columns_.push_back(NodeAttributeColumn(term.origin, nodes_));
-      attribute_terms_ = true;
+      view.columns.push_back(NodeAttributeColumn(term.origin, nodes_));
+      view.reads_attributes = true;
       continue;
     }
-    if (q >= queried.size()) {
-      columns_.emplace_back();  // no values: not aligned, no data
+    const MetricValues* values =
+        metrics != nullptr ? metrics->Find(term.name) : nullptr;
+    if (values == nullptr) {
+      view.columns.emplace_back();  // no values: not aligned, no data
       continue;
     }
     // Herd counts start again when a node's metrics are sampled anew;
     // node attributes do not move with placements.
-    const MetricColumn& column = columns_.emplace_back(std::move(queried[q++]));
+    const MetricColumn& column =
+        view.columns.emplace_back(AlignMetric(*values, names_));
     for (size_t i = 0; i < nodes_.size(); ++i) {
-      sampled_ms_[i] = std::max(sampled_ms_[i], column.time_ms[i]);
+      view.sampled_ms[i] = std::max(view.sampled_ms[i], column.time_ms[i]);
     }
   }
-  metric_table_.Build(columns_, nodes_.size());
-  recent_.assign(nodes_.size(), 0);
-  for (const Placement& p : placements_) {
-    if (Counts(p)) ++recent_[index_.at(p.node)];
-  }
-  layout_changed_ = false;
+  view.metric_table.Build(view.columns, nodes_.size());
+  Recount(view);
 }
 
-void ClusterState::ExpirePlacements(absl::Time now) {
-  while (!placements_.empty() && placements_.front().time <= now - herd_window_) {
-    const Placement& p = placements_.front();
-    if (Counts(p)) --recent_[index_.at(p.node)];
+void ClusterState::Recount(MetricView& view) {
+  view.counted_from = std::max(view.counted_from, placements_dropped_);
+  view.recent.assign(nodes_.size(), 0);
+  for (size_t k = view.counted_from - placements_dropped_;
+       k < placements_.size(); ++k) {
+    const Placement& p = placements_[k];
+    if (Counts(view, p)) ++view.recent[index_.at(p.node)];
+  }
+}
+
+void ClusterState::ExpirePlacements(MetricView& view, absl::Time now) {
+  // Placements were dropped (past the longest window) before this view
+  // expired them, while it was not asked: count what is left afresh.
+  if (view.counted_from < placements_dropped_) Recount(view);
+  const uint64_t end = placements_dropped_ + placements_.size();
+  while (view.counted_from < end) {
+    const Placement& p = placements_[view.counted_from - placements_dropped_];
+    if (p.time > now - view.herd_window) break;
+    if (Counts(view, p)) --view.recent[index_.at(p.node)];
+    ++view.counted_from;
+  }
+  while (!placements_.empty() &&
+         placements_.front().time <= now - longest_herd_window_) {
     placements_.pop_front();
+    ++placements_dropped_;
   }
 }
 
@@ -351,8 +389,7 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
                                        std::string* node_name) {
   absl::Time now = clock_.Now();
   absl::MutexLock lock(&mu_);
-  Refresh(request.metrics, request.config->metrics);
-  ExpirePlacements(now);
+  MetricView& view = View(*request.config, request.metrics, now);
   if (budgets_changed_ && request.preempt) {
     budgets_view_.clear();
     for (const auto& [key, b] : budgets_) budgets_view_.push_back(b);
@@ -371,9 +408,9 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
   DecideInput input{.pod = request.pod,
                     .nodes = &nodes_,
                     .table = &table_,
-                    .metrics = &columns_,
-                    .metric_table = &metric_table_,
-                    .recent_placements = &recent_,
+                    .metrics = &view.columns,
+                    .metric_table = &view.metric_table,
+                    .recent_placements = &view.recent,
                     .namespaces = &namespaces_,
                     .workloads = &workloads_,
                     .volumes = &volumes_,
@@ -408,7 +445,14 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
   pods_.emplace(key, std::move(placed));
   ++num_assumed_;
   placements_.push_back({now, *node_name});
-  if (Counts(placements_.back())) ++recent_[decision.node_index];
+  // Every policy aligned to these nodes counts it; the others count it
+  // when they align.
+  for (const std::unique_ptr<MetricView>& v : views_) {
+    if (v->layout_version == layout_version_ &&
+        Counts(*v, placements_.back())) {
+      ++v->recent[decision.node_index];
+    }
+  }
   return decision;
 }
 
@@ -419,10 +463,10 @@ MetricVerdict ClusterState::JudgeNodes(
   std::vector<MetricColumn> columns;
   {
     absl::MutexLock lock(&mu_);
-    Refresh(metrics, config.metrics);
-    columns.resize(columns_.size());
-    for (size_t m = 0; m < columns_.size(); ++m) {
-      const MetricColumn& all = columns_[m];
+    const MetricView& view = View(config, metrics, clock_.Now());
+    columns.resize(view.columns.size());
+    for (size_t m = 0; m < view.columns.size(); ++m) {
+      const MetricColumn& all = view.columns[m];
       MetricColumn& picked = columns[m];
       picked.values.assign(names.size(), std::nan(""));
       picked.time_ms.assign(names.size(), 0);
@@ -477,11 +521,18 @@ size_t ClusterState::NumAssumed() const {
   return num_assumed_;
 }
 
-int ClusterState::RecentPlacements(const std::string& node) const {
+int ClusterState::RecentPlacements(const std::string& node,
+                                   const ScoringConfig& config) const {
   absl::MutexLock lock(&mu_);
   auto it = index_.find(node);
-  if (it == index_.end() || it->second >= recent_.size()) return 0;
-  return recent_[it->second];
+  for (const std::unique_ptr<MetricView>& v : views_) {
+    if (v->config != &config || v->layout_version != layout_version_ ||
+        it == index_.end()) {
+      continue;
+    }
+    return v->recent[it->second];
+  }
+  return 0;
 }
 
 }  // namespace ms

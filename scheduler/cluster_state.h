@@ -5,9 +5,10 @@
 // cycle asks it for a decision. It keeps, under one lock, everything a
 // decision reads: the NodeInfo list (with the pods placed on each), the
 // namespaces' labels, the workloads' selectors, the NodeTable beside it,
-// the metrics
-// aligned to that list, and the herd counts (pods this scheduler placed on
-// each node since that node's metrics were sampled, within the herd window).
+// and, per policy decided with (a ScoringConfig: one per profile), its
+// metric columns aligned to that list and its herd counts (pods this
+// scheduler placed on each node since that node's metrics were sampled,
+// within the policy's herd window). Every policy sees every placement.
 //
 // Assume before bind: DecideAndAssume charges the chosen node with the pod
 // at once, so the next decision sees it, and binding runs asynchronously.
@@ -65,7 +66,10 @@ struct DecisionRequest {
 
 class ClusterState {
  public:
-  ClusterState(const Clock& clock, absl::Duration herd_window);
+  // `longest_herd_window`: how long placements are kept, the longest
+  // herd window (ScoringConfig::herd_window_ms) of the policies decided
+  // with; each counts them within its own.
+  ClusterState(const Clock& clock, absl::Duration longest_herd_window);
 
   // Node informer. Returns true when the node is new or changed in a way
   // that may let a pending pod fit (the caller then retries unschedulable
@@ -126,7 +130,9 @@ class ClusterState {
       absl::FunctionRef<void(const VolumeCatalog&)> fn) const;
 
   // Decides where `request.pod` goes and, when a node fits, charges it
-  // there at once (assume; not when request.assume is false). The
+  // there at once (assume; not when request.assume is false).
+  // `request.config` is a policy: each address is aligned and counted on
+  // its own, so it must stay put and unchanged while this state is used. The
   // Decision's node_index is only meaningful with `node_name`, which names
   // the chosen node ("" when none fits).
   Decision DecideAndAssume(const DecisionRequest& request, Workspace& workspace,
@@ -156,8 +162,9 @@ class ClusterState {
   size_t NumNodes() const;
   size_t NumAssumed() const;
   // Pods this scheduler placed on `node` that still count for herd
-  // avoidance.
-  int RecentPlacements(const std::string& node) const;
+  // avoidance under `config`, as of its last decision.
+  int RecentPlacements(const std::string& node,
+                       const ScoringConfig& config) const;
 
  private:
   struct PlacedPod {
@@ -172,6 +179,25 @@ class ClusterState {
     absl::Time time;
     std::string node;
   };
+  // What one policy's decisions read besides the nodes: its metric columns
+  // aligned to nodes_ and its herd counts.
+  struct MetricView {
+    const ScoringConfig* config = nullptr;
+    absl::Duration herd_window;
+    // What the columns were aligned from; layout_version 0: never.
+    uint64_t layout_version = 0;
+    uint64_t attributes_version = 0;
+    std::shared_ptr<const MetricsSnapshot> metrics;
+    bool reads_attributes = false;  // a term is a node attribute
+    std::vector<MetricColumn> columns;  // one per term
+    MetricTable metric_table;           // columns, prepared
+    std::vector<int64_t> sampled_ms;    // newest query sample per node
+    // Placements that count, per node (newer than the node's metrics and
+    // within the window), and the sequence number of the oldest placement
+    // not yet expired for this view.
+    std::vector<int32_t> recent;
+    uint64_t counted_from = 0;
+  };
   struct Nominated {
     std::string node;
     PodCharge charge;
@@ -185,24 +211,35 @@ class ClusterState {
   // The nominated pods on known nodes, for a decision; null when none.
   const std::vector<NominatedPod>* NominatedView()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Re-aligns the metric columns of `terms` (query metrics from `metrics`,
-  // node attributes from the nodes) and the herd counts when nodes,
-  // metrics or terms changed.
-  void Refresh(const std::shared_ptr<const MetricsSnapshot>& metrics,
-               const std::vector<MetricTerm>& terms)
+  // The view of `config`, re-aligned if the nodes, the metrics or (for
+  // node-attribute terms) the nodes' labels and annotations changed, and
+  // its expired placements dropped.
+  MetricView& View(const ScoringConfig& config,
+                   const std::shared_ptr<const MetricsSnapshot>& metrics,
+                   absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Align(MetricView& view,
+             const std::shared_ptr<const MetricsSnapshot>& metrics)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ExpirePlacements(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool Counts(const Placement& p) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts the placements kept from view.counted_from on afresh.
+  void Recount(MetricView& view) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ExpirePlacements(MetricView& view, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool Counts(const MetricView& view, const Placement& p) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Clock& clock_;
-  const absl::Duration herd_window_;
+  const absl::Duration longest_herd_window_;
 
   mutable absl::Mutex mu_;
   std::vector<NodeInfo> nodes_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> names_ ABSL_GUARDED_BY(mu_);
   std::unordered_map<std::string, size_t> index_ ABSL_GUARDED_BY(mu_);
   NodeTable table_ ABSL_GUARDED_BY(mu_);
-  bool layout_changed_ ABSL_GUARDED_BY(mu_) = true;  // nodes added/removed
+  bool layout_changed_ ABSL_GUARDED_BY(mu_) = true;  // table_ to rebuild
+  // Bumped when nodes are added or removed, and when a node's labels or
+  // annotations change: what views are aligned to.
+  uint64_t layout_version_ ABSL_GUARDED_BY(mu_) = 1;
+  uint64_t attributes_version_ ABSL_GUARDED_BY(mu_) = 1;
   // Charges for nodes not known yet, applied when they arrive.
   std::unordered_map<std::string, NodeInfo> orphans_ ABSL_GUARDED_BY(mu_);
   std::unordered_map<std::string, PlacedPod> pods_ ABSL_GUARDED_BY(mu_);
@@ -220,23 +257,12 @@ class ClusterState {
   uint64_t volume_changes_ ABSL_GUARDED_BY(mu_) = 0;
   size_t num_assumed_ ABSL_GUARDED_BY(mu_) = 0;
 
-  // Metrics aligned to nodes_, and what they were aligned from.
-  const MetricsSnapshot* aligned_from_ ABSL_GUARDED_BY(mu_) = nullptr;
-  const std::vector<MetricTerm>* aligned_terms_ ABSL_GUARDED_BY(mu_) =
-      nullptr;
-  // The aligned terms read node attributes, and a node's labels or kept
-  // annotations changed since: their columns are out of date.
-  bool attribute_terms_ ABSL_GUARDED_BY(mu_) = false;
-  bool attributes_changed_ ABSL_GUARDED_BY(mu_) = false;
-  std::shared_ptr<const MetricsSnapshot> metrics_ ABSL_GUARDED_BY(mu_);
-  std::vector<MetricColumn> columns_ ABSL_GUARDED_BY(mu_);
-  MetricTable metric_table_ ABSL_GUARDED_BY(mu_);  // columns_, prepared
-  std::vector<int64_t> sampled_ms_ ABSL_GUARDED_BY(mu_);  // newest per node
-
-  // Herd avoidance: our placements in time order, and per node how many
-  // still count (newer than the node's metrics and within the window).
+  // One per policy decided with; few (one per profile).
+  std::vector<std::unique_ptr<MetricView>> views_ ABSL_GUARDED_BY(mu_);
+  // Our placements in time order, kept for longest_herd_window_; the
+  // first has sequence number placements_dropped_.
   std::deque<Placement> placements_ ABSL_GUARDED_BY(mu_);
-  std::vector<int32_t> recent_ ABSL_GUARDED_BY(mu_);
+  uint64_t placements_dropped_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace ms

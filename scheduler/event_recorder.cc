@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/logging.h"
@@ -43,10 +44,13 @@ EventRecorder::~EventRecorder() {
   for (std::thread& t : writers_) t.join();
 }
 
-kube::PodEvent EventRecorder::MakeEvent(const Pod& pod, absl::string_view type,
+kube::PodEvent EventRecorder::MakeEvent(const Pod& pod, const Pod& by,
+                                        absl::string_view type,
                                         absl::string_view reason,
                                         absl::string_view action,
                                         std::string message) const {
+  const bool ours =
+      absl::c_linear_search(options_.components, by.scheduler_name);
   return {.pod_namespace = pod.namespace_,
           .pod_name = pod.name,
           .pod_uid = pod.uid,
@@ -54,20 +58,22 @@ kube::PodEvent EventRecorder::MakeEvent(const Pod& pod, absl::string_view type,
           .reason = std::string(reason),
           .action = std::string(action),
           .message = std::move(message),
-          .reporting_component = options_.component,
+          .reporting_component =
+              ours ? by.scheduler_name : options_.components.front(),
           .reporting_instance = options_.instance};
 }
 
 void EventRecorder::Scheduled(const Pod& pod, std::string message) {
-  Enqueue({.event = MakeEvent(pod, "Normal", "Scheduled", "Binding",
+  Enqueue({.event = MakeEvent(pod, pod, "Normal", "Scheduled", "Binding",
                               std::move(message))});
 }
 
 void EventRecorder::Preempted(const Pod& victim, const Pod& preemptor,
                               const std::string& node) {
-  Enqueue({.event = MakeEvent(victim, "Normal", "Preempted", "Preempting",
-                              absl::StrCat("Preempted by pod ", preemptor.uid,
-                                           " on node ", node))});
+  Enqueue({.event =
+               MakeEvent(victim, preemptor, "Normal", "Preempted", "Preempting",
+                         absl::StrCat("Preempted by pod ", preemptor.uid,
+                                      " on node ", node))});
 }
 
 void EventRecorder::FailedScheduling(const Pod& pod, absl::string_view action,
@@ -82,7 +88,7 @@ void EventRecorder::FailedScheduling(const Pod& pod, absl::string_view action,
     }
     last = message;
   }
-  Enqueue({.event = MakeEvent(pod, "Warning", "FailedScheduling", action,
+  Enqueue({.event = MakeEvent(pod, pod, "Warning", "FailedScheduling", action,
                               std::move(message))});
 }
 

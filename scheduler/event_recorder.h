@@ -44,7 +44,10 @@
 namespace ms {
 
 struct EventRecorderOptions {
-  std::string component;  // reportingComponent: the scheduler's name
+  // reportingController: the profiles' scheduler names. An Event reports as
+  // the profile of the pod it is about (of the preemptor for Preempted),
+  // as the first for a pod of none.
+  std::vector<std::string> components;
   std::string instance;   // reportingInstance: this replica's identity
   int workers = 4;        // writes in flight at once
 };
@@ -85,9 +88,10 @@ class EventRecorder {
     std::string condition_message;  // PodScheduled=False
   };
 
-  kube::PodEvent MakeEvent(const Pod& pod, absl::string_view type,
-                           absl::string_view reason, absl::string_view action,
-                           std::string message) const;
+  // An Event about `pod`, reported as the profile of `by`.
+  kube::PodEvent MakeEvent(const Pod& pod, const Pod& by,
+                           absl::string_view type, absl::string_view reason,
+                           absl::string_view action, std::string message) const;
   void Enqueue(Write write);
   void Loop();
   absl::Status WriteWithRetries(Write& write);

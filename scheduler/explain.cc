@@ -163,7 +163,11 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
                                              const Pod& pod,
                                              metrics::MetricsSource* source,
                                              uint64_t seed) {
-  ClusterState state(RealClock::Get(), config.herd.window);
+  // The pod's own profile; a pod of another scheduler is explained as the
+  // first profile would place it.
+  const ProfileConfig* found = FindProfile(config, pod.scheduler_name);
+  const ProfileConfig& profile = found ? *found : config.profiles.front();
+  ClusterState state(RealClock::Get(), profile.herd.window);
   for (const Node& node : cluster.nodes) state.UpsertNode(node);
   for (const Namespace& ns : cluster.namespaces) state.UpsertNamespace(ns);
   for (const Workload& w : cluster.workloads) state.UpsertWorkload(w);
@@ -185,6 +189,16 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
   std::string out = absl::StrFormat(
       "pod %s (requests cpu %dm, memory %s), %d node(s)\n", pod.Key(),
       requests.milli_cpu, Memory(requests.memory), cluster.nodes.size());
+  if (config.profiles.size() > 1) {
+    absl::StrAppend(&out, "profile ", profile.scheduler_name);
+    if (found == nullptr) {
+      absl::StrAppend(
+          &out, " (the pod's schedulerName ",
+          pod.scheduler_name.empty() ? "default-scheduler" : pod.scheduler_name,
+          " is not one of this configuration's)");
+    }
+    absl::StrAppend(&out, "\n");
+  }
   if (!pod.node_name.empty()) {
     absl::StrAppend(&out, "already bound to ", pod.node_name,
                     "; explained as if it were pending\n");
@@ -196,8 +210,11 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
   }
 
   std::shared_ptr<const MetricsSnapshot> snapshot;
-  const std::vector<MetricConfig> queried = QueryMetrics(config);
-  if (config.metrics.empty()) {
+  std::vector<MetricConfig> queried;
+  for (const MetricConfig& m : profile.metrics) {
+    if (m.origin.is_query()) queried.push_back(m);
+  }
+  if (profile.metrics.empty()) {
     absl::StrAppend(&out, "no metrics configured: fallback scoring\n");
   } else if (!queried.empty()) {
     if (source == nullptr) {
@@ -236,7 +253,7 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
     }
   }
   std::vector<std::string> attributes;
-  for (const MetricConfig& m : config.metrics) {
+  for (const MetricConfig& m : profile.metrics) {
     if (m.origin.is_query()) continue;
     attributes.push_back(absl::StrCat(
         m.name, " (",
@@ -248,7 +265,7 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
     absl::StrAppend(&out, "from the nodes: ", absl::StrJoin(attributes, ", "),
                     "\n");
   }
-  ScoringConfig scoring = MakeScoringConfig(config);
+  ScoringConfig scoring = MakeScoringConfig(config, profile);
   if (scoring.recent_placements_weight > 0) {
     absl::StrAppend(&out,
                     "recentPlacements: the running scheduler's recent "

@@ -3,8 +3,9 @@
 //
 // A one-shot run of one scheduling cycle, from the live cluster and metrics:
 // list the nodes and the pods on them through kube/, build a ClusterState,
-// fetch every configured metric once through a MetricsCache (RefreshAll),
-// decide with explain on, and print the per-node score table
+// fetch every metric of the pod's profile (by its schedulerName; the first
+// profile for a pod of another scheduler) once through a MetricsCache
+// (RefreshAll), decide with explain on, and print the per-node score table
 // (FormatExplanation): each term's raw value, normalised score and weight,
 // the total, and the filter reason of nodes that do not fit.
 //

@@ -112,7 +112,7 @@ bool Preemptor::Run(const PreemptionTask& task) {
       .type = "DisruptionTarget",
       .status = "True",
       .reason = "PreemptionByScheduler",
-      .message = absl::StrCat(options_.scheduler_name,
+      .message = absl::StrCat(preemptor.scheduler_name,
                               ": preempting to accommodate a higher priority "
                               "pod")};
   for (const auto& v : task.victims) {

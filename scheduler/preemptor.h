@@ -54,7 +54,6 @@ struct PreemptionTask {
 };
 
 struct PreemptorOptions {
-  std::string scheduler_name;  // in the DisruptionTarget message
   // How long a preemption waits for a late lease renewal before it is
   // dropped.
   absl::Duration leadership_wait = absl::Seconds(10);

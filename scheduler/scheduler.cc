@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/logging.h"
@@ -18,6 +19,14 @@ bool IsTerminal(const Pod& pod) {
   return pod.phase == PodPhase::kSucceeded || pod.phase == PodPhase::kFailed;
 }
 
+absl::Duration LongestHerdWindow(const Config& config) {
+  absl::Duration longest = absl::ZeroDuration();
+  for (const ProfileConfig& p : config.profiles) {
+    longest = std::max(longest, p.herd.window);
+  }
+  return longest;
+}
+
 }  // namespace
 
 Scheduler::Scheduler(const Config& config, SchedulerOptions options,
@@ -26,26 +35,40 @@ Scheduler::Scheduler(const Config& config, SchedulerOptions options,
                      Leadership& leadership, LivenessMonitor* liveness)
     : config_(config),
       options_(std::move(options)),
-      scoring_(MakeScoringConfig(config)),
+      profiles_([&config] {
+        std::vector<Profile> out;
+        for (const ProfileConfig& p : config.profiles) {
+          out.push_back({p.scheduler_name, MakeScoringConfig(config, p)});
+        }
+        return out;
+      }()),
+      filters_on_queries_(absl::c_any_of(
+          profiles_,
+          [](const Profile& p) {
+            return absl::c_any_of(p.scoring.metrics, [](const MetricTerm& t) {
+              return t.origin.is_query() && t.has_filter();
+            });
+          })),
       cache_(cache),
       clock_(clock),
       leadership_(leadership),
       liveness_(liveness),
       loop_part_(liveness ? &liveness->Register("scheduling loop") : nullptr),
       queue_(clock, options_.queue),
-      state_(clock, config.herd.window),
+      state_(clock, LongestHerdWindow(config)),
       rng_(options_.seed),
-      attempts_(registry, config.scheduler_name),
+      attempts_(registry, SchedulerNames(config)),
       decisions_(registry.AddCounter(
           "metrics_scheduler_decisions_total",
-          "Placement decisions by scoring mode: metrics or fallback.",
-          {"mode"})),
+          "Placement decisions by scoring mode (metrics or fallback) and "
+          "profile.",
+          {"mode", "profile"})),
       decision_seconds_(registry.AddHistogram(
           "metrics_scheduler_decision_duration_seconds",
           "Time to filter, score and pick a node for one pod.",
           ExponentialBuckets(0.00001, 2, 16))),
       registry_(registry),
-      recorder_({.component = config.scheduler_name,
+      recorder_({.components = SchedulerNames(config),
                  .instance = options_.identity,
                  .workers = options_.event_workers},
                 api, registry),
@@ -54,14 +77,16 @@ Scheduler::Scheduler(const Config& config, SchedulerOptions options,
                .volume_binding_timeout = options_.volume_binding_timeout},
               api, state_, queue_, leadership, recorder_, clock, registry,
               attempts_),
-      preemptor_({.scheduler_name = config.scheduler_name}, api, recorder_,
-                 leadership, registry, [this](const Pod& pod) {
+      preemptor_({}, api, recorder_, leadership, registry,
+                 [this](const Pod& pod) {
                    // Not carried out: its room is not kept; try again.
                    state_.RemoveNominatedPod(pod);
                    queue_.MoveAllToActive();
                  }) {
-  for (ScoringMode mode : {ScoringMode::kMetrics, ScoringMode::kFallback}) {
-    decisions_.With({ModeName(mode)});
+  for (const Profile& profile : profiles_) {
+    for (ScoringMode mode : {ScoringMode::kMetrics, ScoringMode::kFallback}) {
+      decisions_.With({ModeName(mode), profile.name});
+    }
   }
   RegisterMetrics();
   // Also on standbys: their metrics cache follows the nodes too, so a
@@ -273,12 +298,7 @@ void Scheduler::Housekeeping() {
 }
 
 void Scheduler::RetryOnNewMetrics() {
-  if (cache_ == nullptr) return;
-  bool filtered = false;
-  for (const MetricTerm& term : scoring_.metrics) {
-    filtered |= term.origin.is_query() && term.has_filter();
-  }
-  if (!filtered) return;
+  if (cache_ == nullptr || !filters_on_queries_) return;
   std::shared_ptr<const MetricsSnapshot> now = cache_->Snapshot();
   if (now == seen_metrics_) return;
   const bool first = seen_metrics_ == nullptr;
@@ -291,7 +311,8 @@ void Scheduler::Run() {
   // The metrics cache fetches nothing before it knows the nodes: do not
   // leave the first decisions to wait for the next housekeeping tick.
   SyncNodesToCache();
-  LOG(INFO) << "scheduling pods with schedulerName " << config_.scheduler_name;
+  LOG(INFO) << "scheduling pods with schedulerName "
+            << absl::StrJoin(SchedulerNames(config_), ", ");
   while (std::optional<QueuedPod> queued = queue_.Pop()) {
     if (loop_part_ == nullptr) {
       ScheduleOne(std::move(*queued));
@@ -316,6 +337,13 @@ void Scheduler::Stop() {
   queue_.Close();
   binder_.Cancel();
   if (running_.load()) stopped_.WaitForNotification();
+}
+
+const Scheduler::Profile& Scheduler::ProfileOf(const Pod& pod) const {
+  for (const Profile& profile : profiles_) {
+    if (profile.name == pod.scheduler_name) return profile;
+  }
+  return profiles_.front();
 }
 
 void Scheduler::Preempt(const Pod& pod, const Preemption& preemption) {
@@ -357,11 +385,12 @@ std::shared_ptr<const MetricsSnapshot> Scheduler::MetricsForCycle(
 void Scheduler::ScheduleOne(QueuedPod queued) {
   const absl::Time started = absl::Now();  // the attempt's, for metrics
   const Pod& pod = queued.pod;
+  const Profile& profile = ProfileOf(pod);
   bool force_fallback = false;
   std::shared_ptr<const MetricsSnapshot> metrics =
       MetricsForCycle(&force_fallback);
   DecisionRequest request{.pod = &pod,
-                          .config = &scoring_,
+                          .config = &profile.scoring,
                           .metrics = std::move(metrics),
                           .force_fallback = force_fallback,
                           .preempt = !preemptor_.InFlight(pod.uid),
@@ -373,7 +402,8 @@ void Scheduler::ScheduleOne(QueuedPod queued) {
       absl::ToDoubleSeconds(absl::Now() - start));
 
   if (!decision.ok()) {
-    attempts_.Attempted(AttemptMetrics::Result::kUnschedulable, started);
+    attempts_.Attempted(pod.scheduler_name,
+                        AttemptMetrics::Result::kUnschedulable, started);
     LOG(INFO) << pod.Key() << " is unschedulable: " << decision.filter_summary
               << LogFields().Pod(pod.namespace_, pod.name);
     if (decision.preemption && decision.preemption->ok()) {
@@ -383,7 +413,7 @@ void Scheduler::ScheduleOne(QueuedPod queued) {
     queue_.RequeueUnschedulable(queued);
     return;
   }
-  decisions_.With({ModeName(decision.mode)}).Inc();
+  decisions_.With({ModeName(decision.mode), profile.name}).Inc();
   MS_VLOG(1) << pod.Key() << " -> " << node << " ("
              << SummarizeTerms(decision.score, decision.mode, decision.terms)
              << ")" << LogFields().Pod(pod.namespace_, pod.name).Node(node);

@@ -1,6 +1,11 @@
 // Scheduler: takes every pod that asks for this scheduler, decides where it
 // goes, and hands the binding to the Binder.
 //
+// One Scheduler serves every profile (Config::profiles): one queue, one
+// ClusterState and one binder, so each profile sees what the others placed
+// (kube-scheduler's profiles share its cache the same way); a pod is
+// decided with the policy of the profile its schedulerName names.
+//
 // The informers call the On*() handlers; Run() is the scheduling loop, run
 // by the leader only. One cycle:
 //   1. Pop the next pod (priority, then age) from the SchedulingQueue.
@@ -35,6 +40,7 @@
 #include <string>
 #include <thread>
 #include <unordered_set>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -126,9 +132,18 @@ class Scheduler {
 
   ClusterState& state() { return state_; }
   SchedulingQueue& queue() { return queue_; }
-  const ScoringConfig& scoring() const { return scoring_; }
+  // The first profile's policy: what extender calls and shadow mode use.
+  const ScoringConfig& scoring() const { return profiles_.front().scoring; }
 
  private:
+  struct Profile {
+    std::string name;  // schedulerName
+    ScoringConfig scoring;
+  };
+
+  // The profile of the pod's schedulerName (the first for any other: the
+  // pending informers only ever pass pods of ours).
+  const Profile& ProfileOf(const Pod& pod) const;
   void ScheduleOne(QueuedPod queued);
   // Hands what a decision's preemption takes to the Preemptor.
   void Preempt(const Pod& pod, const Preemption& preemption);
@@ -138,7 +153,7 @@ class Scheduler {
   void SyncNodesToCache();
   // New metric values may let a pod a metric's filter kept out fit: retries
   // unschedulable pods when the cache published since the last call and a
-  // query metric has a filter.
+  // query metric of some profile has a filter.
   void RetryOnNewMetrics();
   void RegisterMetrics();
   // Whether the pending pod `key` waits on its scheduling gates.
@@ -146,7 +161,10 @@ class Scheduler {
 
   const Config& config_;
   const SchedulerOptions options_;
-  const ScoringConfig scoring_;
+  // Never resized: ClusterState knows each policy by its address.
+  const std::vector<Profile> profiles_;
+  // A query metric of some profile has a filter (RetryOnNewMetrics).
+  const bool filters_on_queries_;
   metrics::MetricsCache* const cache_;
   const Clock& clock_;
   Leadership& leadership_;

@@ -89,8 +89,16 @@ absl::StatusOr<int> Listen(httplib::Server& server, const std::string& address) 
   return bound;
 }
 
-absl::StatusOr<int> StatusServer::Start(const std::string& address) {
-  return Serve(std::make_unique<httplib::Server>(), address);
+std::string MetricsMovedMessage(int secure_port) {
+  return absl::StrCat(
+      "/metrics is served only on the secure port ", secure_port,
+      " (https, with a bearer token allowed to get /metrics)\n");
+}
+
+absl::StatusOr<int> StatusServer::Start(const std::string& address,
+                                        PlainPort plain) {
+  return Serve(std::make_unique<httplib::Server>(), address,
+               plain.metrics_on_secure_port);
 }
 
 absl::StatusOr<int> StatusServer::StartSecure(
@@ -121,11 +129,12 @@ absl::StatusOr<int> StatusServer::StartSecure(
         res.set_content(decision.message + "\n", "text/plain");
         return httplib::Server::HandlerResponse::Handled;
       });
-  return Serve(std::move(server), address);
+  return Serve(std::move(server), address, /*metrics_on_secure_port=*/0);
 }
 
 absl::StatusOr<int> StatusServer::Serve(std::unique_ptr<httplib::Server> server,
-                                        const std::string& address) {
+                                        const std::string& address,
+                                        int metrics_on_secure_port) {
   server->set_payload_max_length(kMaxRequestBytes);
   server->set_read_timeout(5, 0);
   auto live = [this](const httplib::Request&, httplib::Response& res) {
@@ -149,11 +158,20 @@ absl::StatusOr<int> StatusServer::Serve(std::unique_ptr<httplib::Server> server,
                   res.set_content("informers not synced", "text/plain");
                 }
               });
-  server->Get("/metrics",
-              [this](const httplib::Request&, httplib::Response& res) {
-                res.set_content(registry_.Render(),
-                                "text/plain; version=0.0.4");
-              });
+  if (metrics_on_secure_port != 0) {
+    const std::string moved = MetricsMovedMessage(metrics_on_secure_port);
+    server->Get("/metrics",
+                [moved](const httplib::Request&, httplib::Response& res) {
+                  res.status = 404;
+                  res.set_content(moved, "text/plain");
+                });
+  } else {
+    server->Get("/metrics",
+                [this](const httplib::Request&, httplib::Response& res) {
+                  res.set_content(registry_.Render(),
+                                  "text/plain; version=0.0.4");
+                });
+  }
   absl::StatusOr<int> bound = Listen(*server, address);
   if (!bound.ok()) return bound.status();
   httplib::Server* s = server.get();

@@ -8,7 +8,12 @@
 //   /metrics  the self-metrics registry, Prometheus text format 0.0.4.
 //
 // Served on two ports, each optional:
-//   Start()        plain HTTP, open to anyone (--http-address);
+//   Start()        plain HTTP, open to anyone (--http-address): every
+//                  endpoint, or with PlainPort::ProbesOnly() the three
+//                  probes alone, /metrics answering 404 with a line that
+//                  names the secure port (kube-scheduler serves its
+//                  metrics on its secure port only; the scheduler's main
+//                  asks for that whenever --secure-port is on);
 //   StartSecure()  HTTPS with the given certificate (--secure-port), where
 //                  every path but /livez, /healthz and /readyz needs a
 //                  bearer token the apiserver authenticates and authorises
@@ -50,6 +55,22 @@ absl::StatusOr<ListenAddress> ParseListenAddress(const std::string& address);
 // Unavailable when it cannot. The caller then runs listen_after_bind().
 absl::StatusOr<int> Listen(httplib::Server& server, const std::string& address);
 
+// What the plain port serves.
+struct PlainPort {
+  // Every endpoint, /metrics included.
+  static PlainPort All() { return PlainPort(); }
+  // /livez, /healthz and /readyz; /metrics answers 404 with
+  // MetricsMovedMessage(secure_port).
+  static PlainPort ProbesOnly(int secure_port) {
+    return PlainPort{.metrics_on_secure_port = secure_port};
+  }
+  // The secure port /metrics is served on instead; 0: served here.
+  int metrics_on_secure_port = 0;
+};
+
+// The one-line body of /metrics on a probes-only plain port.
+std::string MetricsMovedMessage(int secure_port);
+
 class StatusServer {
  public:
   static constexpr size_t kMaxRequestBytes = 64 * 1024;
@@ -61,9 +82,11 @@ class StatusServer {
   ~StatusServer();
 
   // Listens on `address` ("[host]:port"; an empty host means every
-  // interface; port 0 picks a free one). Returns the port. InvalidArgument
-  // for a malformed address, Unavailable when it cannot listen.
-  absl::StatusOr<int> Start(const std::string& address);
+  // interface; port 0 picks a free one) over plain HTTP, serving what
+  // `plain` says. Returns the port. InvalidArgument for a malformed
+  // address, Unavailable when it cannot listen.
+  absl::StatusOr<int> Start(const std::string& address,
+                            PlainPort plain = PlainPort::All());
   // The same endpoints over TLS with `certificate`, guarded by `auth`
   // (which must outlive this server). Returns the port; errors as Start's,
   // and InvalidArgument for a certificate OpenSSL refuses.
@@ -74,9 +97,12 @@ class StatusServer {
   void Stop();
 
  private:
-  // Adds the endpoints to `server` and listens on `address`.
+  // Adds the endpoints to `server` and listens on `address`. /metrics is
+  // the registry, or the 404 naming `metrics_on_secure_port` when that is
+  // not 0.
   absl::StatusOr<int> Serve(std::unique_ptr<httplib::Server> server,
-                            const std::string& address);
+                            const std::string& address,
+                            int metrics_on_secure_port);
 
   const Registry& registry_;
   const std::function<bool()> ready_;

@@ -1,6 +1,6 @@
 // Decide: where one pod goes. The pure heart of the scheduler.
 //
-//   ScoringConfig scoring = MakeScoringConfig(config);   // once
+//   ScoringConfig scoring = MakeScoringConfig(config, profile);  // once
 //   NodeTable table; table.Build(nodes);                 // on node changes
 //   MetricTable prepared; prepared.Build(columns, n);    // on metric changes
 //   Workspace ws;                                        // one per thread
@@ -84,7 +84,7 @@ struct DecideInput {
   // Null: Decide builds one in the Workspace.
   const NodeTable* table = nullptr;
   // Optional: one column per ScoringConfig metric, aligned to `nodes`
-  // (AlignMetrics). Null or fewer columns: the missing metrics have no data.
+  // (AlignMetric). Null or fewer columns: the missing metrics have no data.
   const std::vector<MetricColumn>* metrics = nullptr;
   // Optional: `metrics` prepared (MetricTable::Build), kept in step with
   // them. Null, or not matching: Decide prepares them in the Workspace.

@@ -56,7 +56,7 @@ class MetricTable {
     std::vector<uint32_t> missing;
   };
 
-  // Prepares `columns` (AlignMetrics's output, or any columns indexed like
+  // Prepares `columns` (AlignMetric's output, or any columns indexed like
   // a list of `num_nodes` nodes). A column whose sizes differ from
   // num_nodes is kept as not aligned: it has no usable data.
   void Build(const std::vector<MetricColumn>& columns, size_t num_nodes);

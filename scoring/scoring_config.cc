@@ -6,9 +6,10 @@ namespace ms {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-ScoringConfig MakeScoringConfig(const Config& config) {
+ScoringConfig MakeScoringConfig(const Config& config,
+                                const ProfileConfig& profile) {
   ScoringConfig out;
-  for (const MetricConfig& m : config.metrics) {
+  for (const MetricConfig& m : profile.metrics) {
     out.metrics.push_back(MetricTerm{
         .name = m.name,
         .weight = m.weight,
@@ -21,17 +22,18 @@ ScoringConfig MakeScoringConfig(const Config& config) {
         .filter_min = m.filter.min.value_or(-kInf),
     });
   }
-  out.least_allocated_weight = config.builtins.least_allocated;
-  out.balanced_allocation_weight = config.builtins.balanced_allocation;
-  out.recent_placements_weight = config.builtins.recent_placements;
-  out.inter_pod_affinity_weight = config.builtins.inter_pod_affinity;
-  out.pod_topology_spread_weight = config.builtins.pod_topology_spread;
-  out.node_affinity_weight = config.builtins.node_affinity;
-  out.taint_toleration_weight = config.builtins.taint_toleration;
-  out.image_locality_weight = config.builtins.image_locality;
+  out.least_allocated_weight = profile.builtins.least_allocated;
+  out.balanced_allocation_weight = profile.builtins.balanced_allocation;
+  out.recent_placements_weight = profile.builtins.recent_placements;
+  out.inter_pod_affinity_weight = profile.builtins.inter_pod_affinity;
+  out.pod_topology_spread_weight = profile.builtins.pod_topology_spread;
+  out.node_affinity_weight = profile.builtins.node_affinity;
+  out.taint_toleration_weight = profile.builtins.taint_toleration;
+  out.image_locality_weight = profile.builtins.image_locality;
   out.added_affinity = config.node_affinity.added_required;
   out.added_preferred_affinity = config.node_affinity.added_preferred;
-  out.penalty_per_placement = config.herd.penalty_per_placement;
+  out.penalty_per_placement = profile.herd.penalty_per_placement;
+  out.herd_window_ms = absl::ToInt64Milliseconds(profile.herd.window);
   out.preemption = {
       .enabled = config.preemption.enabled,
       .min_candidate_nodes_percentage =

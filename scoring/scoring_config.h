@@ -1,6 +1,7 @@
 // ScoringConfig: what scoring/ needs of the configuration, resolved once.
 //
-// MakeScoringConfig converts a validated Config; tests build one by hand.
+// MakeScoringConfig converts a validated Config's profile; tests build one
+// by hand.
 // Plain value; thread-compatible.
 #ifndef METRICS_SCHEDULER_SCORING_SCORING_CONFIG_H_
 #define METRICS_SCHEDULER_SCORING_SCORING_CONFIG_H_
@@ -56,10 +57,16 @@ struct ScoringConfig {
   std::vector<NodeSelectorTerm> added_affinity;
   std::vector<PreferredNodeTerm> added_preferred_affinity;
   double penalty_per_placement = 10;  // herd.penaltyPerPlacement
+  // herd.window: placements older than this no longer count
+  // (ClusterState).
+  int64_t herd_window_ms = 30000;
   PreemptionSettings preemption;
 };
 
-ScoringConfig MakeScoringConfig(const Config& config);
+// The policy of `profile` (one of config.profiles) with the settings all
+// profiles share (nodeAffinity, preemption).
+ScoringConfig MakeScoringConfig(const Config& config,
+                                const ProfileConfig& profile);
 
 }  // namespace ms
 

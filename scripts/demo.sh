@@ -237,7 +237,7 @@ PROMETHEUS="prometheus down"
 write_profile
 stale() { [ "$(metric 'metrics_scheduler_metric_nodes_with_data{metric="http_latency"}')" -eq 0 ]; }
 wait_for 60 "the cached metrics to go stale (maxStaleness 6s)" stale
-fallback_before=$(metric 'metrics_scheduler_decisions_total{mode="fallback"}')
+fallback_before=$(metric 'metrics_scheduler_decisions_total{mode="fallback",profile="metrics-scheduler"}')
 kubectl -n "$NS" scale deployment web --replicas=10 >/dev/null
 wait_for 60 "10 pods bound" all_bound 10
 show_table
@@ -245,8 +245,8 @@ echo "Scheduled events:"
 latest_events 3
 
 step "summary"
-metrics_mode=$(metric 'metrics_scheduler_decisions_total{mode="metrics"}')
-fallback_mode=$(metric 'metrics_scheduler_decisions_total{mode="fallback"}')
+metrics_mode=$(metric 'metrics_scheduler_decisions_total{mode="metrics",profile="metrics-scheduler"}')
+fallback_mode=$(metric 'metrics_scheduler_decisions_total{mode="fallback",profile="metrics-scheduler"}')
 echo "pods per node: $(pods_on | sort | uniq -c | awk '{printf "%s=%s ", $2, $1}')"
 echo "decisions: $metrics_mode by metrics, $fallback_mode in fallback mode ($(( fallback_mode - fallback_before )) since Prometheus went down)"
 echo "failures: $(metric 'metrics_scheduler_schedule_attempts_total{result="unschedulable",profile="metrics-scheduler"}') unschedulable, $(metric 'metrics_scheduler_schedule_attempts_total{result="error",profile="metrics-scheduler"}') errors"

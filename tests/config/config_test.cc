@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scoring/scoring_config.h"
 
 namespace ms {
 namespace {
@@ -76,7 +77,7 @@ TEST(ParseDurationTest, Invalid) {
 TEST(LoadConfigTest, MinimalGivesDefaults) {
   absl::StatusOr<Config> c = Load("");
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->scheduler_name, "metrics-scheduler");
+  EXPECT_EQ(c->profiles[0].scheduler_name, "metrics-scheduler");
   EXPECT_EQ(c->backend.type, BackendType::kPrometheus);
   EXPECT_EQ(c->backend.url, "");
   EXPECT_EQ(c->backend.timeout, absl::Seconds(2));
@@ -91,20 +92,20 @@ TEST(LoadConfigTest, MinimalGivesDefaults) {
   EXPECT_EQ(c->cache.ttl, absl::Seconds(15));
   EXPECT_EQ(c->cache.max_staleness, absl::Minutes(2));
   EXPECT_EQ(c->cache.refresh_timeout, absl::Seconds(5));
-  EXPECT_TRUE(c->metrics.empty());
-  EXPECT_EQ(c->builtins.least_allocated, 1);
-  EXPECT_EQ(c->builtins.balanced_allocation, 1);
-  EXPECT_EQ(c->builtins.recent_placements, 1);
-  EXPECT_EQ(c->builtins.inter_pod_affinity, 2);
-  EXPECT_EQ(c->builtins.pod_topology_spread, 2);
-  EXPECT_EQ(c->builtins.node_affinity, 2);
-  EXPECT_EQ(c->builtins.taint_toleration, 3);
-  EXPECT_EQ(c->builtins.image_locality, 1);
+  EXPECT_TRUE(c->profiles[0].metrics.empty());
+  EXPECT_EQ(c->profiles[0].builtins.least_allocated, 1);
+  EXPECT_EQ(c->profiles[0].builtins.balanced_allocation, 1);
+  EXPECT_EQ(c->profiles[0].builtins.recent_placements, 1);
+  EXPECT_EQ(c->profiles[0].builtins.inter_pod_affinity, 2);
+  EXPECT_EQ(c->profiles[0].builtins.pod_topology_spread, 2);
+  EXPECT_EQ(c->profiles[0].builtins.node_affinity, 2);
+  EXPECT_EQ(c->profiles[0].builtins.taint_toleration, 3);
+  EXPECT_EQ(c->profiles[0].builtins.image_locality, 1);
   EXPECT_TRUE(c->node_affinity.added_required.empty());
   EXPECT_TRUE(c->node_affinity.added_preferred.empty());
   EXPECT_EQ(c->fallback.cold_cache_deadline, absl::Milliseconds(500));
-  EXPECT_EQ(c->herd.penalty_per_placement, 10);
-  EXPECT_EQ(c->herd.window, absl::Seconds(30));
+  EXPECT_EQ(c->profiles[0].herd.penalty_per_placement, 10);
+  EXPECT_EQ(c->profiles[0].herd.window, absl::Seconds(30));
   EXPECT_TRUE(c->preemption.enabled);
   EXPECT_EQ(c->preemption.min_candidate_nodes_percentage, 10);
   EXPECT_EQ(c->preemption.min_candidate_nodes_absolute, 100);
@@ -163,7 +164,7 @@ leaderElection: {enabled: false, leaseName: ms, leaseNamespace: kube-ms, leaseDu
 http: {listenAddress: "127.0.0.1:8080"}
 )");
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->scheduler_name, "fast-scheduler");
+  EXPECT_EQ(c->profiles[0].scheduler_name, "fast-scheduler");
   EXPECT_EQ(c->backend.url, "http://prometheus.monitoring:9090");
   EXPECT_EQ(c->backend.timeout, absl::Seconds(3));
   EXPECT_EQ(c->backend.token_file, "/var/run/secrets/metrics/token");
@@ -175,9 +176,9 @@ http: {listenAddress: "127.0.0.1:8080"}
   EXPECT_EQ(c->cache.ttl, absl::Seconds(10));
   EXPECT_EQ(c->cache.max_staleness, absl::Minutes(1));
   EXPECT_EQ(c->cache.refresh_timeout, absl::Seconds(4));
-  ASSERT_EQ(c->metrics.size(), 4u);
+  ASSERT_EQ(c->profiles[0].metrics.size(), 4u);
 
-  const MetricConfig& m0 = c->metrics[0];
+  const MetricConfig& m0 = c->profiles[0].metrics[0];
   EXPECT_EQ(m0.name, "http_latency");
   EXPECT_EQ(m0.query,
             "histogram_quantile(0.99, sum by (node, le) (rate(x[1m])))");
@@ -191,7 +192,7 @@ http: {listenAddress: "127.0.0.1:8080"}
   EXPECT_EQ(m0.join.match, JoinMatch::kName);
   EXPECT_EQ(m0.join.regex, "");
 
-  const MetricConfig& m1 = c->metrics[1];
+  const MetricConfig& m1 = c->profiles[0].metrics[1];
   EXPECT_EQ(m1.weight, 0.5);
   EXPECT_EQ(m1.direction, Direction::kHigher);
   EXPECT_EQ(m1.normalization.type, NormalizationType::kRange);
@@ -203,20 +204,21 @@ http: {listenAddress: "127.0.0.1:8080"}
   EXPECT_EQ(m1.join.label, "instance");
   EXPECT_EQ(m1.join.match, JoinMatch::kAddress);
 
-  const MetricConfig& m2 = c->metrics[2];
+  const MetricConfig& m2 = c->profiles[0].metrics[2];
   EXPECT_EQ(m2.weight, 1);  // default
   EXPECT_EQ(m2.normalization.type, NormalizationType::kRatio);
   EXPECT_EQ(m2.missing, MissingPolicy::kExclude);
   EXPECT_EQ(m2.join.regex, "(.*)\\.example\\.com");
-  EXPECT_EQ(c->metrics[3].normalization.type, NormalizationType::kRatio);
-  EXPECT_EQ(c->metrics[3].missing, MissingPolicy::kSkip);
+  EXPECT_EQ(c->profiles[0].metrics[3].normalization.type,
+            NormalizationType::kRatio);
+  EXPECT_EQ(c->profiles[0].metrics[3].missing, MissingPolicy::kSkip);
 
-  EXPECT_EQ(c->builtins.least_allocated, 2);
-  EXPECT_EQ(c->builtins.balanced_allocation, 0);
-  EXPECT_EQ(c->builtins.recent_placements, 1.5);
+  EXPECT_EQ(c->profiles[0].builtins.least_allocated, 2);
+  EXPECT_EQ(c->profiles[0].builtins.balanced_allocation, 0);
+  EXPECT_EQ(c->profiles[0].builtins.recent_placements, 1.5);
   EXPECT_EQ(c->fallback.cold_cache_deadline, absl::Milliseconds(250));
-  EXPECT_EQ(c->herd.penalty_per_placement, 20);
-  EXPECT_EQ(c->herd.window, absl::Minutes(1));
+  EXPECT_EQ(c->profiles[0].herd.penalty_per_placement, 20);
+  EXPECT_EQ(c->profiles[0].herd.window, absl::Minutes(1));
   EXPECT_FALSE(c->preemption.enabled);
   EXPECT_EQ(c->preemption.min_candidate_nodes_percentage, 5);
   EXPECT_EQ(c->preemption.min_candidate_nodes_absolute, 0);
@@ -247,11 +249,12 @@ metrics:
   EXPECT_EQ(c->backend.sysdig.last, absl::Seconds(120));
   EXPECT_EQ(c->backend.sysdig.sampling, absl::Seconds(30));
   EXPECT_EQ(c->backend.sysdig.data_source_type, "container");
-  EXPECT_EQ(c->metrics[0].join.label, "host.hostName");  // sysdig default
-  EXPECT_EQ(c->metrics[0].aggregations.time, "avg");
-  EXPECT_EQ(c->metrics[0].aggregations.group, "max");
-  EXPECT_EQ(c->metrics[1].aggregations.time, "timeAvg");  // default
-  EXPECT_EQ(c->metrics[1].aggregations.group, "avg");
+  // sysdig's default join label
+  EXPECT_EQ(c->profiles[0].metrics[0].join.label, "host.hostName");
+  EXPECT_EQ(c->profiles[0].metrics[0].aggregations.time, "avg");
+  EXPECT_EQ(c->profiles[0].metrics[0].aggregations.group, "max");
+  EXPECT_EQ(c->profiles[0].metrics[1].aggregations.time, "timeAvg");  // default
+  EXPECT_EQ(c->profiles[0].metrics[1].aggregations.group, "avg");
 }
 
 TEST(LoadConfigTest, NullMeansDefault) {
@@ -648,15 +651,15 @@ TEST(LoadConfigTest, NodeAttributeMetricsAndFilters) {
       "  - name: cost2\n"
       "    source: {nodeAnnotation: example.com/hourly-cost}\n");
   ASSERT_TRUE(config.ok()) << config.status();
-  ASSERT_EQ(config->metrics.size(), 3u);
-  const MetricConfig& price = config->metrics[0];
+  ASSERT_EQ(config->profiles[0].metrics.size(), 3u);
+  const MetricConfig& price = config->profiles[0].metrics[0];
   EXPECT_EQ(price.origin, (MetricOrigin{MetricOrigin::Kind::kNodeAnnotation,
                                         "example.com/hourly-cost"}));
   EXPECT_EQ(price.weight, 2);
   EXPECT_EQ(price.filter.max, 3);
   EXPECT_FALSE(price.filter.min.has_value());
   EXPECT_TRUE(price.query.empty());
-  const MetricConfig& tier = config->metrics[1];
+  const MetricConfig& tier = config->profiles[0].metrics[1];
   EXPECT_EQ(tier.origin, (MetricOrigin{MetricOrigin::Kind::kNodeLabel,
                                        "example.com/tier"}));
   EXPECT_EQ(tier.filter.min, -1.5);
@@ -692,7 +695,7 @@ TEST(LoadConfigTest, MetricsServerBackend) {
   EXPECT_EQ(config->backend.timeout, absl::Seconds(3));
   EXPECT_TRUE(config->backend.url.empty());
   ASSERT_EQ(QueryMetrics(*config).size(), 4u);
-  EXPECT_EQ(config->metrics[0].query, "cpuUtilization");
+  EXPECT_EQ(config->profiles[0].metrics[0].query, "cpuUtilization");
 
   const std::pair<std::string, std::string> errors[] = {
       {"backend: {type: metricsServer}\nmetrics:\n  - {name: m, query: "
@@ -715,6 +718,82 @@ TEST(LoadConfigTest, MetricsServerBackend) {
     absl::StatusOr<Config> c = Load(body);
     EXPECT_EQ(c.status().message(), want) << body;
   }
+}
+
+// The issue's two-profile example: each profile its own metrics,
+// weights, thresholds and herd; a query metric named alike is one series,
+// fetched once for both.
+TEST(LoadConfigTest, Profiles) {
+  absl::StatusOr<Config> c = Load(
+      "backend: {url: http://prometheus:9090}\n"
+      "profiles:\n"
+      "  - schedulerName: metrics-scheduler\n"
+      "    metrics:\n"
+      "      - name: latency\n"
+      "        query: http_latency_seconds\n"
+      "      - name: cost\n"
+      "        source: {nodeAnnotation: example.com/cost}\n"
+      "  - schedulerName: latency-first\n"
+      "    metrics:\n"
+      "      - name: latency\n"
+      "        query: http_latency_seconds\n"
+      "        weight: 5\n"
+      "        filter: {max: 0.8}\n"
+      "      - name: errors\n"
+      "        query: error_rate\n"
+      "      - name: zone_cost\n"
+      "        source: {nodeAnnotation: example.com/zone-cost}\n"
+      "    builtins: {leastAllocated: 0}\n"
+      "    herd: {penaltyPerPlacement: 20, window: 1m}\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->profiles.size(), 2u);
+  EXPECT_EQ(SchedulerNames(*c),
+            (std::vector<std::string>{"metrics-scheduler", "latency-first"}));
+  const ProfileConfig& first = c->profiles[0];
+  const ProfileConfig& second = c->profiles[1];
+  EXPECT_EQ(FindProfile(*c, "latency-first"), &second);
+  EXPECT_EQ(FindProfile(*c, "default-scheduler"), nullptr);
+  EXPECT_EQ(first.builtins.least_allocated, 1);
+  EXPECT_EQ(first.herd.window, absl::Seconds(30));
+  EXPECT_EQ(second.builtins.least_allocated, 0);
+  EXPECT_EQ(second.herd.penalty_per_placement, 20);
+  EXPECT_EQ(second.herd.window, absl::Minutes(1));
+  EXPECT_EQ(first.metrics[0].weight, 1);
+  EXPECT_FALSE(first.metrics[0].filter.max.has_value());
+  EXPECT_EQ(second.metrics[0].weight, 5);
+  EXPECT_EQ(second.metrics[0].filter.max, 0.8);
+
+  std::vector<std::string> fetched;
+  for (const MetricConfig& m : QueryMetrics(*c)) fetched.push_back(m.name);
+  EXPECT_EQ(fetched, (std::vector<std::string>{"latency", "errors"}));
+  EXPECT_EQ(
+      NodeAnnotationKeys(*c),
+      (std::vector<std::string>{"example.com/cost", "example.com/zone-cost"}));
+  EXPECT_TRUE(ConfigWarnings(*c).empty());
+
+  ScoringConfig scoring = MakeScoringConfig(*c, second);
+  ASSERT_EQ(scoring.metrics.size(), 3u);
+  EXPECT_EQ(scoring.metrics[0].weight, 5);
+  EXPECT_EQ(scoring.least_allocated_weight, 0);
+  EXPECT_EQ(scoring.penalty_per_placement, 20);
+  EXPECT_EQ(scoring.herd_window_ms, 60000);
+}
+
+// One query under two names is legal, but fetched twice: said once.
+TEST(LoadConfigTest, OneQueryUnderTwoNamesIsAWarning) {
+  absl::StatusOr<Config> c = Load(
+      "backend: {url: http://prometheus:9090}\n"
+      "profiles:\n"
+      "  - schedulerName: a\n"
+      "    metrics: [{name: latency, query: http_latency_seconds}]\n"
+      "  - schedulerName: b\n"
+      "    metrics: [{name: lat, query: http_latency_seconds}]\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(QueryMetrics(*c).size(), 2u);
+  EXPECT_THAT(ConfigWarnings(*c),
+              ::testing::ElementsAre(
+                  "metrics \"latency\" and \"lat\" fetch the same query: "
+                  "give them one name to fetch it once"));
 }
 
 TEST(LoadConfigTest, ExtenderListenAddress) {
@@ -745,9 +824,9 @@ nodeAffinity:
                              {key: cores, operator: Gt, values: ["8"]}]
 )");
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->builtins.node_affinity, 5);
-  EXPECT_EQ(c->builtins.taint_toleration, 0);
-  EXPECT_EQ(c->builtins.image_locality, 0.5);
+  EXPECT_EQ(c->profiles[0].builtins.node_affinity, 5);
+  EXPECT_EQ(c->profiles[0].builtins.taint_toleration, 0);
+  EXPECT_EQ(c->profiles[0].builtins.image_locality, 0.5);
   const NodeAffinityConfig& a = c->node_affinity;
   ASSERT_EQ(a.added_required.size(), 2u);
   EXPECT_EQ(a.added_required[0].match_expressions[0],
@@ -852,7 +931,7 @@ TEST(LoadConfigFileTest, ValidFile) {
   absl::StatusOr<Config> config = LoadConfigFile(path);
   std::remove(path.c_str());
   ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_EQ(config->scheduler_name, "s1");
+  EXPECT_EQ(config->profiles[0].scheduler_name, "s1");
 }
 
 }  // namespace

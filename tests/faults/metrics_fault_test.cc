@@ -21,9 +21,11 @@ namespace ms::testing {
 namespace {
 
 constexpr char kFallbackDecisions[] =
-    "metrics_scheduler_decisions_total{mode=\"fallback\"}";
+    "metrics_scheduler_decisions_total{mode=\"fallback\","
+    "profile=\"metrics-scheduler\"}";
 constexpr char kMetricsDecisions[] =
-    "metrics_scheduler_decisions_total{mode=\"metrics\"}";
+    "metrics_scheduler_decisions_total{mode=\"metrics\","
+    "profile=\"metrics-scheduler\"}";
 constexpr char kRefreshSuccesses[] =
     "metrics_scheduler_metric_refreshes_total{metric=\"http_latency\","
     "result=\"success\"}";

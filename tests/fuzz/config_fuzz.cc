@@ -30,22 +30,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(config->backend.timeout > absl::ZeroDuration());
   Check(config->cache.ttl > absl::ZeroDuration());
   Check(config->cache.max_staleness >= config->cache.ttl);
-  std::set<std::string> names;
-  for (const ms::MetricConfig& m : config->metrics) {
-    Check(!m.name.empty());
-    // A query, or a node attribute with a key and no query.
-    Check(m.origin.is_query() ? !m.query.empty()
-                              : m.query.empty() && !m.origin.key.empty());
-    if (m.filter.max) Check(std::isfinite(*m.filter.max));
-    if (m.filter.min) Check(std::isfinite(*m.filter.min));
-    if (m.filter.max && m.filter.min) Check(*m.filter.min <= *m.filter.max);
-    Check(names.insert(m.name).second);
-    Check(std::isfinite(m.weight) && m.weight > 0);
-    Check(m.ttl > absl::ZeroDuration() && m.max_staleness >= m.ttl);
-    if (m.normalization.type == ms::NormalizationType::kRange) {
-      Check(std::isfinite(m.normalization.min) &&
-            std::isfinite(m.normalization.max) &&
-            m.normalization.min < m.normalization.max);
+  Check(!config->profiles.empty());
+  std::set<std::string> scheduler_names;
+  for (const ms::ProfileConfig& profile : config->profiles) {
+    Check(scheduler_names.insert(profile.scheduler_name).second);
+    Check(profile.herd.penalty_per_placement >= 0 &&
+          profile.herd.penalty_per_placement <= 100);
+    std::set<std::string> names;
+    for (const ms::MetricConfig& m : profile.metrics) {
+      Check(!m.name.empty());
+      // A query, or a node attribute with a key and no query.
+      Check(m.origin.is_query() ? !m.query.empty()
+                                : m.query.empty() && !m.origin.key.empty());
+      if (m.filter.max) Check(std::isfinite(*m.filter.max));
+      if (m.filter.min) Check(std::isfinite(*m.filter.min));
+      if (m.filter.max && m.filter.min) Check(*m.filter.min <= *m.filter.max);
+      Check(names.insert(m.name).second);
+      Check(std::isfinite(m.weight) && m.weight > 0);
+      Check(m.ttl > absl::ZeroDuration() && m.max_staleness >= m.ttl);
+      if (m.normalization.type == ms::NormalizationType::kRange) {
+        Check(std::isfinite(m.normalization.min) &&
+              std::isfinite(m.normalization.max) &&
+              m.normalization.min < m.normalization.max);
+      }
     }
   }
   if (!ms::QueryMetrics(*config).empty()) {
@@ -55,8 +62,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const ms::HeaderConfig& h : config->backend.headers) {
     Check(!h.name.empty() && (h.value.empty() != h.value_file.empty()));
   }
-  Check(config->herd.penalty_per_placement >= 0 &&
-        config->herd.penalty_per_placement <= 100);
   const ms::LeaderElectionConfig& le = config->leader_election;
   Check(le.lease_duration > le.renew_deadline &&
         le.renew_deadline > le.retry_period &&

@@ -37,8 +37,8 @@ WatchEvent<Node> Event(WatchEventType type, const Node& node) {
 }
 
 // Each list answers the next list added (the last one again once they run
-// out); each watch delivers the next script's events, then ends with its
-// status, having lasted `lasts` on `clock` (if set). With no script left, a
+// out), page by page; each watch delivers the next script's events, then
+// ends with its status, having lasted `lasts` on `clock` (if set). With no script left, a
 // watch waits until cancelled, as a quiet server's would.
 class ScriptedSource {
  public:
@@ -50,16 +50,24 @@ class ScriptedSource {
 
   explicit ScriptedSource(FakeClock* clock = nullptr) : clock_(clock) {}
 
+  // A list of one page.
   void AddList(std::vector<Node> nodes, std::string version) {
     AddList({.items = std::move(nodes), .resource_version = std::move(version)});
   }
   void AddList(ObjectList<Node> list) {
-    absl::MutexLock lock(&mu_);
-    lists_.push_back(std::move(list));
+    AddPages({std::move(list)}, absl::OkStatus());
   }
-  void AddFailedList(absl::Status status) {
+  void AddFailedList(absl::Status status) { AddPages({}, std::move(status)); }
+  // A list of these pages that then ends with `end` (OK: the list is
+  // complete, at the last page's version). Before each page but the first,
+  // `before_page` (if set) is called with the page's index.
+  void AddPages(std::vector<ObjectList<Node>> pages, absl::Status end) {
     absl::MutexLock lock(&mu_);
-    lists_.push_back(std::move(status));
+    lists_.push_back({std::move(pages), std::move(end)});
+  }
+  void BeforePage(std::function<void(size_t)> fn) {
+    absl::MutexLock lock(&mu_);
+    before_page_ = std::move(fn);
   }
   void AddWatch(Watch watch) {
     absl::MutexLock lock(&mu_);
@@ -74,11 +82,24 @@ class ScriptedSource {
   InformerSource<Node> Source() {
     return {
         .list =
-            [this]() -> absl::StatusOr<ObjectList<Node>> {
-          absl::MutexLock lock(&mu_);
-          absl::StatusOr<ObjectList<Node>> list = lists_.front();
-          if (lists_.size() > 1) lists_.pop_front();
-          return list;
+            [this](const std::function<void(ObjectList<Node>&)>& page)
+            -> absl::StatusOr<std::string> {
+          List list;
+          std::function<void(size_t)> before_page;
+          {
+            absl::MutexLock lock(&mu_);
+            list = lists_.front();
+            if (lists_.size() > 1) lists_.pop_front();
+            before_page = before_page_;
+          }
+          std::string version;
+          for (size_t i = 0; i < list.pages.size(); ++i) {
+            if (i > 0 && before_page) before_page(i);
+            version = list.pages[i].resource_version;
+            page(list.pages[i]);
+          }
+          if (!list.end.ok()) return list.end;
+          return version;
         },
         .watch =
             [this](const std::string& version,
@@ -107,9 +128,15 @@ class ScriptedSource {
   }
 
  private:
+  struct List {
+    std::vector<ObjectList<Node>> pages;
+    absl::Status end;
+  };
+
   FakeClock* const clock_;
   absl::Mutex mu_;
-  std::deque<absl::StatusOr<ObjectList<Node>>> lists_ ABSL_GUARDED_BY(mu_);
+  std::deque<List> lists_ ABSL_GUARDED_BY(mu_);
+  std::function<void(size_t)> before_page_ ABSL_GUARDED_BY(mu_);
   std::deque<Watch> watches_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> watched_from_ ABSL_GUARDED_BY(mu_);
 };
@@ -218,6 +245,61 @@ class Waits {
 };
 
 absl::Duration Ms(int64_t ms) { return absl::Milliseconds(ms); }
+
+// A list is handled page by page: the handlers have seen a page's objects
+// before the next page is read, so a whole list is never held at once.
+TEST(InformerTest, AListIsDeliveredPageByPage) {
+  ScriptedSource source;
+  Delivered delivered;
+  std::vector<size_t> seen_before_page;  // the informer's thread only
+  source.BeforePage([&](size_t) {
+    seen_before_page.push_back(delivered.Events().size());
+  });
+  source.AddPages({{.items = {MakeNode("a", "1"), MakeNode("b", "2")}},
+                   {.items = {MakeNode("c", "3")}},
+                   {.items = {MakeNode("d", "4")}, .resource_version = "10"}},
+                  absl::OkStatus());
+  Informer<Node> informer("nodes", source.Source(), delivered.Handlers());
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(10)));
+  ASSERT_TRUE(WaitFor([&] { return source.WatchedFrom().size() == 1; }));
+  informer.Stop();  // joins the informer's thread: its writes are visible
+  EXPECT_EQ(seen_before_page, (std::vector<size_t>{2, 3}));
+  EXPECT_EQ(delivered.Events(),
+            (Events{"add a@1", "add b@2", "add c@3", "add d@4"}));
+  EXPECT_EQ(source.WatchedFrom(), (Events{"10"}));
+  EXPECT_EQ(informer.Size(), 4u);
+}
+
+// A list that fails part way keeps what its pages delivered and deletes
+// nothing; the next list is compared against that: unchanged objects are
+// not delivered again, and only what it lacks is deleted.
+TEST(InformerTest, AListThatFailsPartWayKeepsItsPages) {
+  ScriptedSource source;
+  source.AddList({MakeNode("a", "1"), MakeNode("b", "2"), MakeNode("c", "3")},
+                 "10");
+  source.AddWatch({.events = {}, .end = absl::OutOfRangeError("too old")});
+  // b changed and e is new in the first page; then the list breaks.
+  source.AddPages({{.items = {MakeNode("b", "20"), MakeNode("e", "21")}}},
+                  absl::UnavailableError("connection reset"));
+  // The complete list: a gone, b and e as delivered, c unchanged.
+  source.AddList({MakeNode("b", "20"), MakeNode("c", "3"), MakeNode("e", "21")},
+                 "30");
+  Delivered delivered;
+  Waits waits;
+  Informer<Node> informer("nodes", source.Source(), delivered.Handlers(),
+                          {.sleep = waits.Sleep()});
+  informer.Start();
+  ASSERT_TRUE(WaitFor([&] { return source.WatchedFrom().size() == 2; }));
+  informer.Stop();
+  EXPECT_EQ(delivered.Events(),
+            (Events{"add a@1", "add b@2", "add c@3",  // first list
+                    "update b@20", "add e@21",        // the broken list
+                    "delete a@1"}));                  // the complete one
+  EXPECT_EQ(informer.Size(), 3u);
+  EXPECT_EQ(informer.Lists(), 2);
+  EXPECT_EQ(source.WatchedFrom(), (Events{"10", "30"}));
+}
 
 TEST(InformerBackoffTest, FailuresAndRelistsBackOffWithJitterAndEventsReset) {
   FakeClock clock;

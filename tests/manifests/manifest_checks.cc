@@ -29,6 +29,15 @@ std::set<std::string> Args(const YAML::Node& container) {
   return args;
 }
 
+// The element of the sequence `list` whose `name` is `name`; a null node
+// when there is none.
+YAML::Node ByName(const YAML::Node& list, const std::string& name) {
+  for (const YAML::Node& item : list) {
+    if (Text(item["name"]) == name) return item;
+  }
+  return YAML::Node();
+}
+
 }  // namespace
 
 std::vector<YAML::Node> OfKind(const std::vector<YAML::Node>& docs,
@@ -43,6 +52,16 @@ std::vector<YAML::Node> OfKind(const std::vector<YAML::Node>& docs,
 YAML::Node Only(const std::vector<YAML::Node>& docs, const std::string& kind) {
   std::vector<YAML::Node> found = OfKind(docs, kind);
   EXPECT_EQ(found.size(), 1u) << kind;
+  return found.size() == 1 ? found[0] : YAML::Node();
+}
+
+YAML::Node Named(const std::vector<YAML::Node>& docs, const std::string& kind,
+                 const std::string& name) {
+  std::vector<YAML::Node> found;
+  for (const YAML::Node& doc : OfKind(docs, kind)) {
+    if (Text(doc["metadata"]["name"]) == name) found.push_back(doc);
+  }
+  EXPECT_EQ(found.size(), 1u) << kind << " " << name;
   return found.size() == 1 ? found[0] : YAML::Node();
 }
 
@@ -72,14 +91,60 @@ void ExpectProbesAndDefaultResources(const YAML::Node& deployment) {
   EXPECT_EQ(Text(c["readinessProbe"]["httpGet"]["path"]), "/readyz");
   EXPECT_EQ(Text(c["livenessProbe"]["httpGet"]["port"]), "http");
   EXPECT_EQ(Text(c["readinessProbe"]["httpGet"]["port"]), "http");
-  ASSERT_EQ(c["ports"].size(), 1u);
-  EXPECT_EQ(Text(c["ports"][0]["name"]), "http");
-  EXPECT_EQ(Text(c["ports"][0]["containerPort"]), "10260");
+  // Plain HTTP: the kubelet probes without a token.
+  EXPECT_FALSE(c["livenessProbe"]["httpGet"]["scheme"]);
+  EXPECT_FALSE(c["readinessProbe"]["httpGet"]["scheme"]);
+  const YAML::Node http = ByName(c["ports"], "http");
+  ASSERT_TRUE(http.IsMap()) << "no port named http";
+  EXPECT_EQ(Text(http["containerPort"]), "10260");
   const YAML::Node r = c["resources"];
   EXPECT_EQ(Text(r["requests"]["cpu"]), "100m");
   EXPECT_EQ(Text(r["requests"]["memory"]), "64Mi");
   EXPECT_EQ(Text(r["limits"]["cpu"]), "1");
   EXPECT_EQ(Text(r["limits"]["memory"]), "256Mi");
+}
+
+void ExpectMetricsOnSecurePortOnly(const YAML::Node& deployment,
+                                   const YAML::Node& service, int port) {
+  const YAML::Node c = Container(deployment);
+  std::set<std::string> args = Args(c);
+  EXPECT_TRUE(args.count(absl::StrCat("--secure-port=", port)));
+  EXPECT_TRUE(args.count("--bind-address=$(POD_IP)"));
+  const YAML::Node pod_ip = ByName(c["env"], "POD_IP");
+  ASSERT_TRUE(pod_ip.IsMap()) << "no POD_IP in the environment";
+  EXPECT_EQ(Text(pod_ip["valueFrom"]["fieldRef"]["fieldPath"]), "status.podIP");
+  const YAML::Node https = ByName(c["ports"], "https");
+  ASSERT_TRUE(https.IsMap()) << "no port named https";
+  EXPECT_EQ(Text(https["containerPort"]), absl::StrCat(port));
+  EXPECT_EQ(c["ports"].size(), 2u);  // http (the probes) and https
+  ASSERT_TRUE(service.IsMap());
+  const YAML::Node ports = service["spec"]["ports"];
+  ASSERT_EQ(ports.size(), 1u) << ports;
+  EXPECT_EQ(Text(ports[0]["name"]), "https-metrics");
+  EXPECT_EQ(Text(ports[0]["port"]), absl::StrCat(port));
+  EXPECT_EQ(Text(ports[0]["targetPort"]), "https");
+}
+
+void ExpectSecureScrape(const YAML::Node& endpoint) {
+  ASSERT_TRUE(endpoint.IsMap());
+  EXPECT_EQ(Text(endpoint["port"]), "https-metrics");
+  EXPECT_EQ(Text(endpoint["scheme"]), "https");
+  EXPECT_EQ(Text(endpoint["path"]), "/metrics");
+  EXPECT_EQ(Text(endpoint["bearerTokenFile"]),
+            "/var/run/secrets/kubernetes.io/serviceaccount/token");
+  EXPECT_EQ(Text(endpoint["tlsConfig"]["insecureSkipVerify"]), "true");
+}
+
+void ExpectMayGetMetricsOnly(const YAML::Node& cluster_role) {
+  ASSERT_TRUE(cluster_role.IsMap());
+  ASSERT_EQ(cluster_role["rules"].size(), 1u);
+  const YAML::Node rule = cluster_role["rules"][0];
+  EXPECT_FALSE(rule["apiGroups"]);
+  EXPECT_FALSE(rule["resources"]);
+  ASSERT_EQ(rule["nonResourceURLs"].size(), 1u);
+  EXPECT_EQ(Text(rule["nonResourceURLs"][0]), "/metrics");
+  ASSERT_EQ(rule["verbs"].size(), 1u);
+  EXPECT_EQ(Text(rule["verbs"][0]), "get");
 }
 
 void ExpectSchedulerPod(const YAML::Node& deployment) {
@@ -108,17 +173,18 @@ void ExpectSchedulerPod(const YAML::Node& deployment) {
 
 void ExpectTokenIsAFile(const YAML::Node& deployment,
                         const std::string& secret_name) {
-  // The Secret is a volume...
-  std::string volume;
-  int secrets = 0;
+  // The Secret is the volume metrics-token, and no other...
+  const std::string volume = "metrics-token";
+  int volumes = 0;
   for (const YAML::Node& v : PodSpec(deployment)["volumes"]) {
-    if (!v["secret"]) continue;
-    ++secrets;
-    EXPECT_EQ(Text(v["secret"]["secretName"]), secret_name);
-    volume = Text(v["name"]);
+    if (Text(v["name"]) == volume) {
+      ++volumes;
+      EXPECT_EQ(Text(v["secret"]["secretName"]), secret_name);
+    } else if (v["secret"]) {
+      EXPECT_NE(Text(v["secret"]["secretName"]), secret_name) << v;
+    }
   }
-  EXPECT_EQ(secrets, 1);
-  ASSERT_EQ(volume, "metrics-token");
+  EXPECT_EQ(volumes, 1);
   // ...mounted read-only where the configurations' tokenFile points...
   const YAML::Node c = Container(deployment);
   int mounts = 0;

@@ -1,8 +1,8 @@
 // The Helm chart (charts/metrics-scheduler/), rendered by Helm's own library
 // (`testenv helm template`, as `helm template` renders it) with several
-// combinations of values. Each rendering is held to manifest_checks.h, as
-// the kustomization is, and passes `kubectl apply --dry-run=server` on the
-// local control plane. The ServiceMonitor and PrometheusRule are dry-run
+// combinations of values, the secure port on (the default) and off. Each
+// rendering is held to manifest_checks.h, as the kustomization is, and
+// passes `kubectl apply --dry-run=server` on the local control plane. The ServiceMonitor and PrometheusRule are dry-run
 // against stand-in CRDs (testdata/monitoring-crds.yaml); the alerts run
 // under `promtool test rules` (testdata/alerts_test.yaml), and every metric
 // they read is one a running scheduler exports.
@@ -35,10 +35,14 @@ namespace {
 
 using ::ms::manifests::ExpectBudgetKeepsOneReplica;
 using ::ms::manifests::ExpectHardened;
+using ::ms::manifests::ExpectMayGetMetricsOnly;
+using ::ms::manifests::ExpectMetricsOnSecurePortOnly;
 using ::ms::manifests::ExpectProbesAndDefaultResources;
+using ::ms::manifests::ExpectSecureScrape;
 using ::ms::manifests::ExpectSchedulerPod;
 using ::ms::manifests::ExpectTokenIsAFile;
 using ::ms::manifests::Grants;
+using ::ms::manifests::Named;
 using ::ms::manifests::OfKind;
 using ::ms::manifests::Only;
 using ::ms::manifests::ResourceNames;
@@ -132,11 +136,17 @@ YAML::Node Volume(const YAML::Node& deployment, const std::string& name) {
 }
 
 // The objects of the default rendering: what the kustomization installs
-// but the namespace (Helm's --create-namespace makes it).
+// but the namespace (Helm's --create-namespace makes it). The ClusterRoles
+// are the scheduler's and the metrics reader's.
 const std::multiset<std::string> kDefaultKinds = {
-    "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role",
-    "RoleBinding",    "ConfigMap",   "Secret",             "Service",
-    "Deployment",     "PodDisruptionBudget"};
+    "ServiceAccount", "ClusterRole", "ClusterRole", "ClusterRoleBinding",
+    "Role",           "RoleBinding", "ConfigMap",   "Secret",
+    "Service",        "Deployment",  "PodDisruptionBudget"};
+
+// The scheduler's ClusterRole and the metrics reader's, for the release
+// metrics-scheduler.
+constexpr char kSchedulerRole[] = "metrics-scheduler";
+constexpr char kReaderRole[] = "metrics-scheduler-metrics-reader";
 
 TEST(ChartTest, DefaultsInstallWhatTheKustomizationDoes) {
   std::vector<YAML::Node> docs = Render();
@@ -155,7 +165,10 @@ TEST(ChartTest, DefaultsInstallWhatTheKustomizationDoes) {
   ExpectSchedulerPod(deployment);
   ExpectTokenIsAFile(deployment, "metrics-scheduler-metrics-token");
   ExpectBudgetKeepsOneReplica(Only(docs, "PodDisruptionBudget"), deployment);
-  EXPECT_EQ(Grants(Only(docs, "ClusterRole")), SchedulerGrants());
+  ExpectMetricsOnSecurePortOnly(deployment, Only(docs, "Service"), 10259);
+  EXPECT_EQ(Grants(Named(docs, "ClusterRole", kSchedulerRole)),
+            SchedulerGrants());
+  ExpectMayGetMetricsOnly(Named(docs, "ClusterRole", kReaderRole));
   EXPECT_EQ(ResourceNames(Only(docs, "Role")),
             (std::set<std::string>{"metrics-scheduler"}));
   // The ServiceAccount is the one the pods run as and the bindings name.
@@ -174,12 +187,84 @@ TEST(ChartTest, DefaultsInstallWhatTheKustomizationDoes) {
   YAML::Node secret = Only(docs, "Secret");
   EXPECT_FALSE(secret["data"]);
   EXPECT_FALSE(secret["stringData"]);
-  // The Service serves the pods' http port.
+  // The Service selects the pods (and serves their https port: above).
   YAML::Node service = Only(docs, "Service");
   EXPECT_TRUE(SameData(service["spec"]["selector"],
                        deployment["spec"]["selector"]["matchLabels"]));
-  EXPECT_EQ(service["spec"]["ports"][0]["targetPort"].as<std::string>(),
-            "http");
+}
+
+// securePort.enabled=false: /metrics on the plain port, as before the
+// secure port existed; no reader role (nothing would check it), even with
+// subjects to bind. The pods are as hardened and probed as ever.
+TEST(ChartTest, SecurePortOffServesMetricsOnThePlainPort) {
+  std::vector<YAML::Node> docs = Render(
+      "--set securePort.enabled=false --set serviceMonitor.enabled=true "
+      "--set securePort.tlsSecret=unused "
+      "--set metrics.readerSubjects[0].kind=ServiceAccount "
+      "--set metrics.readerSubjects[0].name=prometheus-k8s "
+      "--set metrics.readerSubjects[0].namespace=monitoring");
+  std::multiset<std::string> kinds = kDefaultKinds;
+  kinds.erase(kinds.find("ClusterRole"));
+  kinds.insert("ServiceMonitor");
+  EXPECT_EQ(Kinds(docs), kinds);
+  EXPECT_EQ(Grants(Named(docs, "ClusterRole", kSchedulerRole)),
+            SchedulerGrants());
+  YAML::Node deployment = Only(docs, "Deployment");
+  ASSERT_TRUE(deployment.IsMap());
+  ExpectHardened(deployment);
+  ExpectProbesAndDefaultResources(deployment);
+  ExpectSchedulerPod(deployment);
+  ExpectTokenIsAFile(deployment, "metrics-scheduler-metrics-token");
+  for (const std::string& arg : Args(deployment)) {
+    EXPECT_FALSE(absl::StartsWith(arg, "--secure-port") ||
+                 absl::StartsWith(arg, "--bind-address") ||
+                 absl::StartsWith(arg, "--tls-"))
+        << arg;
+  }
+  const YAML::Node container =
+      deployment["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(container["ports"].size(), 1u);
+  EXPECT_EQ(container["env"].size(), 1u);  // POD_NAME
+  EXPECT_EQ(deployment["spec"]["template"]["spec"]["volumes"].size(), 2u);
+  YAML::Node ports = Only(docs, "Service")["spec"]["ports"];
+  ASSERT_EQ(ports.size(), 1u);
+  EXPECT_EQ(ports[0]["name"].as<std::string>(), "http-metrics");
+  EXPECT_EQ(ports[0]["port"].as<int>(), 10260);
+  EXPECT_EQ(ports[0]["targetPort"].as<std::string>(), "http");
+  YAML::Node endpoints = Only(docs, "ServiceMonitor")["spec"]["endpoints"];
+  ASSERT_EQ(endpoints.size(), 1u);
+  EXPECT_TRUE(SameData(endpoints[0], YAML::Load(R"(
+      {port: http-metrics, path: /metrics, interval: 30s, scrapeTimeout: 10s})")))
+      << endpoints[0];
+}
+
+// The ServiceMonitor's other ways with the secure port: a token from a
+// Secret (`authorization`, for a Prometheus that denies token files) and a
+// pinned CA in place of the unverified self-signed certificate.
+TEST(ChartTest, ServiceMonitorTokenSecretAndPinnedCa) {
+  std::vector<YAML::Node> docs = Render(
+      "--set serviceMonitor.enabled=true "
+      "--set serviceMonitor.tokenSecret.name=prometheus-token "
+      "--set serviceMonitor.tlsConfig.insecureSkipVerify=null "
+      "--set serviceMonitor.tlsConfig.ca.secret.name=metrics-scheduler-tls "
+      "--set serviceMonitor.tlsConfig.ca.secret.key=ca.crt "
+      "--set serviceMonitor.tlsConfig.serverName="
+      "metrics-scheduler.metrics-scheduler.svc");
+  YAML::Node endpoints = Only(docs, "ServiceMonitor")["spec"]["endpoints"];
+  ASSERT_EQ(endpoints.size(), 1u);
+  EXPECT_TRUE(SameData(endpoints[0], YAML::Load(R"(
+      port: https-metrics
+      scheme: https
+      path: /metrics
+      interval: 30s
+      scrapeTimeout: 10s
+      authorization:
+        type: Bearer
+        credentials: {name: prometheus-token, key: token}
+      tlsConfig:
+        ca: {secret: {name: metrics-scheduler-tls, key: ca.crt}}
+        serverName: metrics-scheduler.metrics-scheduler.svc
+  )"))) << endpoints[0];
 }
 
 // The kustomization's ClusterRole and the chart's grant the same: neither
@@ -188,10 +273,15 @@ TEST(ChartTest, RbacIsTheKustomizations) {
   std::vector<YAML::Node> base =
       YAML::LoadAllFromFile(SourceDir() + "/manifests/base/rbac.yaml");
   std::vector<YAML::Node> chart = Render();
-  EXPECT_EQ(Grants(Only(chart, "ClusterRole")),
+  EXPECT_EQ(Grants(Named(chart, "ClusterRole", kSchedulerRole)),
             Grants(Only(base, "ClusterRole")));
   EXPECT_TRUE(
       SameData(Only(chart, "Role")["rules"], Only(base, "Role")["rules"]));
+  // The metrics reader's too, by name.
+  std::vector<YAML::Node> reader = YAML::LoadAllFromFile(
+      SourceDir() + "/manifests/base/metrics-reader.yaml");
+  EXPECT_TRUE(SameData(Named(chart, "ClusterRole", kReaderRole)["rules"],
+                       Named(reader, "ClusterRole", kReaderRole)["rules"]));
 }
 
 // The default configuration is manifests/config.yaml, field for field, and
@@ -282,6 +372,7 @@ TEST(ChartTest, ValuesFileShapesThePods) {
       Render("--values " + Testdata("chart-values.yaml"));
   std::multiset<std::string> kinds = kDefaultKinds;
   kinds.erase("PodDisruptionBudget");  // podDisruptionBudget.enabled: false
+  kinds.insert("ClusterRoleBinding");  // metrics.readerSubjects
   EXPECT_EQ(Kinds(docs), kinds);
   YAML::Node deployment = Only(docs, "Deployment");
   YAML::Node pod = deployment["spec"]["template"]["spec"];
@@ -321,7 +412,31 @@ TEST(ChartTest, ValuesFileShapesThePods) {
   EXPECT_EQ(config->backend.url, "http://thanos-query.monitoring.svc:9090");
   EXPECT_EQ(config->backend.token_file,
             "/var/run/secrets/metrics-scheduler/token");
-  EXPECT_EQ(config->metrics.size(), 3u);
+  EXPECT_EQ(config->profiles[0].metrics.size(), 3u);
+  // The secure port on 8443 with the certificate of a Secret, mounted
+  // read-only; the scrapers' binding names the given subjects.
+  ExpectMetricsOnSecurePortOnly(deployment, Only(docs, "Service"), 8443);
+  EXPECT_TRUE(args.count("--tls-cert-file=/etc/metrics-scheduler-tls/tls.crt"));
+  EXPECT_TRUE(
+      args.count("--tls-private-key-file=/etc/metrics-scheduler-tls/tls.key"));
+  YAML::Node cert = Volume(deployment, "serving-cert");
+  EXPECT_EQ(cert["secret"]["secretName"].as<std::string>(""),
+            "metrics-scheduler-tls");
+  EXPECT_EQ(cert["secret"]["defaultMode"].as<int>(0), 0440);
+  int mounts = 0;
+  for (const YAML::Node& m : pod["containers"][0]["volumeMounts"]) {
+    if (m["name"].as<std::string>() != "serving-cert") continue;
+    ++mounts;
+    EXPECT_EQ(m["mountPath"].as<std::string>(), "/etc/metrics-scheduler-tls");
+    EXPECT_EQ(m["readOnly"].as<std::string>(), "true");
+  }
+  EXPECT_EQ(mounts, 1);
+  ExpectTokenIsAFile(deployment, "metrics-scheduler-metrics-token");
+  YAML::Node binding = Named(docs, "ClusterRoleBinding", kReaderRole);
+  EXPECT_EQ(binding["roleRef"]["name"].as<std::string>(""), kReaderRole);
+  EXPECT_TRUE(SameData(binding["subjects"], YAML::Load(R"(
+      [{kind: ServiceAccount, name: prometheus, namespace: observability}])")))
+      << binding["subjects"];
   // Hardening is not a value.
   ExpectHardened(deployment);
 }
@@ -372,7 +487,8 @@ TEST(ChartTest, MonitoringToggles) {
 // manifests/monitoring/prometheusrule.yaml is the alerts' one source: for
 // the release and namespace metrics-scheduler, with the default values, the
 // chart renders exactly its spec (expressions, durations, labels, texts).
-// The ServiceMonitor scrapes as the manifest's does.
+// The ServiceMonitor scrapes as the manifest's does: the secure port, with
+// the Prometheus pod's token.
 TEST(ChartTest, MonitoringIsTheManifests) {
   std::vector<YAML::Node> chart = Render(
       "--set serviceMonitor.enabled=true --set prometheusRule.enabled=true");
@@ -387,6 +503,7 @@ TEST(ChartTest, MonitoringIsTheManifests) {
   ASSERT_TRUE(scrape.IsMap());
   EXPECT_TRUE(SameData(scrape["spec"]["endpoints"], monitor["spec"]["endpoints"]))
       << scrape["spec"]["endpoints"];
+  ExpectSecureScrape(scrape["spec"]["endpoints"][0]);
   EXPECT_TRUE(SameData(scrape["spec"]["namespaceSelector"],
                        monitor["spec"]["namespaceSelector"]));
   EXPECT_EQ(scrape["metadata"]["name"].as<std::string>(),
@@ -586,6 +703,11 @@ TEST_F(ChartDryRunTest, ValuesFile) {
   DryRun("--values " + Testdata("chart-values.yaml"));
 }
 
+TEST_F(ChartDryRunTest, SecurePortOff) {
+  std::vector<YAML::Node> docs = DryRun("--set securePort.enabled=false");
+  EXPECT_EQ(OfKind(docs, "ClusterRole").size(), 1u);
+}
+
 // The ServiceMonitor and PrometheusRule against stand-ins of their CRDs
 // (testdata/monitoring-crds.yaml; installed once and left, like any CRD a
 // cluster has: a later run applies them unchanged).
@@ -608,6 +730,15 @@ TEST_F(ChartDryRunTest, MonitoringAgainstTheirCrds) {
              "--set prometheusRule.enabled=true");
   EXPECT_EQ(OfKind(docs, "ServiceMonitor").size(), 1u);
   EXPECT_EQ(OfKind(docs, "PrometheusRule").size(), 1u);
+  // Its other scrapes: plain, and secure with a token Secret and a CA.
+  DryRun("--set serviceMonitor.enabled=true --set securePort.enabled=false");
+  DryRun(
+      "--set serviceMonitor.enabled=true "
+      "--set serviceMonitor.tokenSecret.name=prometheus-token "
+      "--set serviceMonitor.tlsConfig.insecureSkipVerify=null "
+      "--set serviceMonitor.tlsConfig.ca.secret.name=ca "
+      "--set serviceMonitor.tlsConfig.ca.secret.key=ca.crt "
+      "--set serviceMonitor.tlsConfig.serverName=ms.example.svc");
   // The stand-ins are strict: a misspelt field is refused, not dropped.
   const std::string file = TempPath("misspelt.yaml");
   WriteFile(file, absl::StrCat(R"(apiVersion: monitoring.coreos.com/v1

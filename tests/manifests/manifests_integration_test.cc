@@ -1,10 +1,13 @@
 // `kubectl apply --dry-run=server` of everything under manifests/ against
 // the local control plane's kube-apiserver: the objects are valid as the
-// apiserver (v1.34) sees them, admission included.
+// apiserver (v1.34) sees them, admission included. manifests/monitoring's
+// prometheus-operator objects go against strict stand-ins of its CRDs.
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -13,6 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/manifests/manifest_checks.h"
+#include "tests/testing/command.h"
+#include "tests/testing/paths.h"
 #include "tests/testing/testenv.h"
 #include "yaml-cpp/yaml.h"
 
@@ -112,6 +117,89 @@ TEST_F(ManifestsDryRunTest, ExistingSecretComponent) {
     EXPECT_NE(out.find(object), std::string::npos) << object << "\n" << out;
   }
   EXPECT_EQ(out.find("secret/"), std::string::npos) << out;
+}
+
+// manifests/components/serving-cert, as its comment shows it
+// (tests/manifests/testdata/serving-cert): the Secret is mounted read-only
+// and passed as the secure port's certificate and key, and the server
+// accepts the result. The security checks still hold.
+TEST_F(ManifestsDryRunTest, ServingCertComponent) {
+  const std::string overlay = absl::StrCat(
+      testing::SourceDir(), "/tests/manifests/testdata/serving-cert");
+  std::vector<YAML::Node> docs =
+      YAML::LoadAll(env_.Kubectl(absl::StrCat("kustomize ", overlay)));
+  YAML::Node deployment = manifests::Only(docs, "Deployment");
+  ASSERT_TRUE(deployment.IsMap());
+  manifests::ExpectHardened(deployment);
+  manifests::ExpectTokenIsAFile(deployment, "metrics-scheduler-metrics-token");
+  manifests::ExpectMetricsOnSecurePortOnly(
+      deployment, manifests::Only(docs, "Service"), 10259);
+  const YAML::Node pod = deployment["spec"]["template"]["spec"];
+  const YAML::Node container = pod["containers"][0];
+  std::vector<std::string> args;
+  for (const YAML::Node& a : container["args"]) {
+    args.push_back(a.as<std::string>());
+  }
+  EXPECT_NE(std::find(args.begin(), args.end(),
+                      "--tls-cert-file=/etc/metrics-scheduler-tls/tls.crt"),
+            args.end());
+  EXPECT_NE(std::find(args.begin(), args.end(),
+                      "--tls-private-key-file=/etc/metrics-scheduler-tls/"
+                      "tls.key"),
+            args.end());
+  int volumes = 0, mounts = 0;
+  for (const YAML::Node& v : pod["volumes"]) {
+    if (v["name"].as<std::string>() != "serving-cert") continue;
+    ++volumes;
+    EXPECT_EQ(v["secret"]["secretName"].as<std::string>(""),
+              "metrics-scheduler-tls");
+    EXPECT_EQ(v["secret"]["defaultMode"].as<int>(0), 0440);
+  }
+  for (const YAML::Node& m : container["volumeMounts"]) {
+    if (m["name"].as<std::string>() != "serving-cert") continue;
+    ++mounts;
+    EXPECT_EQ(m["mountPath"].as<std::string>(""), "/etc/metrics-scheduler-tls");
+    EXPECT_EQ(m["readOnly"].as<std::string>(""), "true");
+  }
+  EXPECT_EQ(volumes, 1);
+  EXPECT_EQ(mounts, 1);
+  std::string out =
+      env_.Kubectl(absl::StrCat("apply --dry-run=server -k ", overlay));
+  for (const char* object : kBaseObjects) {
+    EXPECT_NE(out.find(object), std::string::npos) << object << "\n" << out;
+  }
+}
+
+// manifests/monitoring/ against stand-ins of prometheus-operator's CRDs
+// (testdata/monitoring-crds.yaml, strict: a misspelt field is refused),
+// the Prometheus binding included.
+TEST_F(ManifestsDryRunTest, MonitoringKustomization) {
+  env_.Kubectl(absl::StrCat("apply -f ", testing::SourceDir(),
+                            "/tests/manifests/testdata/monitoring-crds.yaml"));
+  env_.Kubectl(
+      "wait --for condition=established --timeout=60s "
+      "crd/servicemonitors.monitoring.coreos.com "
+      "crd/prometheusrules.monitoring.coreos.com");
+  // Established, then served: wait until kubectl finds the kinds.
+  const char* bin = std::getenv("TESTENV_BIN");
+  ASSERT_NE(bin, nullptr);
+  EXPECT_TRUE(testing::WaitFor([&] {
+    return testing::RunCommandLine(
+               absl::StrCat(bin, " kubectl --kubeconfig ", env_.dir(),
+                            "/admin.kubeconfig -n metrics-scheduler get "
+                            "servicemonitors,prometheusrules"))
+               .exit_code == 0;
+  }));
+  const std::string out = env_.Kubectl(
+      absl::StrCat("apply --dry-run=server -k ", manifests_, "/monitoring"));
+  for (const char* object :
+       {"servicemonitor.monitoring.coreos.com/metrics-scheduler created",
+        "prometheusrule.monitoring.coreos.com/metrics-scheduler created",
+        "clusterrolebinding.rbac.authorization.k8s.io/"
+        "metrics-scheduler-metrics-reader created",
+        "configmap/metrics-scheduler-dashboard created"}) {
+    EXPECT_NE(out.find(object), std::string::npos) << object << "\n" << out;
+  }
 }
 
 // The Deployment's priorityClassName is checked when its pods are created,

@@ -1,8 +1,9 @@
 // What manifests/ promises a cluster operator, checked in the YAML itself:
 // the Deployment's hardening, probes and resources, its PodDisruptionBudget
 // and priority, the metrics token mounted as a file and never passed
-// through the environment, least-privilege RBAC, and configurations that
-// the scheduler accepts. The checks are manifest_checks.h's, which the Helm
+// through the environment, least-privilege RBAC, /metrics served and
+// scraped on the secure port only, and configurations that the scheduler
+// accepts. The checks are manifest_checks.h's, which the Helm
 // chart's test applies to the chart too.
 
 #include <cstdlib>
@@ -20,7 +21,10 @@ namespace {
 
 using manifests::ExpectBudgetKeepsOneReplica;
 using manifests::ExpectHardened;
+using manifests::ExpectMayGetMetricsOnly;
+using manifests::ExpectMetricsOnSecurePortOnly;
 using manifests::ExpectProbesAndDefaultResources;
+using manifests::ExpectSecureScrape;
 using manifests::ExpectSchedulerPod;
 using manifests::ExpectTokenIsAFile;
 using manifests::Grants;
@@ -63,6 +67,7 @@ TEST_F(DeploymentTest, TwoReplicasWithLeaderElection) {
   EXPECT_EQ(args, (std::set<std::string>{
                       "--config=/etc/metrics-scheduler/config.yaml",
                       "--leader-elect=true", "--identity=$(POD_NAME)",
+                      "--secure-port=10259", "--bind-address=$(POD_IP)",
                       "-v=1"}));
 }
 
@@ -70,6 +75,13 @@ TEST_F(DeploymentTest, RunsHardened) { ExpectHardened(deployment_); }
 
 TEST_F(DeploymentTest, ProbesAndResources) {
   ExpectProbesAndDefaultResources(deployment_);
+}
+
+// As kube-scheduler: /metrics on the secure port alone, which the Service
+// exposes; the probes on the plain port, which it does not.
+TEST_F(DeploymentTest, MetricsOnlyOnTheSecurePort) {
+  ExpectMetricsOnSecurePortOnly(
+      deployment_, Only("base/service.yaml", "Service"), 10259);
 }
 
 TEST_F(DeploymentTest, TokenIsAFileNeverAnEnvironmentVariable) {
@@ -129,7 +141,9 @@ TEST(ManifestsTest, ConfigurationsAreValid) {
   EXPECT_EQ(sysdig->backend.type, BackendType::kSysdig);
   for (const Config* c : {&*prometheus, &*sysdig}) {
     std::vector<std::string> names;
-    for (const MetricConfig& m : c->metrics) names.push_back(m.name);
+    for (const MetricConfig& m : c->profiles[0].metrics) {
+      names.push_back(m.name);
+    }
     EXPECT_EQ(names, (std::vector<std::string>{"http_latency", "io_latency",
                                                "error_rate"}));
     // The Lease rbac.yaml grants, and the port the Deployment exposes.
@@ -157,14 +171,43 @@ TEST(ManifestsTest, MetricsReaderMayGetMetricsOnly) {
   ASSERT_TRUE(role.IsMap());
   EXPECT_EQ(role["metadata"]["name"].as<std::string>(),
             "metrics-scheduler-metrics-reader");
-  ASSERT_EQ(role["rules"].size(), 1u);
-  const YAML::Node rule = role["rules"][0];
-  EXPECT_FALSE(rule["apiGroups"]);
-  EXPECT_FALSE(rule["resources"]);
-  ASSERT_EQ(rule["nonResourceURLs"].size(), 1u);
-  EXPECT_EQ(rule["nonResourceURLs"][0].as<std::string>(), "/metrics");
-  ASSERT_EQ(rule["verbs"].size(), 1u);
-  EXPECT_EQ(rule["verbs"][0].as<std::string>(), "get");
+  ExpectMayGetMetricsOnly(role);
+}
+
+// manifests/monitoring/ scrapes what the base serves: the Service's
+// https-metrics port, as a Prometheus the binding lets read /metrics.
+TEST(ManifestsTest, MonitoringScrapesTheSecurePort) {
+  YAML::Node monitor = Only("monitoring/servicemonitor.yaml", "ServiceMonitor");
+  ASSERT_TRUE(monitor.IsMap());
+  ASSERT_EQ(monitor["spec"]["endpoints"].size(), 1u);
+  ExpectSecureScrape(monitor["spec"]["endpoints"][0]);
+  YAML::Node service = Only("base/service.yaml", "Service");
+  EXPECT_EQ(monitor["spec"]["endpoints"][0]["port"].as<std::string>(),
+            service["spec"]["ports"][0]["name"].as<std::string>());
+
+  // kube-prometheus' Prometheus, bound to the reader role and nothing else.
+  YAML::Node binding =
+      Only("monitoring/metrics-reader-binding.yaml", "ClusterRoleBinding");
+  ASSERT_TRUE(binding.IsMap());
+  EXPECT_EQ(binding["roleRef"]["kind"].as<std::string>(), "ClusterRole");
+  EXPECT_EQ(binding["roleRef"]["name"].as<std::string>(),
+            Only("base/metrics-reader.yaml", "ClusterRole")["metadata"]["name"]
+                .as<std::string>());
+  ASSERT_EQ(binding["subjects"].size(), 1u);
+  EXPECT_EQ(binding["subjects"][0]["kind"].as<std::string>(), "ServiceAccount");
+  EXPECT_EQ(binding["subjects"][0]["name"].as<std::string>(), "prometheus-k8s");
+  EXPECT_EQ(binding["subjects"][0]["namespace"].as<std::string>(),
+            "monitoring");
+
+  YAML::Node kustomization =
+      YAML::LoadFile(Manifest("monitoring/kustomization.yaml"));
+  std::set<std::string> resources;
+  for (const YAML::Node& r : kustomization["resources"]) {
+    resources.insert(r.as<std::string>());
+  }
+  EXPECT_EQ(resources, (std::set<std::string>{"servicemonitor.yaml",
+                                              "metrics-reader-binding.yaml",
+                                              "prometheusrule.yaml"}));
 }
 
 TEST(ManifestsTest, ExampleWorkloadAsksForMetricsScheduler) {

@@ -1,12 +1,17 @@
 // manifests/monitoring/ against the real thing: a Prometheus scraping a
 // running scheduler (build/metrics-scheduler on the local control plane)
-// that has bound pods and failed one.
+// that has bound pods and failed one, the way the shipped ServiceMonitor
+// says: its secure port (as manifests/base runs it), over https without
+// verifying the self-signed certificate, with the bearer token of a
+// ServiceAccount that metrics-reader-binding.yaml binds to the
+// metrics-reader ClusterRole.
 //
 // - `promtool check rules` accepts the PrometheusRule's groups;
 // - every rule expression, every dashboard panel query and every dashboard
 //   variable query returns data, and so does every series selector in
-//   them: a misspelt metric name, label or label value returns nothing and
-//   fails here.
+//   them, and every alternative of their regex matchers alone
+//   (`queue=~"unschedulable|backoff"`: both queues): a misspelt metric
+//   name, label or label value returns nothing and fails here.
 //
 // An alert's expression is empty while the scheduler is healthy, which
 // would prove nothing. So each is evaluated as a `bool` comparison
@@ -39,6 +44,7 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "simdjson.h"
+#include "tests/manifests/manifest_checks.h"
 #include "tests/testing/command.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/prometheus.h"
@@ -153,6 +159,132 @@ std::vector<std::string> Selectors(const std::string& expr) {
   return selectors;
 }
 
+// The text of a PromQL string literal (`"a\\.b"` -> `a\.b`): quotes
+// removed, escaped backslashes and quotes undone (other escapes kept as
+// written); a raw string (backquotes) as it is.
+std::string Unquote(const std::string& literal) {
+  if (literal.size() < 2) return literal;
+  const char quote = literal.front();
+  const std::string body = literal.substr(1, literal.size() - 2);
+  if (quote == '`') return body;
+  std::string out;
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (body[i] == '\\' && i + 1 < body.size() &&
+        (body[i + 1] == '\\' || body[i + 1] == quote)) {
+      ++i;
+    }
+    out += body[i];
+  }
+  return out;
+}
+
+// `text` as a double-quoted PromQL string.
+std::string Quote(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '\\' || c == '"') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The top-level alternatives of a regular expression (`a|b(c|d)` -> `a`,
+// `b(c|d)`): a `|` escaped, in a group or in a character class does not
+// split.
+std::vector<std::string> Alternatives(const std::string& regex) {
+  std::vector<std::string> out;
+  std::string current;
+  int depth = 0;
+  bool in_class = false;
+  for (size_t i = 0; i < regex.size(); ++i) {
+    const char c = regex[i];
+    if (c == '\\' && i + 1 < regex.size()) {
+      current += regex.substr(i++, 2);
+      continue;
+    }
+    if (in_class) {
+      in_class = c != ']';
+    } else if (c == '[') {
+      in_class = true;
+      current += c;
+      // `[]...]` and `[^]...]`: that first `]` is a member.
+      if (i + 1 < regex.size() && regex[i + 1] == '^') current += regex[++i];
+      if (i + 1 < regex.size() && regex[i + 1] == ']') current += regex[++i];
+      continue;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      --depth;
+    } else if (c == '|' && depth == 0) {
+      out.push_back(current);
+      current.clear();
+      continue;
+    }
+    current += c;
+  }
+  out.push_back(current);
+  return out;
+}
+
+// For each `=~` matcher of `selector` (as Selectors() returns it) with two
+// or more alternatives, one selector per alternative: the same with that
+// matcher narrowed to it (`x{a=~"p|q", b="r"}` -> `x{a=~"p", b="r"}`,
+// `x{a=~"q", b="r"}`). A misspelt alternative leaves the selector with
+// data, from the others; narrowed to it, the selector has none.
+std::vector<std::string> AlternativeSelectors(const std::string& selector) {
+  const size_t open = selector.find('{');
+  if (open == std::string::npos) return {};
+  struct Matcher {
+    std::string text;   // as written: `a=~"p|q"`
+    std::string label;  // `a`
+    std::string op;     // `=~`
+    std::string value;  // unquoted: `p|q`
+  };
+  std::vector<Matcher> matchers;
+  const size_t close = SkipGroup(selector, open) - 1;
+  for (size_t i = open + 1; i < close;) {
+    if (absl::ascii_isspace(selector[i]) || selector[i] == ',') {
+      ++i;
+      continue;
+    }
+    Matcher m;
+    const size_t start = i;
+    while (i < close && IsIdent(selector[i])) ++i;
+    m.label = selector.substr(start, i - start);
+    i = SkipSpaces(selector, i);
+    const size_t op = i;
+    while (i < close &&
+           (selector[i] == '=' || selector[i] == '!' || selector[i] == '~')) {
+      ++i;
+    }
+    m.op = selector.substr(op, i - op);
+    i = SkipSpaces(selector, i);
+    const size_t end = SkipString(selector, i);
+    m.value = Unquote(selector.substr(i, end - i));
+    m.text = selector.substr(start, end - start);
+    matchers.push_back(std::move(m));
+    i = end;
+  }
+  std::vector<std::string> out;
+  for (size_t k = 0; k < matchers.size(); ++k) {
+    if (matchers[k].op != "=~") continue;
+    const std::vector<std::string> alternatives =
+        Alternatives(matchers[k].value);
+    if (alternatives.size() < 2) continue;
+    for (const std::string& alternative : alternatives) {
+      std::vector<std::string> texts;
+      for (size_t j = 0; j < matchers.size(); ++j) {
+        texts.push_back(
+            j == k ? absl::StrCat(matchers[k].label, "=~", Quote(alternative))
+                   : matchers[j].text);
+      }
+      out.push_back(absl::StrCat(selector.substr(0, open), "{",
+                                 absl::StrJoin(texts, ", "), "}"));
+    }
+  }
+  return out;
+}
+
 // `expr` with each comparison made a `bool` one (`a < 1` -> `a < bool 1`).
 std::string WithBoolComparisons(const std::string& expr) {
   std::string out;
@@ -212,6 +344,32 @@ TEST(PromqlScanTest, FindsSelectorsAndMakesComparisonsBool) {
             R"(rate(x{job="metrics-scheduler"}[1m]))");
 }
 
+TEST(PromqlScanTest, SplitsRegexMatchersIntoAlternatives) {
+  EXPECT_EQ(Alternatives("error|unschedulable"),
+            (std::vector<std::string>{"error", "unschedulable"}));
+  // Groups, classes and escapes do not split.
+  EXPECT_EQ(Alternatives(R"(a(b|c)|[|x]|d\|e|)"),
+            (std::vector<std::string>{"a(b|c)", "[|x]", R"(d\|e)", ""}));
+  EXPECT_EQ(Alternatives("[]|]|[^]|]"),
+            (std::vector<std::string>{"[]|]", "[^]|]"}));
+  EXPECT_EQ(Alternatives("5.."), (std::vector<std::string>{"5.."}));
+
+  // One selector per alternative; other matchers as written.
+  EXPECT_EQ(AlternativeSelectors(
+                R"(attempts_total{job="j", result=~"error|unschedulable"})"),
+            (std::vector<std::string>{
+                R"(attempts_total{job="j", result=~"error"})",
+                R"(attempts_total{job="j", result=~"unschedulable"})"}));
+  EXPECT_EQ(AlternativeSelectors(R"(x{a=~'p|q\\.r',b!~"s|t"})"),
+            (std::vector<std::string>{R"(x{a=~"p", b!~"s|t"})",
+                                      R"(x{a=~"q\\.r", b!~"s|t"})"}));
+  // Nothing to split: no regex, one alternative, a negative matcher.
+  EXPECT_TRUE(AlternativeSelectors("up").empty());
+  EXPECT_TRUE(AlternativeSelectors(R"(up{job="a|b"})").empty());
+  EXPECT_TRUE(AlternativeSelectors(R"(up{code=~"5.."})").empty());
+  EXPECT_TRUE(AlternativeSelectors(R"(up{code!~"4..|5.."})").empty());
+}
+
 // ---------------------------------------------------------------------------
 
 // The series (or scalar) an instant query returns; 0 for none or an error
@@ -250,12 +408,52 @@ class MonitoringTest : public ::testing::Test {
         PrometheusServer::Start();
     ASSERT_TRUE(backend.ok()) << backend.status();
     backend_ = std::move(*backend);
+    ASSERT_NO_FATAL_FAILURE(BindPrometheus());
   }
 
   void TearDown() override {
     schedulers_.StopAll(HasFailure());
+    (void)env_.Admin(
+        "DELETE",
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/" + suite_);
     env_.DeleteNamespace(suite_);
     for (const std::string& n : nodes_) env_.DeleteNode(n);
+    if (!token_file_.empty()) std::remove(token_file_.c_str());
+  }
+
+  // The monitoring Prometheus' identity, as an install gives it: the
+  // ServiceAccount `prometheus` of the suite's namespace, bound by
+  // manifests/monitoring/metrics-reader-binding.yaml (its subject and name
+  // made the suite's) to manifests/base/metrics-reader.yaml's ClusterRole.
+  // Its token goes into token_file_ and metrics_token_.
+  void BindPrometheus() {
+    env_.Kubectl(absl::StrCat("apply -f ", SourceDir(),
+                              "/manifests/base/metrics-reader.yaml"));
+    metrics_token_ = env_.ServiceAccountToken(suite_, "prometheus");
+    ASSERT_FALSE(metrics_token_.empty());
+    YAML::Node binding = manifests::Only(
+        YAML::LoadAllFromFile(Monitoring("metrics-reader-binding.yaml")),
+        "ClusterRoleBinding");
+    ASSERT_TRUE(binding.IsMap());
+    ASSERT_EQ(binding["subjects"].size(), 1u);
+    binding["metadata"]["name"] = suite_;
+    binding["subjects"][0]["name"] = "prometheus";
+    binding["subjects"][0]["namespace"] = suite_;
+    const std::string file =
+        absl::StrCat(::testing::TempDir(), "/binding-", suite_, ".yaml");
+    {
+      YAML::Emitter out;
+      out << binding;
+      std::ofstream(file) << out.c_str() << "\n";
+    }
+    env_.Kubectl("apply -f " + file);
+    std::remove(file.c_str());
+    const std::string user =
+        absl::StrCat("system:serviceaccount:", suite_, ":prometheus");
+    ASSERT_TRUE(env_.WaitUntilAllowedToGet(user, "/metrics"))
+        << user << " is not allowed to get /metrics";
+    token_file_ = absl::StrCat(::testing::TempDir(), "/token-", suite_);
+    std::ofstream(token_file_) << metrics_token_;
   }
 
   void AddNode(const std::string& name) {
@@ -303,11 +501,15 @@ metrics:
     direction: lower
     missing: neutral
 )");
+    // With its secure port, as manifests/base runs it: /metrics is there
+    // only, and the test reads it with the Prometheus' token.
     SchedulerProcess* s =
         schedulers_.Start({.config_yaml = config,
                            .kubeconfig = env_.dir() + "/scheduler.kubeconfig",
                            .identity = "monitoring",
-                           .extra_args = {"--leader-elect=false"}});
+                           .extra_args = {"--leader-elect=false"},
+                           .secure_port = true,
+                           .metrics_token = metrics_token_});
     if (s == nullptr) return nullptr;
     const std::string refreshed =
         R"(metrics_scheduler_metric_nodes_with_data{metric="http_latency"})";
@@ -328,8 +530,70 @@ metrics:
   std::string suite_;
   std::vector<std::string> nodes_;
   std::unique_ptr<PrometheusServer> backend_;  // the metrics the scheduler reads
+  std::string metrics_token_;  // the monitoring Prometheus' bearer token
+  std::string token_file_;     // the same, in a file, for its scrape
   SchedulerProcesses schedulers_;
 };
+
+// The Prometheus scrape of a ServiceMonitor endpoint of
+// manifests/monitoring/servicemonitor.yaml, as prometheus-operator writes
+// it, of `target` (the pod's port the endpoint names), with `token_file`
+// in place of the Prometheus pod's own token. The interval is the test's
+// (1 s). A field not translated here fails the test: the scrape would not
+// be the shipped one.
+PrometheusServer::Options::ScrapeJob ScrapeOf(const YAML::Node& endpoint,
+                                              const std::string& target,
+                                              const std::string& token_file) {
+  PrometheusServer::Options::ScrapeJob job{
+      .job = kJob, .targets = {target}, .labels = {{"namespace", kNamespace}}};
+  for (const auto& field : endpoint) {
+    const std::string key = field.first.as<std::string>();
+    const YAML::Node& value = field.second;
+    if (key == "port" || key == "interval" || key == "scrapeTimeout") {
+      continue;  // the target; the test's own pace
+    } else if (key == "scheme") {
+      job.scheme = value.as<std::string>();
+    } else if (key == "path") {
+      job.metrics_path = value.as<std::string>();
+    } else if (key == "bearerTokenFile") {
+      EXPECT_EQ(value.as<std::string>(),
+                "/var/run/secrets/kubernetes.io/serviceaccount/token");
+      job.bearer_token_file = token_file;
+    } else if (key == "tlsConfig") {
+      for (const auto& tls : value) {
+        const std::string tls_key = tls.first.as<std::string>();
+        if (tls_key == "insecureSkipVerify") {
+          job.insecure_skip_verify = tls.second.as<bool>();
+        } else {
+          ADD_FAILURE() << "tlsConfig." << tls_key << " is not translated";
+        }
+      }
+    } else {
+      ADD_FAILURE() << key << " is not translated";
+    }
+  }
+  return job;
+}
+
+// The container port a ServiceMonitor endpoint reaches: the Service's port
+// of that name, its targetPort the container's port of that name. 0 when
+// the chain breaks.
+int ContainerPortOf(const std::string& endpoint_port, const YAML::Node& service,
+                    const YAML::Node& deployment) {
+  std::string target;
+  for (const YAML::Node& p : service["spec"]["ports"]) {
+    if (p["name"].as<std::string>("") == endpoint_port) {
+      target = p["targetPort"].as<std::string>("");
+    }
+  }
+  for (const YAML::Node& p :
+       deployment["spec"]["template"]["spec"]["containers"][0]["ports"]) {
+    if (!target.empty() && p["name"].as<std::string>("") == target) {
+      return p["containerPort"].as<int>(0);
+    }
+  }
+  return 0;
+}
 
 TEST_F(MonitoringTest, RulesAndDashboardQueriesReturnData) {
   SchedulerProcess* scheduler = StartBusyScheduler();
@@ -337,12 +601,34 @@ TEST_F(MonitoringTest, RulesAndDashboardQueriesReturnData) {
   ASSERT_FALSE(HasFailure());
 
   // The Prometheus that monitors the scheduler, scraping it every second as
-  // the ServiceMonitor's scrape would, with its job and namespace labels.
+  // the ServiceMonitor's scrape would, with its job and namespace labels:
+  // its endpoint reaches the base's container port passed as --secure-port
+  // (here a free loopback port in place of 10259).
+  const YAML::Node service_monitor =
+      YAML::LoadFile(Monitoring("servicemonitor.yaml"));
+  ASSERT_EQ(service_monitor["spec"]["endpoints"].size(), 1u);
+  const YAML::Node endpoint = service_monitor["spec"]["endpoints"][0];
+  const std::string base = SourceDir() + "/manifests/base/";
+  const YAML::Node deployment = manifests::Only(
+      YAML::LoadAllFromFile(base + "deployment.yaml"), "Deployment");
+  const int port = ContainerPortOf(
+      endpoint["port"].as<std::string>(""),
+      manifests::Only(YAML::LoadAllFromFile(base + "service.yaml"), "Service"),
+      deployment);
+  std::set<std::string> args;
+  for (const YAML::Node& a :
+       deployment["spec"]["template"]["spec"]["containers"][0]["args"]) {
+    args.insert(a.as<std::string>());
+  }
+  EXPECT_TRUE(args.count(absl::StrCat("--secure-port=", port)))
+      << "the ServiceMonitor scrapes container port " << port
+      << ", not the secure port";
   PrometheusServer::Options options;
   options.scrape_jobs = {
-      {.job = kJob,
-       .targets = {absl::StrCat("127.0.0.1:", scheduler->port())},
-       .labels = {{"namespace", kNamespace}}}};
+      ScrapeOf(endpoint, absl::StrCat("127.0.0.1:", scheduler->secure_port()),
+               token_file_)};
+  EXPECT_EQ(options.scrape_jobs[0].scheme, "https");
+  ASSERT_FALSE(HasFailure());
   absl::StatusOr<std::unique_ptr<PrometheusServer>> started =
       PrometheusServer::Start(options);
   ASSERT_TRUE(started.ok()) << started.status();
@@ -419,12 +705,17 @@ TEST_F(MonitoringTest, RulesAndDashboardQueriesReturnData) {
   }
   EXPECT_GE(targets, 10);
 
-  // Each selector alone, too. Those of alerts and panels read the
-  // scheduler's job only (the variables list what there is).
+  // Each selector alone, and each alternative of its regex matchers
+  // alone, too. Those of alerts and panels read the scheduler's job only
+  // (the variables list what there is).
   std::map<std::string, std::string> pending = queries;
   for (const auto& [query, origin] : queries) {
     for (const std::string& selector : Selectors(query)) {
       pending.emplace(selector, "a selector of " + origin);
+      for (const std::string& alternative : AlternativeSelectors(selector)) {
+        pending.emplace(alternative,
+                        "one alternative of a regex matcher of " + origin);
+      }
       if (!absl::StartsWith(origin, "variable ")) {
         EXPECT_TRUE(absl::StrContains(selector, absl::StrCat("job=\"", kJob,
                                                              "\"")))
@@ -453,6 +744,39 @@ TEST_F(MonitoringTest, RulesAndDashboardQueriesReturnData) {
                   << "\nanswer: " << last_answer[query];
   }
   EXPECT_GT(queries.size(), 15u);
+
+  // The alternatives' check catches what the others miss: with `backoff`
+  // misspelt in MetricsSchedulerPodsPending, the expression and its
+  // selector still return data (the `unschedulable` series), but that
+  // alternative alone returns none.
+  if (!HasFailure()) {
+    std::string expr;
+    for (const YAML::Node& r : rule["spec"]["groups"][0]["rules"]) {
+      if (r["alert"].as<std::string>("") == "MetricsSchedulerPodsPending") {
+        expr = r["expr"].as<std::string>();
+      }
+    }
+    ASSERT_TRUE(absl::StrContains(expr, R"(queue=~"unschedulable|backoff")"))
+        << expr;
+    const std::string broken = absl::StrReplaceAll(
+        expr, {{"unschedulable|backoff", "unschedulable|bakcoff"}});
+    std::string answer;
+    EXPECT_GT(ResultSize(monitor, WithBoolComparisons(broken), &answer), 0u)
+        << answer;
+    std::vector<std::string> empty;
+    for (const std::string& selector : Selectors(broken)) {
+      EXPECT_GT(ResultSize(monitor, selector, &answer), 0u) << answer;
+      for (const std::string& alternative : AlternativeSelectors(selector)) {
+        if (ResultSize(monitor, alternative, &answer) == 0) {
+          empty.push_back(alternative);
+        }
+      }
+    }
+    EXPECT_EQ(empty, (std::vector<std::string>{
+                         absl::StrCat(R"(metrics_scheduler_pending_pods{job=")",
+                                      kJob, R"(", namespace=")", kNamespace,
+                                      R"(", queue=~"bakcoff"})")}));
+  }
   if (HasFailure()) {
     std::string up;
     ResultSize(monitor, "up", &up);

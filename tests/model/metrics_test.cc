@@ -7,7 +7,7 @@
 namespace ms {
 namespace {
 
-TEST(AlignMetricsTest, AlignsToNodeOrderAndMarksMissing) {
+TEST(AlignMetricTest, AlignsToNodeOrderAndMarksMissing) {
   MetricsSnapshot snapshot;
   MetricValues latency;
   latency.name = "latency";
@@ -16,12 +16,13 @@ TEST(AlignMetricsTest, AlignsToNodeOrderAndMarksMissing) {
   latency.by_node["gone"] = {.value = 9, .time_ms = 30};
   snapshot.metrics.push_back(latency);
 
-  std::vector<MetricColumn> columns = AlignMetrics(snapshot, {"a", "c", "b"});
-  ASSERT_EQ(columns.size(), 1u);
-  EXPECT_EQ(columns[0].values[0], 1.5);
-  EXPECT_TRUE(std::isnan(columns[0].values[1]));
-  EXPECT_EQ(columns[0].values[2], 2.5);
-  EXPECT_EQ(columns[0].time_ms, (std::vector<int64_t>{10, 0, 20}));
+  ASSERT_EQ(snapshot.Find("latency"), &snapshot.metrics[0]);
+  EXPECT_EQ(snapshot.Find("other"), nullptr);
+  MetricColumn column = AlignMetric(*snapshot.Find("latency"), {"a", "c", "b"});
+  EXPECT_EQ(column.values[0], 1.5);
+  EXPECT_TRUE(std::isnan(column.values[1]));
+  EXPECT_EQ(column.values[2], 2.5);
+  EXPECT_EQ(column.time_ms, (std::vector<int64_t>{10, 0, 20}));
 }
 
 TEST(ParseAttributeValueTest, DecimalsAndQuantities) {

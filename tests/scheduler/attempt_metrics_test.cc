@@ -27,7 +27,7 @@ TEST(AttemptMetricsTest, AttemptsLabelIsCappedAtFifteen) {
 // Every child, at zero, before anything happened.
 TEST(AttemptMetricsTest, EverySeriesExistsFromTheStart) {
   Registry registry;
-  AttemptMetrics metrics(registry, "my-scheduler");
+  AttemptMetrics metrics(registry, {"my-scheduler"});
   const std::string text = registry.Render();
   for (const char* result : {"scheduled", "unschedulable", "error"}) {
     const std::string labels =
@@ -56,17 +56,25 @@ TEST(AttemptMetricsTest, EverySeriesExistsFromTheStart) {
 
 TEST(AttemptMetricsTest, RecordsAttemptsAndBoundPods) {
   Registry registry;
-  AttemptMetrics metrics(registry, "p");
-  metrics.Attempted(AttemptMetrics::Result::kError,
+  AttemptMetrics metrics(registry, {"p", "q"});
+  metrics.Attempted("p", AttemptMetrics::Result::kError,
                     absl::Now() - absl::Seconds(2));
-  metrics.Attempted(AttemptMetrics::Result::kScheduled, absl::Now());
+  metrics.Attempted("p", AttemptMetrics::Result::kScheduled, absl::Now());
+  metrics.Attempted("q", AttemptMetrics::Result::kScheduled, absl::Now());
+  // A pod of no profile (none reaches the loop) counts as the first's.
+  metrics.Attempted("other", AttemptMetrics::Result::kScheduled, absl::Now());
   metrics.Bound(1, absl::Milliseconds(30));  // le 0.04: 10, 20, 40 ms...
   metrics.Bound(17, absl::Seconds(3));
   const std::string text = registry.Render();
   EXPECT_THAT(text, HasSubstr("metrics_scheduler_schedule_attempts_total{"
                               "result=\"error\",profile=\"p\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("metrics_scheduler_schedule_attempts_total{"
-                              "result=\"scheduled\",profile=\"p\"} 1\n"));
+                              "result=\"scheduled\",profile=\"p\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("metrics_scheduler_schedule_attempts_total{"
+                              "result=\"scheduled\",profile=\"q\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("metrics_scheduler_schedule_attempts_total{"
+                              "result=\"error\",profile=\"q\"} 0\n"));
+  EXPECT_THAT(text, Not(HasSubstr("profile=\"other\"")));
   EXPECT_THAT(text, HasSubstr("metrics_scheduler_schedule_attempts_total{"
                               "result=\"unschedulable\",profile=\"p\"} 0\n"));
   // The error attempt began 2 s ago: not in the 1.024 s bucket.

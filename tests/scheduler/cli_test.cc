@@ -79,6 +79,15 @@ TEST(CliTest, HelpListsTheFlagsWithDashesAndExitsZero) {
                           "FILE; else $KUBECONFIG"),
             std::string::npos)
       << r.output;
+  // Where /metrics is served: the secure port alone once it is on.
+  EXPECT_NE(r.output.find("/readyz and, unless --secure-port is set, "
+                          "/metrics (with --secure-port it answers 404 "
+                          "there)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("then the only one serving /metrics"),
+            std::string::npos)
+      << r.output;
 }
 
 // "metrics-scheduler 0.1.0", then "+" and the git commit when built from a
@@ -278,6 +287,31 @@ metrics:
   Result r = RunBinary("validate-config " + path);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output, path + ": ok (1 metric(s), no backend)\n");
+}
+
+// Several profiles: each named with its metrics; one query under two
+// names is a warning.
+TEST(CliTest, ValidateConfigNamesEachProfile) {
+  std::string path = WriteFile("profiles.yaml", R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+backend: {url: "http://prometheus:9090"}
+profiles:
+  - schedulerName: metrics-scheduler
+    metrics:
+      - {name: latency, query: 'http_latency_seconds'}
+  - schedulerName: cost-first
+    metrics:
+      - {name: lat, query: 'http_latency_seconds'}
+      - {name: price, source: {nodeAnnotation: example.com/hourly-cost}}
+)");
+  Result r = RunBinary("validate-config " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output,
+            path + ": warning: metrics \"latency\" and \"lat\" fetch the "
+                   "same query: give them one name to fetch it once\n" +
+                path + ": ok (profile metrics-scheduler with 1 metric(s), "
+                       "profile cost-first with 2 metric(s), backend "
+                       "http://prometheus:9090)\n");
 }
 
 // A client certificate over plain http:// is never presented.

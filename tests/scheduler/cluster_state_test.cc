@@ -278,7 +278,7 @@ TEST_F(ClusterStateTest, HerdCountsPlacementsSinceTheMetricsWereSampled) {
   std::string node;
   state_.DecideAndAssume({.pod = &p1, .config = &config_, .metrics = metrics},
                          workspace_, &node);
-  EXPECT_EQ(state_.RecentPlacements(node), 1);
+  EXPECT_EQ(state_.RecentPlacements(node, config_), 1);
 
   // New samples of that node, taken after the placement: it no longer
   // counts (the metrics now reflect the pod).
@@ -290,7 +290,7 @@ TEST_F(ClusterStateTest, HerdCountsPlacementsSinceTheMetricsWereSampled) {
   std::string node2;
   state_.DecideAndAssume({.pod = &p2, .config = &config_, .metrics = fresher},
                          workspace_, &node2);
-  EXPECT_EQ(state_.RecentPlacements(node), node2 == node ? 1 : 0);
+  EXPECT_EQ(state_.RecentPlacements(node, config_), node2 == node ? 1 : 0);
 
   // Past the herd window nothing counts.
   clock_.Advance(absl::Seconds(31));
@@ -298,8 +298,69 @@ TEST_F(ClusterStateTest, HerdCountsPlacementsSinceTheMetricsWereSampled) {
   std::string node3;
   state_.DecideAndAssume({.pod = &p3, .config = &config_, .metrics = fresher},
                          workspace_, &node3);
-  EXPECT_EQ(state_.RecentPlacements(node3), 1);  // only p3
-  EXPECT_EQ(state_.RecentPlacements(node3 == "a" ? "b" : "a"), 0);
+  EXPECT_EQ(state_.RecentPlacements(node3, config_), 1);  // only p3
+  EXPECT_EQ(state_.RecentPlacements(node3 == "a" ? "b" : "a", config_), 0);
+}
+
+// Two policies (profiles) over one state: each aligns the snapshot's
+// metrics by its terms' names and counts every placement within its own
+// herd window; a policy first asked after the others placed pods still
+// counts them.
+TEST(ClusterStateProfilesTest,
+     EachPolicyReadsItsMetricsAndCountsEveryPlacement) {
+  FakeClock clock;
+  ClusterState state(clock, absl::Seconds(60));  // the longest window
+  ScoringConfig by_latency, by_cost;
+  for (ScoringConfig* c : {&by_latency, &by_cost}) {
+    c->least_allocated_weight = 0;
+    c->balanced_allocation_weight = 0;
+    c->recent_placements_weight = 0;
+  }
+  by_latency.metrics.push_back({.name = "latency"});
+  by_latency.herd_window_ms = 10000;
+  by_cost.metrics.push_back({.name = "cost"});
+  by_cost.herd_window_ms = 60000;
+  state.UpsertNode(MakeNode("a"));
+  state.UpsertNode(MakeNode("b"));
+  // The snapshot holds the union, in an order neither policy's terms
+  // follow; a is fast and dear, b slow and cheap.
+  const int64_t sampled = absl::ToUnixMillis(clock.Now());
+  auto metrics = std::make_shared<MetricsSnapshot>();
+  MetricValues cost{.name = "cost"}, latency{.name = "latency"};
+  cost.by_node["a"] = {.value = 9, .time_ms = sampled};
+  cost.by_node["b"] = {.value = 1, .time_ms = sampled};
+  latency.by_node["a"] = {.value = 1, .time_ms = sampled};
+  latency.by_node["b"] = {.value = 9, .time_ms = sampled};
+  metrics->metrics = {cost, latency};
+  clock.Advance(absl::Seconds(1));
+
+  Workspace workspace;
+  auto place = [&](const std::string& name, const ScoringConfig& config) {
+    Pod pod = MakePod(name, 10);
+    std::string node;
+    state.DecideAndAssume({.pod = &pod, .config = &config, .metrics = metrics},
+                          workspace, &node);
+    return node;
+  };
+  EXPECT_EQ(place("p1", by_latency), "a");
+  EXPECT_EQ(place("p2", by_latency), "a");
+  clock.Advance(absl::Seconds(20));      // past by_latency's window only
+  EXPECT_EQ(place("p3", by_cost), "b");  // first decision of by_cost
+  EXPECT_EQ(state.RecentPlacements("a", by_cost), 2);
+  EXPECT_EQ(state.RecentPlacements("b", by_cost), 1);
+  EXPECT_EQ(place("p4", by_latency), "a");
+  EXPECT_EQ(state.RecentPlacements("a", by_latency), 1);  // p4 only
+  EXPECT_EQ(state.RecentPlacements("b", by_latency), 1);  // p3
+  EXPECT_EQ(state.RecentPlacements("a", by_cost), 3);
+
+  // Past the longest window: nothing counts for either.
+  clock.Advance(absl::Seconds(61));
+  EXPECT_EQ(place("p5", by_cost), "b");
+  EXPECT_EQ(state.RecentPlacements("a", by_cost), 0);
+  EXPECT_EQ(state.RecentPlacements("b", by_cost), 1);
+  EXPECT_EQ(place("p6", by_latency), "a");
+  EXPECT_EQ(state.RecentPlacements("b", by_latency), 1);  // p5
+  EXPECT_EQ(state.RecentPlacements("a", by_latency), 1);  // p6
 }
 
 TEST_F(ClusterStateTest, NominatedPodsKeepTheirRoomUntilBound) {

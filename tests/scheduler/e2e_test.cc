@@ -5,9 +5,8 @@
 // Each test labels its own nodes `e2e-suite=<suite>` and gives its pods a
 // matching nodeSelector, so nodes left by other tests never take its pods.
 
-#include <unistd.h>
-
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +21,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
@@ -744,7 +744,8 @@ TEST_F(EndToEndTest, PrometheusDownFallsBackAndRecovers) {
   // Once the last good values are older than maxStaleness, decisions are
   // made in fallback mode, and pods are still bound.
   const std::string fallback =
-      "metrics_scheduler_decisions_total{mode=\"fallback\"}";
+      "metrics_scheduler_decisions_total{mode=\"fallback\","
+      "profile=\"metrics-scheduler\"}";
   int i = 0;
   ASSERT_TRUE(WaitFor(
       [&] {
@@ -767,11 +768,13 @@ TEST_F(EndToEndTest, PrometheusDownFallsBackAndRecovers) {
   ASSERT_TRUE(prom_->Restart().ok());
   SetLatency({{Node(0), 0.2}, {Node(1), 0.01}, {Node(2), 0.2}});
   WaitForRefresh(s);
-  double metrics_before =
-      s->Metric("metrics_scheduler_decisions_total{mode=\"metrics\"}");
+  double metrics_before = s->Metric(
+      "metrics_scheduler_decisions_total{mode=\"metrics\","
+      "profile=\"metrics-scheduler\"}");
   CreatePod("back");
   ASSERT_TRUE(WaitFor([&] { return !Placements()["back"].empty(); }));
-  EXPECT_EQ(s->Metric("metrics_scheduler_decisions_total{mode=\"metrics\"}"),
+  EXPECT_EQ(s->Metric("metrics_scheduler_decisions_total{mode=\"metrics\","
+                      "profile=\"metrics-scheduler\"}"),
             metrics_before + 1);
   EXPECT_NE(EventsWith("back", "\"reason\":\"Scheduled\"").find("(metrics)"),
             std::string::npos);
@@ -877,6 +880,127 @@ TEST_F(EndToEndTest, ALatencyThresholdKeepsPodsOffASlowNode) {
   ASSERT_TRUE(WaitFor([&] { return Placements()["waits"] == Node(0); },
                       absl::Seconds(30)))
       << s->Log();
+}
+
+// Profiles: one process serves two scheduler names, each with its own
+// metrics, weights, thresholds and herd. metrics-scheduler ranks by
+// latency alone; cost-first ranks by a price annotation and keeps nodes
+// above a latency bound out. The latency query both use is fetched once
+// per refresh, and Events and attempt metrics name the pod's profile.
+TEST_F(EndToEndTest, TwoProfilesPlaceTheirPodsEachByItsOwnPolicy) {
+  // n0 fast and dear, n1 slow and cheapest, n2 between.
+  const std::vector<std::pair<double, std::string>> nodes = {
+      {0.1, "9"}, {0.9, "1"}, {0.5, "5"}};
+  std::map<std::string, double> latency;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    AddNode(Node(i), "4");
+    SetCost(Node(i), nodes[i].second);
+    latency[Node(i)] = nodes[i].first;
+  }
+  SetLatency(latency);
+  const std::string query =
+      absl::StrFormat("'http_latency_seconds{suite=\"%s\"}'", suite_);
+  SchedulerProcess* s = StartSchedulerWithConfig(absl::StrFormat(
+      R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+backend: {type: prometheus, url: "%s", timeout: 1s}
+cache: {ttl: 1s, maxStaleness: 5s, refreshTimeout: 1s}
+fallback: {coldCacheDeadline: 500ms}
+leaderElection: {leaseDuration: 10s, renewDeadline: 8s, retryPeriod: 1s}
+profiles:
+  - schedulerName: metrics-scheduler
+    metrics:
+      - name: http_latency
+        query: %s
+        weight: 10
+  - schedulerName: cost-first
+    metrics:
+      - name: http_latency
+        query: %s
+        weight: 1
+        filter: {max: 0.8}
+      - name: price
+        source: {nodeAnnotation: example.com/hourly-cost}
+        weight: 20
+    builtins: {leastAllocated: 0, balancedAllocation: 0}
+    herd: {penaltyPerPlacement: 0, window: 10s}
+)",
+      prom_->url(), query, query));
+  ASSERT_NE(s, nullptr);
+  WaitForFirstRefresh(s);
+
+  CreatePod("fast", "100m", "metrics-scheduler");
+  CreatePod("cheap", "100m", "cost-first");
+  ASSERT_TRUE(WaitFor([&] {
+    std::map<std::string, std::string> p = Placements();
+    return p["fast"] == Node(0) && p["cheap"] == Node(2);
+  })) << s->Log();
+  EXPECT_NE(EventsWith("cheap", "Scheduled")
+                .find(R"("reportingComponent":"cost-first")"),
+            std::string::npos);
+  EXPECT_NE(EventsWith("fast", "Scheduled")
+                .find(R"("reportingComponent":"metrics-scheduler")"),
+            std::string::npos);
+
+  // Only n1 allowed: metrics-scheduler has no threshold and places its
+  // pod; cost-first's keeps its pod waiting, and says why as itself.
+  auto pinned = [&](const std::string& name, const std::string& scheduler) {
+    std::string spec = absl::StrReplaceAll(
+        PodSpecJson(PinnedTo(Node(1))),
+        {{R"("schedulerName":"metrics-scheduler")",
+          absl::StrCat(R"("schedulerName":")", scheduler, R"(")")}});
+    env_.AdminOk(
+        "POST", "/api/v1/namespaces/" + suite_ + "/pods",
+        absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":)",
+                     R"({"name":")", name, R"("},"spec":)", spec, "}"));
+  };
+  pinned("pinned-latency", "metrics-scheduler");
+  pinned("pinned-cost", "cost-first");
+  ASSERT_TRUE(WaitFor([&] {
+    return Placements()["pinned-latency"] == Node(1);
+  })) << s->Log();
+  std::string events = AwaitFailedScheduling("pinned-cost", s);
+  EXPECT_NE(events.find("1 node(s) had http_latency above 0.8"),
+            std::string::npos)
+      << events;
+  EXPECT_NE(events.find(R"("reportingComponent":"cost-first")"),
+            std::string::npos)
+      << events;
+  EXPECT_EQ(Placements()["pinned-cost"], "");
+
+  EXPECT_EQ(s->Metric("metrics_scheduler_schedule_attempts_total{result="
+                      "\"scheduled\",profile=\"metrics-scheduler\"}"),
+            2);
+  EXPECT_EQ(s->Metric("metrics_scheduler_schedule_attempts_total{result="
+                      "\"scheduled\",profile=\"cost-first\"}"),
+            1);
+  EXPECT_GE(s->Metric("metrics_scheduler_schedule_attempts_total{result="
+                      "\"unschedulable\",profile=\"cost-first\"}"),
+            1);
+  EXPECT_EQ(s->Metric("metrics_scheduler_decisions_total{mode=\"metrics\","
+                      "profile=\"cost-first\"}"),
+            1);
+
+  // One fetch per refresh for both profiles: Prometheus answers as many
+  // queries as the refreshes the scheduler counts. Fetched once per
+  // profile, it would answer twice as many.
+  auto refreshes = [&] {
+    return s->Metric(
+               "metrics_scheduler_metric_refreshes_total{metric="
+               "\"http_latency\",result=\"success\"}") +
+           s->Metric(
+               "metrics_scheduler_metric_refreshes_total{metric="
+               "\"http_latency\",result=\"failure\"}");
+  };
+  ASSERT_TRUE(WaitFor([&] { return refreshes() >= 4; })) << s->Log();
+  const double before = refreshes();
+  absl::StatusOr<double> answered = prom_->RequestsServed("/api/v1/query");
+  const double after = refreshes();
+  ASSERT_TRUE(answered.ok()) << answered.status();
+  // (Each side counts a request when done with it: either may be one
+  // ahead.)
+  EXPECT_GE(*answered, before - 1);
+  EXPECT_LE(*answered, after + 1);
 }
 
 // backend.type metricsServer: node usage from the resource metrics API,

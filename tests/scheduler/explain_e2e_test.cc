@@ -17,6 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
@@ -123,6 +124,15 @@ builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 0}
   }
 
   std::string Node(int i) const { return absl::StrCat(suite_, "-n", i); }
+
+  // Node i's example.com/hourly-cost annotation.
+  void SetCost(int i, const std::string& cost) {
+    env_.AdminOk("PATCH", "/api/v1/nodes/" + Node(i),
+                 absl::StrCat(R"({"metadata":{"annotations":{)",
+                              R"("example.com/hourly-cost":")", cost,
+                              R"("}}})"),
+                 "application/merge-patch+json");
+  }
 
   // A pod that no scheduler takes (its schedulerName is nobody's), so it
   // stays pending.
@@ -242,13 +252,7 @@ TEST_F(ExplainTest, HypotheticalPodFromAManifest) {
 // as any other: its raw value, score and weight per node.
 TEST_F(ExplainTest, NodeAnnotationMetricWithoutABackend) {
   const char* cost[] = {"3", "1", "2500m", "9"};
-  for (int i = 0; i < 4; ++i) {
-    env_.AdminOk("PATCH", "/api/v1/nodes/" + Node(i),
-                 absl::StrCat(R"({"metadata":{"annotations":{)",
-                              R"("example.com/hourly-cost":")", cost[i],
-                              R"("}}})"),
-                 "application/merge-patch+json");
-  }
+  for (int i = 0; i < 4; ++i) SetCost(i, cost[i]);
   std::ofstream(config_) << R"(apiVersion: metrics-scheduler/v1alpha1
 kind: MetricsSchedulerConfiguration
 metrics:
@@ -286,6 +290,63 @@ builtins: {leastAllocated: 0, balancedAllocation: 0, recentPlacements: 0}
   EXPECT_EQ(rows[0], row(Node(1), "100.00", "1 -> 100.00 (w=2)")) << r.out;
   EXPECT_EQ(rows[1], row(Node(2), "25.00", "2.5 -> 25.00 (w=2)")) << r.out;
   EXPECT_EQ(rows[2], row(Node(0), "0.00", "3 -> 0.00 (w=2)")) << r.out;
+  EXPECT_EQ(lines[lines.size() - 2],
+            absl::StrCat("best node: ", Node(1), " (mode: metrics)"));
+}
+
+// With profiles, a pod is explained with its own profile's policy, named
+// in the output; a pod of another scheduler with the first profile's.
+TEST_F(ExplainTest, APodIsExplainedWithItsProfile) {
+  // Of the nodes that fit (n3 lacks cpu), n2 is the cheapest and n1 the
+  // fastest.
+  const char* cost[] = {"3", "9", "2500m", "1"};
+  for (int i = 0; i < 4; ++i) SetCost(i, cost[i]);
+  std::ofstream(config_) << absl::StrFormat(
+      R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+backend: {type: prometheus, url: "%s", timeout: 2s}
+profiles:
+  - schedulerName: latency-first
+    metrics:
+      - name: http_latency
+        query: 'http_latency_seconds{suite="%s"}'
+  - schedulerName: cost-first
+    metrics:
+      - name: price
+        source: {nodeAnnotation: example.com/hourly-cost}
+)",
+      prom_->url(), suite_);
+  auto explain = [&](const std::string& scheduler) {
+    std::string manifest =
+        absl::StrCat(::testing::TempDir(), "/", suite_, "-pod.yaml");
+    std::ofstream(manifest) << absl::StrReplaceAll(
+        PodYaml(), {{"schedulerName: nobody",
+                     absl::StrCat("schedulerName: ", scheduler)}});
+    Result r = RunScheduler(Args(manifest));
+    EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+    return std::vector<std::string>(absl::StrSplit(r.out, '\n'));
+  };
+
+  std::vector<std::string> lines = explain("cost-first");
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_EQ(lines[1], "profile cost-first");
+  EXPECT_EQ(lines[2],
+            "from the nodes: price (annotation example.com/hourly-cost)");
+  EXPECT_EQ(lines[lines.size() - 2],
+            absl::StrCat("best node: ", Node(2), " (mode: metrics)"));
+
+  lines = explain("latency-first");
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_EQ(lines[1], "profile latency-first");
+  EXPECT_TRUE(absl::StartsWith(lines[2], "metrics from ")) << lines[2];
+  EXPECT_EQ(lines[lines.size() - 2],
+            absl::StrCat("best node: ", Node(1), " (mode: metrics)"));
+
+  lines = explain("nobody");
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_EQ(lines[1],
+            "profile latency-first (the pod's schedulerName nobody is not "
+            "one of this configuration's)");
   EXPECT_EQ(lines[lines.size() - 2],
             absl::StrCat("best node: ", Node(1), " (mode: metrics)"));
 }

@@ -89,13 +89,13 @@ TEST(LivenessTest, AWedgedSchedulingLoopFailsTheProbe) {
   MetricConfig metric;
   metric.name = "latency";
   metric.query = "latency";
-  config.metrics.push_back(metric);
+  config.profiles[0].metrics.push_back(metric);
   config.fallback.cold_cache_deadline = absl::Hours(1);
 
   absl::Notification release;
   metrics::FakeSource source;
   source.SetHook([&](const MetricConfig&) { release.WaitForNotification(); });
-  metrics::MetricsCache cache(&source, config.metrics,
+  metrics::MetricsCache cache(&source, config.profiles[0].metrics,
                               {.refresh_timeout = absl::Hours(1)});
   cache.Start();
 
@@ -139,22 +139,6 @@ TEST(LivenessTest, AWedgedSchedulingLoopFailsTheProbe) {
   EXPECT_EQ(GetStatus(*port, "/livez", &body), 200);
   scheduler->Stop();
   run.join();
-  status.Stop();
-}
-
-// The status endpoints are GETs: a large request body is refused, not
-// buffered.
-TEST(StatusServerTest, RequestBodiesAreCapped) {
-  Registry registry;
-  StatusServer status(registry, [] { return true; },
-                      [] { return std::vector<std::string>(); });
-  absl::StatusOr<int> port = status.Start("127.0.0.1:0");
-  ASSERT_TRUE(port.ok()) << port.status();
-  httplib::Client client("127.0.0.1", *port);
-  std::string big(StatusServer::kMaxRequestBytes + 1, 'x');
-  httplib::Result res = client.Post("/metrics", big, "text/plain");
-  ASSERT_TRUE(res);
-  EXPECT_EQ(res->status, 413);
   status.Stop();
 }
 

@@ -79,7 +79,10 @@ std::shared_ptr<const PodInfo> Victim(const std::string& name) {
 
 PreemptionTask Task() {
   return {.preemptor =
-              Pod{.name = "high", .namespace_ = "ns", .uid = "uid-high"},
+              Pod{.name = "high",
+                  .namespace_ = "ns",
+                  .uid = "uid-high",
+                  .scheduler_name = "metrics-scheduler"},
           .node = "n1",
           .victims = {Victim("a"), Victim("b")},
           .lower_nominated = {Victim("waiting")}};
@@ -94,8 +97,9 @@ struct Fixture {
 
   // Runs `task` to its end; the Preemptor is drained before returning.
   void Run(PreemptionTask task, Leadership& leadership) {
-    EventRecorder recorder({.component = "metrics-scheduler"}, api, registry);
-    Preemptor preemptor({.scheduler_name = "metrics-scheduler"}, api, recorder,
+    EventRecorder recorder({.components = {"metrics-scheduler"}}, api,
+                           registry);
+    Preemptor preemptor({}, api, recorder,
                         leadership, registry, [this](const Pod& p) {
                           absl::MutexLock lock(&mu);
                           failed.push_back(p.name);

@@ -75,7 +75,8 @@ metrics:
            pods->items[0].node_name == node;
   })) << scheduler.Log();
   EXPECT_GE(
-      scheduler.Metric("metrics_scheduler_decisions_total{mode=\"fallback\"}"),
+      scheduler.Metric("metrics_scheduler_decisions_total{mode=\"fallback\","
+                       "profile=\"metrics-scheduler\"}"),
       1)
       << scheduler.Log();
 

@@ -3,10 +3,10 @@
 // manifests/base/metrics-reader.yaml's ClusterRole (401 without a valid
 // token, 403 for one not granted), as the apiserver decides through the
 // TokenReviews and SubjectAccessReviews the scheduler identity sends with
-// exactly manifests/rbac.yaml; the probes stay open; the certificate is a
-// self-signed one, or the pair given by --tls-cert-file and
-// --tls-private-key-file.
-#include <simdjson.h>
+// exactly manifests/rbac.yaml; the probes stay open; the plain port
+// (--http-address) keeps the probes only, its /metrics a 404 naming the
+// secure port; the certificate is a self-signed one, or the pair given by
+// --tls-cert-file and --tls-private-key-file.
 #include <unistd.h>
 
 #include <memory>
@@ -17,7 +17,6 @@
 #include "common/http.h"
 #include "gtest/gtest.h"
 #include "tests/testing/certificates.h"
-#include "tests/testing/loopback.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/scheduler_process.h"
 #include "tests/testing/testenv.h"
@@ -57,24 +56,9 @@ class SecurePortTest : public ::testing::Test {
     env_.DeleteNamespace(suite_);
   }
 
-  // A ServiceAccount of the test's namespace and a token of it from the
-  // TokenRequest API.
+  // A ServiceAccount of the test's namespace and a token of it.
   std::string ServiceAccountToken(const std::string& name) {
-    env_.AdminOk("POST", "/api/v1/namespaces/" + suite_ + "/serviceaccounts",
-                 absl::StrCat(R"({"apiVersion":"v1","kind":"ServiceAccount",)",
-                              R"("metadata":{"name":")", name, R"("}})"));
-    std::string answer = env_.AdminOk(
-        "POST",
-        absl::StrCat("/api/v1/namespaces/", suite_, "/serviceaccounts/", name,
-                     "/token"),
-        R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",)"
-        R"("spec":{"expirationSeconds":3600}})");
-    simdjson::dom::parser parser;
-    std::string_view token;
-    EXPECT_EQ(parser.parse(answer)["status"]["token"].get(token),
-              simdjson::SUCCESS)
-        << answer;
-    return std::string(token);
+    return env_.ServiceAccountToken(suite_, name);
   }
 
   // Binds the ServiceAccount to the metrics reader ClusterRole and waits
@@ -91,32 +75,35 @@ class SecurePortTest : public ::testing::Test {
             R"(","namespace":")", suite_, R"("}]})"));
     const std::string user =
         absl::StrCat("system:serviceaccount:", suite_, ":", account);
-    EXPECT_TRUE(WaitFor([&] {
-      absl::StatusOr<HttpResponse> r = env_.Admin(
-          "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-          absl::StrCat(
-              R"({"apiVersion":"authorization.k8s.io/v1",)",
-              R"("kind":"SubjectAccessReview","spec":{"user":")", user,
-              R"(","nonResourceAttributes":{"path":"/metrics","verb":"get"}}})"));
-      return r.ok() && r->body.find("\"allowed\":true") != std::string::npos;
-    })) << user << " is not allowed to get /metrics";
+    EXPECT_TRUE(env_.WaitUntilAllowedToGet(user, "/metrics"))
+        << user << " is not allowed to get /metrics";
   }
 
-  // Starts the binary with the secure port on a free loopback port.
-  void StartScheduler(std::vector<std::string> extra) {
-    secure_port_ = testing::FreeLoopbackPort();
-    ASSERT_GT(secure_port_, 0);
+  // Starts the binary with the secure port on a free loopback port; its
+  // Scrape() reads the secure port with `token`.
+  void StartScheduler(std::vector<std::string> extra,
+                      const std::string& token = "") {
     extra.push_back("--leader-elect=false");
-    extra.push_back(absl::StrCat("--secure-port=", secure_port_));
-    extra.push_back("--bind-address=127.0.0.1");
     absl::StatusOr<std::unique_ptr<SchedulerProcess>> s =
-        SchedulerProcess::Start({.config_yaml = kConfig,
-                                 .kubeconfig =
-                                     env_.dir() + "/scheduler.kubeconfig",
-                                 .identity = suite_,
-                                 .extra_args = std::move(extra)});
+        SchedulerProcess::Start(
+            {.config_yaml = kConfig,
+             .kubeconfig = env_.dir() + "/scheduler.kubeconfig",
+             .identity = suite_,
+             .extra_args = std::move(extra),
+             .secure_port = true,
+             .metrics_token = token});
     ASSERT_TRUE(s.ok()) << s.status();
     scheduler_ = *std::move(s);
+    secure_port_ = scheduler_->secure_port();
+    ASSERT_GT(secure_port_, 0);
+  }
+
+  // GET `path` on the plain port.
+  absl::StatusOr<HttpResponse> GetPlain(const std::string& path) {
+    HttpClient plain;
+    return plain.Do(
+        {.url = absl::StrCat("http://127.0.0.1:", scheduler_->port(), path),
+         .timeout = absl::Seconds(10)});
   }
 
   // GET `path` on the secure port with `client`, with a bearer token
@@ -151,7 +138,7 @@ TEST_F(SecurePortTest, MetricsOnlyForGrantedIdentitiesProbesOpen) {
   ASSERT_FALSE(reader.empty());
   ASSERT_FALSE(stranger.empty());
   GrantMetricsReader("reader");
-  ASSERT_NO_FATAL_FAILURE(StartScheduler({}));
+  ASSERT_NO_FATAL_FAILURE(StartScheduler({}, reader));
 
   // A self-signed certificate: served, but not one a client trusts.
   HttpClient insecure(TlsOptions{.insecure_skip_verify = true});
@@ -190,6 +177,26 @@ TEST_F(SecurePortTest, MetricsOnlyForGrantedIdentitiesProbesOpen) {
   EXPECT_EQ(Status(insecure, "/debug", reader), 403);
   // A token on a probe changes nothing.
   EXPECT_EQ(Status(insecure, "/healthz", stranger), 200);
+
+  // The plain port keeps the kubelet's probes and no longer serves
+  // /metrics: it says where they are.
+  for (const char* probe : {"/livez", "/healthz", "/readyz"}) {
+    absl::StatusOr<HttpResponse> r = GetPlain(probe);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->status, 200) << probe << ": " << r->body;
+  }
+  absl::StatusOr<HttpResponse> plain = GetPlain("/metrics");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->status, 404) << plain->body;
+  EXPECT_EQ(
+      plain->body,
+      absl::StrCat("/metrics is served only on the secure port ", secure_port_,
+                   " (https, with a bearer token allowed to get /metrics)\n"));
+  // What the tests' SchedulerProcess scrapes: the secure port, with the
+  // reader's token.
+  absl::StatusOr<std::string> scraped = scheduler_->Scrape();
+  ASSERT_TRUE(scraped.ok()) << scraped.status();
+  EXPECT_NE(scraped->find("metrics_scheduler_build_info{"), std::string::npos);
 }
 
 TEST_F(SecurePortTest, ServesTheGivenCertificate) {

@@ -17,7 +17,10 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "common/token_file.h"
 #include "common/url.h"
@@ -147,7 +150,16 @@ absl::StatusOr<std::unique_ptr<PrometheusServer>> PrometheusServer::Start(
              << "\n  scrape_timeout: " << interval << "\nscrape_configs:\n";
       for (const Options::ScrapeJob& job : options.scrape_jobs) {
         config << "  - job_name: " << quoted(job.job)
-               << "\n    static_configs:\n      - targets: [";
+               << "\n    scheme: " << quoted(job.scheme)
+               << "\n    metrics_path: " << quoted(job.metrics_path) << "\n";
+        if (!job.bearer_token_file.empty()) {
+          config << "    authorization: {credentials_file: "
+                 << quoted(job.bearer_token_file) << "}\n";
+        }
+        if (job.insecure_skip_verify) {
+          config << "    tls_config: {insecure_skip_verify: true}\n";
+        }
+        config << "    static_configs:\n      - targets: [";
         for (size_t i = 0; i < job.targets.size(); ++i) {
           config << (i ? ", " : "") << quoted(job.targets[i]);
         }
@@ -330,6 +342,33 @@ absl::StatusOr<std::string> PrometheusServer::Query(absl::string_view promql) {
   absl::StatusOr<HttpResponse> r = Send(request);
   if (!r.ok()) return r.status();
   return std::move(r->body);
+}
+
+absl::StatusOr<double> PrometheusServer::RequestsServed(
+    absl::string_view handler) {
+  HttpRequest request;
+  request.url = absl::StrCat(url(), "/metrics");
+  request.timeout = absl::Seconds(30);
+  absl::StatusOr<HttpResponse> r = Send(request);
+  if (!r.ok()) return r.status();
+  if (r->status != 200) {
+    return absl::InternalError(absl::StrCat("/metrics: HTTP ", r->status));
+  }
+  // prometheus_http_requests_total{code="200",handler="/api/v1/query"} 12
+  const std::string label = absl::StrCat("handler=\"", handler, "\"");
+  double total = 0;
+  for (absl::string_view line : absl::StrSplit(r->body, '\n')) {
+    if (!absl::StartsWith(line, "prometheus_http_requests_total{") ||
+        !absl::StrContains(line, label)) {
+      continue;
+    }
+    double v = 0;
+    if (!absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &v)) {
+      return absl::InternalError(absl::StrCat("/metrics: cannot read ", line));
+    }
+    total += v;
+  }
+  return total;
 }
 
 absl::Status PrometheusServer::DeleteSeries(absl::string_view selector) {

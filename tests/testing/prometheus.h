@@ -67,13 +67,20 @@ class PrometheusServer {
     bool https = false;
     TlsOptions client_tls;
     std::string basic_auth;
-    // Targets Prometheus scrapes (GET /metrics over plain HTTP), every
-    // scrape_interval; none by default: tests write their samples.
+    // Targets Prometheus scrapes, every scrape_interval; none by default:
+    // tests write their samples.
     struct ScrapeJob {
       std::string job;                   // the job label
       std::vector<std::string> targets;  // "host:port"
       // Labels added to every series of the job, e.g. {namespace, x}.
       std::vector<std::pair<std::string, std::string>> labels;
+      std::string scheme = "http";  // or "https"
+      std::string metrics_path = "/metrics";
+      // A file holding the bearer token every scrape sends
+      // (authorization.credentials_file); "": none.
+      std::string bearer_token_file;
+      // https: accept any server certificate (tls_config).
+      bool insecure_skip_verify = false;
     };
     std::vector<ScrapeJob> scrape_jobs;
     absl::Duration scrape_interval = absl::Seconds(1);
@@ -108,6 +115,11 @@ class PrometheusServer {
 
   // Runs an instant query; returns the raw JSON answer whatever its status.
   absl::StatusOr<std::string> Query(absl::string_view promql);
+
+  // How many requests Prometheus has answered on the route `handler`
+  // (e.g. "/api/v1/query"), by its own /metrics; the helper's own requests
+  // included.
+  absl::StatusOr<double> RequestsServed(absl::string_view handler);
 
   // Deletes the series matching `selector` (admin API), e.g. `{node="n1"}`.
   absl::Status DeleteSeries(absl::string_view selector);

@@ -42,6 +42,15 @@ absl::StatusOr<std::unique_ptr<SchedulerProcess>> SchedulerProcess::Start(
   std::ofstream(config) << options.config_yaml;
   std::string log = dir + "/scheduler.log";
   int port = FreeLoopbackPort();
+  int secure_port = 0;
+  for (int i = 0; options.secure_port && i < 10 &&
+                  (secure_port <= 0 || secure_port == port);
+       ++i) {
+    secure_port = FreeLoopbackPort();
+  }
+  if (port <= 0 || (options.secure_port && secure_port <= 0)) {
+    return absl::InternalError("no free loopback port");
+  }
 
   std::vector<std::string> args = {
       std::string(bin_dir) + "/metrics-scheduler",
@@ -51,6 +60,10 @@ absl::StatusOr<std::unique_ptr<SchedulerProcess>> SchedulerProcess::Start(
       "-v=1"};
   if (!options.kubeconfig.empty()) {
     args.push_back("--kubeconfig=" + options.kubeconfig);
+  }
+  if (options.secure_port) {
+    args.push_back(absl::StrCat("--secure-port=", secure_port));
+    args.push_back("--bind-address=127.0.0.1");
   }
   args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
   // Built before fork: the child only calls async-signal-safe functions.
@@ -82,14 +95,22 @@ absl::StatusOr<std::unique_ptr<SchedulerProcess>> SchedulerProcess::Start(
     execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
-  std::unique_ptr<SchedulerProcess> process(
-      new SchedulerProcess(pid, port, log, options.identity));
+  std::unique_ptr<SchedulerProcess> process(new SchedulerProcess(
+      pid, port, secure_port, options.metrics_token, log, options.identity));
+  // Serving once /healthz answers on every port it was given.
+  auto healthy = [&](HttpClient& client, const std::string& url) {
+    HttpRequest r{.url = url + "/healthz", .timeout = absl::Seconds(1)};
+    absl::StatusOr<HttpResponse> answer = client.Do(r);
+    return answer.ok() && answer->status == 200;
+  };
   absl::Time deadline = absl::Now() + absl::Seconds(30);
   while (absl::Now() < deadline) {
-    HttpRequest r{.url = absl::StrCat("http://127.0.0.1:", port, "/healthz"),
-                  .timeout = absl::Seconds(1)};
-    absl::StatusOr<HttpResponse> answer = process->http_.Do(r);
-    if (answer.ok() && answer->status == 200) return process;
+    if (healthy(process->http_, absl::StrCat("http://127.0.0.1:", port)) &&
+        (secure_port == 0 ||
+         healthy(process->https_,
+                 absl::StrCat("https://127.0.0.1:", secure_port)))) {
+      return process;
+    }
     int status;
     if (waitpid(pid, &status, WNOHANG) == pid) {
       process->pid_ = -1;
@@ -102,9 +123,14 @@ absl::StatusOr<std::unique_ptr<SchedulerProcess>> SchedulerProcess::Start(
       "metrics-scheduler did not serve /healthz:\n", process->Log()));
 }
 
-SchedulerProcess::SchedulerProcess(pid_t pid, int port, std::string log,
+SchedulerProcess::SchedulerProcess(pid_t pid, int port, int secure_port,
+                                   std::string metrics_token, std::string log,
                                    std::string identity)
-    : pid_(pid), port_(port), log_(std::move(log)),
+    : pid_(pid),
+      port_(port),
+      secure_port_(secure_port),
+      metrics_token_(std::move(metrics_token)),
+      log_(std::move(log)),
       identity_(std::move(identity)) {}
 
 SchedulerProcess::~SchedulerProcess() { Kill(); }
@@ -143,7 +169,12 @@ bool SchedulerProcess::Ready() {
 absl::StatusOr<std::string> SchedulerProcess::Scrape() {
   HttpRequest r{.url = absl::StrCat("http://127.0.0.1:", port_, "/metrics"),
                 .timeout = absl::Seconds(2)};
-  absl::StatusOr<HttpResponse> answer = http_.Do(r);
+  if (secure_port_ != 0) {
+    r.url = absl::StrCat("https://127.0.0.1:", secure_port_, "/metrics");
+    r.headers.emplace_back("Authorization", "Bearer " + metrics_token_);
+  }
+  absl::StatusOr<HttpResponse> answer =
+      secure_port_ != 0 ? https_.Do(r) : http_.Do(r);
   if (!answer.ok()) return answer.status();
   if (answer->status != 200) {
     return absl::UnavailableError(

@@ -2,10 +2,11 @@
 // end-to-end tests.
 //
 // Starts the real binary with a configuration text, the scheduler
-// identity's kubeconfig and a free loopback port for its endpoints; waits
-// for /healthz; scrapes /metrics; stops it with SIGTERM (returning the exit
-// code) or kills it with SIGKILL. Its output goes to a log file that a
-// failing test prints. Thread-compatible.
+// identity's kubeconfig and a free loopback port for its endpoints (and
+// one for its secure port, when asked); waits for /healthz; scrapes
+// /metrics; stops it with SIGTERM (returning the exit code) or kills it
+// with SIGKILL. Its output goes to a log file that a failing test prints.
+// Thread-compatible.
 #ifndef METRICS_SCHEDULER_TESTS_TESTING_SCHEDULER_PROCESS_H_
 #define METRICS_SCHEDULER_TESTS_TESTING_SCHEDULER_PROCESS_H_
 
@@ -31,6 +32,13 @@ class SchedulerProcess {
     std::vector<std::pair<std::string, std::string>> env;
     std::string identity = "e2e";
     std::vector<std::string> extra_args;  // e.g. "--leader-elect=false"
+    // Serve the secure port too: --secure-port on a free loopback port,
+    // --bind-address=127.0.0.1, a self-signed certificate. The plain port
+    // then serves the probes only, and Scrape() and Metric() read
+    // /metrics over HTTPS (certificate unverified) with `metrics_token` as
+    // bearer token: one the apiserver allows to get /metrics.
+    bool secure_port = false;
+    std::string metrics_token;
   };
 
   // Starts the binary ($MS_BINARY_DIR/metrics-scheduler) and waits until
@@ -50,20 +58,29 @@ class SchedulerProcess {
   // The value of one sample of /metrics, e.g.
   // Metric("metrics_scheduler_leader"); 0 when absent.
   double Metric(const std::string& sample);
-  // The text of /metrics; an error when it cannot be scraped.
+  // The text of /metrics (the secure port's with Options::secure_port); an
+  // error when it cannot be scraped.
   absl::StatusOr<std::string> Scrape();
   std::string Log() const;
   const std::string& identity() const { return identity_; }
-  // The loopback port of its endpoints (/metrics, /healthz, ...).
+  // The loopback port of its plain endpoints (/metrics, /healthz, ...).
   int port() const { return port_; }
+  // The loopback port of its secure endpoints; 0 without
+  // Options::secure_port.
+  int secure_port() const { return secure_port_; }
 
  private:
-  SchedulerProcess(pid_t pid, int port, std::string log, std::string identity);
+  SchedulerProcess(pid_t pid, int port, int secure_port,
+                   std::string metrics_token, std::string log,
+                   std::string identity);
   pid_t pid_;
   const int port_;
+  const int secure_port_;
+  const std::string metrics_token_;
   const std::string log_;
   const std::string identity_;
   HttpClient http_;
+  HttpClient https_{TlsOptions{.insecure_skip_verify = true}};
 };
 
 // The scheduler processes of one test. A failed start is a test failure.

@@ -9,6 +9,7 @@
 #include "common/token_file.h"
 #include "gtest/gtest.h"
 #include "kube/client.h"
+#include "simdjson.h"
 
 namespace ms::testing {
 namespace {
@@ -162,6 +163,39 @@ void Testenv::ApplySchedulerRbac() {
   ASSERT_NE(src, nullptr);
   Kubectl(absl::StrCat("apply -f ", src, "/manifests/namespace.yaml -f ", src,
                        "/manifests/rbac.yaml"));
+}
+
+std::string Testenv::ServiceAccountToken(const std::string& namespace_,
+                                         const std::string& name) {
+  AdminOk("POST", "/api/v1/namespaces/" + namespace_ + "/serviceaccounts",
+          absl::StrCat(R"({"apiVersion":"v1","kind":"ServiceAccount",)",
+                       R"("metadata":{"name":")", name, R"("}})"));
+  const std::string answer = AdminOk(
+      "POST",
+      absl::StrCat("/api/v1/namespaces/", namespace_, "/serviceaccounts/",
+                   name, "/token"),
+      R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",)"
+      R"("spec":{"expirationSeconds":3600}})");
+  simdjson::dom::parser parser;
+  std::string_view token;
+  if (parser.parse(answer)["status"]["token"].get(token) != simdjson::SUCCESS) {
+    ADD_FAILURE() << "no token in the TokenRequest's answer: " << answer;
+    return "";
+  }
+  return std::string(token);
+}
+
+bool Testenv::WaitUntilAllowedToGet(const std::string& user,
+                                    const std::string& path) {
+  const std::string review = absl::StrCat(
+      R"({"apiVersion":"authorization.k8s.io/v1",)",
+      R"("kind":"SubjectAccessReview","spec":{"user":")", user,
+      R"(","nonResourceAttributes":{"path":")", path, R"(","verb":"get"}}})");
+  return WaitFor([&] {
+    absl::StatusOr<HttpResponse> r = Admin(
+        "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review);
+    return r.ok() && r->body.find("\"allowed\":true") != std::string::npos;
+  });
 }
 
 bool WaitFor(const std::function<bool()>& condition, absl::Duration timeout) {

@@ -66,6 +66,17 @@ class Testenv {
   // Grants the scheduler identity exactly manifests/rbac.yaml.
   void ApplySchedulerRbac();
 
+  // Creates the ServiceAccount `name` in `namespace_` and returns a token
+  // of it from the TokenRequest API, valid for an hour; fails the test (and
+  // returns "") when it cannot.
+  std::string ServiceAccountToken(const std::string& namespace_,
+                                  const std::string& name);
+  // Waits until the apiserver's authoriser lets `user` (e.g.
+  // "system:serviceaccount:ns:name") get the non-resource URL `path`, as a
+  // SubjectAccessReview asks it: a new RBAC binding takes a moment to be
+  // seen. Returns whether it did.
+  bool WaitUntilAllowedToGet(const std::string& user, const std::string& path);
+
  private:
   std::string dir_;
   std::string server_;
