@@ -8,12 +8,19 @@
 // already bound, NotFound for a pod that is gone, Unavailable and
 // DeadlineExceeded for a server that could not answer.
 //
+// The binding and Event writes also come without waiting (BindAsync,
+// RecordEventAsync): the answer goes to a callback, on the apiserver
+// client's I/O thread for KubeSchedulerApi; by default, at once, from the
+// blocking call.
+//
 // Thread-safe: the binder calls it from several threads at once.
 #ifndef METRICS_SCHEDULER_SCHEDULER_API_H_
 #define METRICS_SCHEDULER_SCHEDULER_API_H_
 
 #include <algorithm>
+#include <functional>
 #include <string>
+#include <utility>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
@@ -71,6 +78,16 @@ class SchedulerApi {
   virtual absl::Status Bind(const Pod& pod, const std::string& node,
                             absl::Duration timeout) = 0;
   virtual absl::Status RecordEvent(const kube::PodEvent& event) = 0;
+  // Bind() and RecordEvent() without waiting: `done` gets their answer and
+  // must not block.
+  using Done = std::function<void(absl::Status)>;
+  virtual void BindAsync(const Pod& pod, const std::string& node,
+                         absl::Duration timeout, Done done) {
+    done(Bind(pod, node, timeout));
+  }
+  virtual void RecordEventAsync(const kube::PodEvent& event, Done done) {
+    done(RecordEvent(event));
+  }
   virtual absl::Status SetPodCondition(const Pod& pod,
                                        const kube::PodCondition& condition) = 0;
   // A pod's volume bindings (kube::KubeClient::BindVolume, SelectNode).
@@ -123,6 +140,13 @@ class KubeSchedulerApi final : public SchedulerApi {
   }
   absl::Status RecordEvent(const kube::PodEvent& event) override {
     return client_.CreateEvent(event);
+  }
+  void BindAsync(const Pod& pod, const std::string& node,
+                 absl::Duration timeout, Done done) override {
+    client_.BindAsync(pod, node, timeout, std::move(done));
+  }
+  void RecordEventAsync(const kube::PodEvent& event, Done done) override {
+    client_.CreateEventAsync(event, std::move(done));
   }
   absl::Status SetPodCondition(const Pod& pod,
                                const kube::PodCondition& condition) override {

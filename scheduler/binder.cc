@@ -1,7 +1,10 @@
 #include "scheduler/binder.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
@@ -49,6 +52,7 @@ Binder::Binder(BinderOptions options, SchedulerApi& api, ClusterState& state,
       recorder_(recorder),
       clock_(clock),
       attempts_(attempts),
+
       outcomes_(registry.AddCounter(
           "metrics_scheduler_binding_outcomes_total",
           "Bindings by outcome: bound, lost_answer_bound (no answer, found "
@@ -63,14 +67,26 @@ Binder::Binder(BinderOptions options, SchedulerApi& api, ClusterState& state,
       pending_to_bound_seconds_(registry.AddHistogram(
           "metrics_scheduler_pod_scheduling_duration_seconds",
           "Time from a pod's creation until it was bound.",
-          ExponentialBuckets(0.01, 2, 16))) {
+          ExponentialBuckets(0.01, 2, 16))),
+      limit_({.min = options.min_in_flight,
+              .max = options.max_in_flight,
+              .initial = options.initial_in_flight}) {
   registry.AddGauge("metrics_scheduler_bindings_in_flight",
                     "Bindings being carried out now (sent, awaiting an "
                     "answer, or being read back).",
                     {}, [this] {
                       absl::MutexLock lock(&mu_);
                       return Registry::GaugeSamples{
-                          {{}, static_cast<double>(binding_)}};
+                          {{}, static_cast<double>(binding_ + sending_)}};
+                    });
+  registry.AddGauge("metrics_scheduler_bindings_in_flight_limit",
+                    "How many bindings may be sent at once now: adapts to "
+                    "the apiserver's answers (fewer after 429s, timeouts "
+                    "and slow answers).",
+                    {}, [this] {
+                      absl::MutexLock lock(&mu_);
+                      return Registry::GaugeSamples{
+                          {{}, static_cast<double>(limit_.limit())}};
                     });
   // Every outcome's series from the start (kVolumesFailed is the last).
   for (int o = 0; o <= static_cast<int>(Outcome::kVolumesFailed); ++o) {
@@ -90,15 +106,28 @@ Binder::~Binder() {
 }
 
 void Binder::Submit(BindTask task) {
-  absl::MutexLock lock(&mu_);
-  tasks_.push_back(std::move(task));
+  if (!Ready(task)) {
+    absl::MutexLock lock(&mu_);
+    tasks_.push_back(std::move(task));
+    return;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    if (sending_ >= limit_.limit() || !waiting_.empty()) {
+      waiting_.push_back(std::move(task));
+      return;
+    }
+    ++sending_;
+  }
+  Dispatch(std::move(task));
 }
 
 void Binder::Drain() {
   absl::MutexLock lock(&mu_);
   mu_.Await(absl::Condition(
       +[](Binder* b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(b->mu_) {
-        return b->tasks_.empty() && b->binding_ == 0;
+        return b->tasks_.empty() && b->answers_.empty() &&
+               b->waiting_.empty() && b->binding_ == 0 && b->sending_ == 0;
       },
       this));
 }
@@ -107,22 +136,87 @@ void Binder::Cancel() {
   if (!cancelled_.HasBeenNotified()) cancelled_.Notify();
 }
 
+bool Binder::Ready(const BindTask& task) {
+  return task.decision.volume_bindings.empty() &&
+         leadership_.AwaitWriteWindow(absl::ZeroDuration()) &&
+         state_.HasNode(task.node);
+}
+
+void Binder::Dispatch(BindTask task) {
+  if (!Ready(task)) {  // it waited for its slot meanwhile
+    absl::MutexLock lock(&mu_);
+    --sending_;
+    tasks_.push_back(std::move(task));
+    return;
+  }
+  // std::function wants a copyable callable: the task travels by pointer.
+  auto sent = std::make_shared<BindTask>(std::move(task));
+  const absl::Time start = absl::Now();
+  api_.BindAsync(sent->queued.pod, sent->node, options_.timeout,
+                 [this, sent, start](absl::Status status) {
+                   Answered(std::move(*sent), std::move(status),
+                            absl::Now() - start);
+                 });
+}
+
+void Binder::Answered(BindTask task, absl::Status status,
+                      absl::Duration latency) {
+  binding_seconds_.With({}).Observe(Seconds(latency));
+  if (status.ok()) {
+    Count(Outcome::kBound);
+    Succeeded(task);
+  }
+  std::vector<BindTask> next;
+  {
+    absl::MutexLock lock(&mu_);
+    // 429 (API Priority and Fairness' queues are full) or no answer in
+    // time: the apiserver has more than it can take.
+    const bool overloaded =
+        absl::IsResourceExhausted(status) || absl::IsDeadlineExceeded(status);
+    limit_.Observe(latency, overloaded, !waiting_.empty());
+    --sending_;
+    // Anything but success may need a read-back: a worker's.
+    if (!status.ok()) answers_.emplace_back(std::move(task), std::move(status));
+    while (sending_ < limit_.limit() && !waiting_.empty()) {
+      next.push_back(std::move(waiting_.front()));
+      waiting_.pop_front();
+      ++sending_;
+    }
+  }
+  for (BindTask& t : next) Dispatch(std::move(t));
+}
+
 void Binder::Loop() {
   while (true) {
     BindTask task;
+    std::optional<absl::Status> answer;
     {
       absl::MutexLock lock(&mu_);
+      // Closed, the workers stay until every binding sent is answered and
+      // every answer settled.
       mu_.Await(absl::Condition(
           +[](Binder* b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(b->mu_) {
-            return b->closed_ || !b->tasks_.empty();
+            return !b->tasks_.empty() || !b->answers_.empty() ||
+                   (b->closed_ && b->sending_ == 0 && b->waiting_.empty());
           },
           this));
-      if (tasks_.empty()) return;  // closed and drained
-      task = std::move(tasks_.front());
-      tasks_.pop_front();
+      if (!answers_.empty()) {
+        task = std::move(answers_.front().first);
+        answer = std::move(answers_.front().second);
+        answers_.pop_front();
+      } else if (!tasks_.empty()) {
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      } else {
+        return;  // closed and drained
+      }
       ++binding_;
     }
-    Bind(task);
+    if (answer) {
+      Resolve(task, *answer);
+    } else {
+      Bind(task);
+    }
     absl::MutexLock lock(&mu_);
     --binding_;
   }
@@ -312,6 +406,11 @@ void Binder::Bind(BindTask& task) {
   absl::Time start = absl::Now();
   absl::Status status = api_.Bind(pod, task.node, options_.timeout);
   binding_seconds_.With({}).Observe(Seconds(absl::Now() - start));
+  Resolve(task, status);
+}
+
+void Binder::Resolve(BindTask& task, const absl::Status& status) {
+  const Pod& pod = task.queued.pod;
   if (status.ok()) {
     Count(Outcome::kBound);
     Succeeded(task);

@@ -2,8 +2,22 @@
 // pod's charge and queue entry from the apiserver's answer.
 //
 // The scheduling loop has already charged the chosen node (assume); the
-// binder turns that into a binding on a pool of threads, so many are in
-// flight at once while the loop moves on. For each task:
+// binder turns that into a binding while the loop moves on. Most bindings
+// need no wait before they are sent (no volumes, the lease's write window
+// open, the node still there): Submit() sends those at once without
+// waiting (SchedulerApi::BindAsync: the apiserver client's one I/O thread
+// carries every binding in flight), and a successful answer settles the
+// pod on that thread. The rest, and every answer other than success, go to
+// a few threads that may wait (for the lease, for volumes, reading a pod
+// back). So a pod bound at the first try wakes no thread of the binder's
+// own: from the scheduling loop to the I/O thread, and done.
+//
+// How many bindings are in flight adapts to the apiserver's answers
+// (AdaptiveLimit: fewer after 429s, timeouts or answers far slower than
+// usual, more while bindings wait for a slot), between `min_in_flight` and
+// `max_in_flight`; bindings beyond it wait in order for a slot.
+//
+// For each task:
 //   1. Leadership. The binding starts only inside the lease's write window
 //      (Leadership::AwaitWriteWindow): this replica leads and renewed its
 //      lease less than the renew deadline ago. Each binding gives up after
@@ -54,6 +68,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -62,6 +77,7 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "model/pod.h"
+#include "scheduler/adaptive_limit.h"
 #include "scheduler/api.h"
 #include "scheduler/attempt_metrics.h"
 #include "scheduler/cluster_state.h"
@@ -74,7 +90,14 @@
 namespace ms {
 
 struct BinderOptions {
-  int workers = 32;  // bindings in flight at once
+  // Threads for the bindings that must wait (a late lease renewal,
+  // volumes, reading a pod back); a pod waiting for its volumes holds one.
+  int workers = 8;
+  // Bounds of the adaptive number of bindings in flight, and where it
+  // starts.
+  int min_in_flight = 4;
+  int max_in_flight = 64;
+  int initial_in_flight = 32;
   // Each binding request gives up after this. Keep it below the lease
   // duration minus the renew deadline.
   absl::Duration timeout = absl::Seconds(4);
@@ -135,7 +158,18 @@ class Binder {
 
   static const char* OutcomeName(Outcome outcome);
   void Loop();
+  // Whether the task may be sent without waiting: no volumes to bind, the
+  // lease's write window open now, the node still there.
+  bool Ready(const BindTask& task);
+  // Sends a task that is Ready() and holds a slot, or hands it to the
+  // workers when it no longer is.
+  void Dispatch(BindTask task);
+  // The answer to a binding sent by Dispatch(), on the I/O thread.
+  void Answered(BindTask task, absl::Status status, absl::Duration latency);
+  // Steps 1 to 3 for a task that must wait, on a worker.
   void Bind(BindTask& task);
+  // Step 3: settles the pod from the answer to its binding.
+  void Resolve(BindTask& task, const absl::Status& status);
   ReadBack ReadPodBack(const Pod& pod);
   // Step 1: whether the lease allows writing now; if not, the pod is
   // handed back to the queue.
@@ -166,8 +200,14 @@ class Binder {
 
   absl::Notification cancelled_;
   absl::Mutex mu_;
+  // For the workers: tasks that must wait, and failed answers.
   std::deque<BindTask> tasks_ ABSL_GUARDED_BY(mu_);
-  int binding_ ABSL_GUARDED_BY(mu_) = 0;  // tasks being bound now
+  std::deque<std::pair<BindTask, absl::Status>> answers_ ABSL_GUARDED_BY(mu_);
+  int binding_ ABSL_GUARDED_BY(mu_) = 0;  // tasks the workers hold now
+  // Sent without waiting: how many may be, are, and wait for a slot.
+  AdaptiveLimit limit_ ABSL_GUARDED_BY(mu_);
+  int sending_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<BindTask> waiting_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> workers_;
 };

@@ -1,6 +1,7 @@
 #include "scheduler/event_recorder.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 #include "absl/algorithm/container.h"
@@ -114,13 +115,61 @@ void EventRecorder::Forget(const Pod& pod) {
   said_.erase(pod.uid);
 }
 
-void EventRecorder::Enqueue(Write write) {
-  absl::MutexLock lock(&mu_);
-  if (queue_.size() >= kMaxPending) {
-    dropped_.With({}).Inc();
-    return;
+namespace {
+
+// Names an Event once, for all its attempts.
+void NameEvent(kube::PodEvent& event) {
+  if (event.name.empty()) {
+    event.name = absl::StrCat(event.pod_name, ".",
+                              absl::Hex(absl::ToUnixNanos(absl::Now())));
   }
-  queue_.push_back(std::move(write));
+}
+
+}  // namespace
+
+void EventRecorder::Enqueue(Write write) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!write.event || closed_ || sending_ >= options_.max_in_flight) {
+      if (queue_.size() >= kMaxPending) {
+        dropped_.With({}).Inc();
+        return;
+      }
+      queue_.push_back(std::move(write));
+      return;
+    }
+    ++sending_;
+  }
+  NameEvent(*write.event);
+  // std::function wants a copyable callable: the write travels by pointer.
+  auto sent = std::make_shared<Write>(std::move(write));
+  api_.RecordEventAsync(*sent->event, [this, sent](absl::Status status) {
+    Sent(std::move(*sent), status);
+  });
+}
+
+void EventRecorder::Sent(Write write, const absl::Status& status) {
+  if (!status.ok() && !IsTransientOrStarting(status)) Failed(write, status);
+  absl::MutexLock lock(&mu_);
+  --sending_;
+  if (IsTransientOrStarting(status)) {
+    // The apiserver is away for a moment: the writers retry it.
+    write.tried = true;
+    queue_.push_back(std::move(write));
+  }
+}
+
+void EventRecorder::Failed(const Write& write, const absl::Status& s) {
+  if (write.event) {
+    LOG(WARNING) << write.event->pod_namespace << "/" << write.event->pod_name
+                 << ": recording event: " << s
+                 << LogFields()
+                        .Pod(write.event->pod_namespace, write.event->pod_name)
+                        .Err(s);
+  } else {
+    LOG(WARNING) << write.pod.Key() << ": setting condition: " << s
+                 << LogFields().Pod(write.pod.namespace_, write.pod.name).Err(s);
+  }
 }
 
 void EventRecorder::Loop() {
@@ -128,9 +177,10 @@ void EventRecorder::Loop() {
     Write write;
     {
       absl::MutexLock lock(&mu_);
+      // Closed, the writers stay until every Event sent is answered.
       mu_.Await(absl::Condition(
           +[](EventRecorder* r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu_) {
-            return r->closed_ || !r->queue_.empty();
+            return !r->queue_.empty() || (r->closed_ && r->sending_ == 0);
           },
           this));
       if (queue_.empty()) return;  // closed and drained
@@ -138,31 +188,13 @@ void EventRecorder::Loop() {
       queue_.pop_front();
     }
     absl::Status s = WriteWithRetries(write);
-    if (!s.ok()) {
-      if (write.event) {
-        LOG(WARNING) << write.event->pod_namespace << "/"
-                     << write.event->pod_name << ": recording event: " << s
-                     << LogFields()
-                            .Pod(write.event->pod_namespace,
-                                 write.event->pod_name)
-                            .Err(s);
-      } else {
-        LOG(WARNING) << write.pod.Key() << ": setting condition: " << s
-                     << LogFields()
-                            .Pod(write.pod.namespace_, write.pod.name)
-                            .Err(s);
-      }
-    }
+    if (!s.ok()) Failed(write, s);
   }
 }
 
 absl::Status EventRecorder::WriteWithRetries(Write& write) {
-  if (write.event && write.event->name.empty()) {
-    write.event->name =
-        absl::StrCat(write.event->pod_name, ".",
-                     absl::Hex(absl::ToUnixNanos(absl::Now())));
-  }
-  bool retry = false;
+  if (write.event) NameEvent(*write.event);
+  bool retry = write.tried;
   auto attempt = [&] {
     absl::Status s = write.event
                          ? api_.RecordEvent(*write.event)

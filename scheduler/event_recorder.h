@@ -1,14 +1,17 @@
 // EventRecorder: what the scheduler tells the cluster about a pod, written
 // off the scheduling loop.
 //
-// Events (Scheduled, FailedScheduling, Preempted) and the pod's PodScheduled=False
-// condition are queued and written by a few threads of their own, so
+// Events (Scheduled, FailedScheduling, Preempted) and the pod's
+// PodScheduled=False condition are written off the caller's thread, so
 // neither the scheduling loop nor a binding waits on the apiserver
-// (kube-scheduler's event broadcaster works the same way). A write the
-// apiserver did not answer is retried, about 25 s in all, enough for an
-// apiserver restart; an Event keeps one name across its attempts, so a
-// retry after a lost answer is refused as a duplicate instead of
-// recording the Event twice.
+// (kube-scheduler's event broadcaster works the same way). An Event is
+// sent at once without waiting (SchedulerApi::RecordEventAsync, on the
+// apiserver client's I/O thread), up to `max_in_flight` at a time; the
+// rest, conditions, and retries are queued for a few threads of the
+// recorder's own. A write the apiserver did not answer is retried, about
+// 25 s in all, enough for an apiserver restart; an Event keeps one name
+// across its attempts, so a retry after a lost answer is refused as a
+// duplicate instead of recording the Event twice.
 //
 // Repeats are not written. A pod retried while nothing changed fails with
 // the same message every time; kube-scheduler's event correlator folds such
@@ -49,7 +52,8 @@ struct EventRecorderOptions {
   // as the first for a pod of none.
   std::vector<std::string> components;
   std::string instance;   // reportingInstance: this replica's identity
-  int workers = 4;        // writes in flight at once
+  int workers = 2;        // threads for queued writes and retries
+  int max_in_flight = 16;  // Events sent without waiting at once
 };
 
 class EventRecorder {
@@ -81,6 +85,7 @@ class EventRecorder {
     std::optional<kube::PodEvent> event;
     Pod pod;  // for a condition: namespace, name, uid
     std::optional<kube::PodCondition> condition;
+    bool tried = false;  // sent once already, its answer lost
   };
   // What was last written for a pod.
   struct Said {
@@ -93,8 +98,11 @@ class EventRecorder {
                            absl::string_view type, absl::string_view reason,
                            absl::string_view action, std::string message) const;
   void Enqueue(Write write);
+  // The answer to an Event sent without waiting, on the I/O thread.
+  void Sent(Write write, const absl::Status& status);
   void Loop();
   absl::Status WriteWithRetries(Write& write);
+  static void Failed(const Write& write, const absl::Status& status);
 
   const EventRecorderOptions options_;
   SchedulerApi& api_;
@@ -104,6 +112,7 @@ class EventRecorder {
   absl::Mutex mu_;
   std::deque<Write> queue_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  int sending_ ABSL_GUARDED_BY(mu_) = 0;  // Events sent, not yet answered
   std::unordered_map<std::string, Said> said_ ABSL_GUARDED_BY(mu_);  // by uid
   std::vector<std::thread> writers_;
 };

@@ -138,7 +138,14 @@ ABSL_FLAG(std::string, tls_private_key_file, "",
 ABSL_FLAG(std::string, identity, "",
           "This replica's identity in the Lease and in Events. Default: "
           "hostname and a random suffix.");
-ABSL_FLAG(int, bind_workers, 32, "Bindings sent to the apiserver at once.");
+ABSL_FLAG(int, bind_workers, 8,
+          "Threads for the bindings that must wait: for volumes to be bound, "
+          "for a late lease renewal, or to read a pod back after a lost "
+          "answer. The others need no thread of their own.");
+ABSL_FLAG(int, max_bindings_in_flight, 64,
+          "The most bindings sent to the apiserver at once. Below it, how "
+          "many are follows the apiserver's answers (fewer after 429s, "
+          "timeouts and slow answers).");
 ABSL_FLAG(absl::Duration, volume_binding_timeout, absl::Minutes(10),
           "How long the PersistentVolumeClaims of a pod may take to be bound "
           "(by the PV controller or a provisioner) once this scheduler has "
@@ -673,6 +680,16 @@ int Run(Config config) {
       return kExitUsage;
     }
   }
+  for (auto [flag, value] :
+       {std::pair<const char*, int>{"--bind-workers",
+                                    absl::GetFlag(FLAGS_bind_workers)},
+        {"--max-bindings-in-flight",
+         absl::GetFlag(FLAGS_max_bindings_in_flight)}}) {
+    if (value < 1) {
+      LOG(ERROR) << flag << " must be at least 1, got " << value;
+      return kExitUsage;
+    }
+  }
   if (!absl::GetFlag(FLAGS_lease_name).empty()) {
     config.leader_election.lease_name = absl::GetFlag(FLAGS_lease_name);
   }
@@ -779,6 +796,8 @@ int Run(Config config) {
   Scheduler scheduler(config,
                       {.identity = identity,
                        .bind_workers = absl::GetFlag(FLAGS_bind_workers),
+                       .max_bindings_in_flight =
+                           absl::GetFlag(FLAGS_max_bindings_in_flight),
                        .bind_timeout = bind_timeout,
                        .volume_binding_timeout =
                            absl::GetFlag(FLAGS_volume_binding_timeout),

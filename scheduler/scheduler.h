@@ -67,14 +67,17 @@ namespace ms {
 
 struct SchedulerOptions {
   std::string identity;  // reportingInstance of Events
-  int bind_workers = 32;
+  // Threads for the bindings that must wait (BinderOptions::workers), and
+  // the most bindings in flight at once (BinderOptions::max_in_flight).
+  int bind_workers = 8;
+  int max_bindings_in_flight = 64;
   // A binding request gives up after this; keep it below the lease
   // duration minus the renew deadline (scheduler/binder.h).
   absl::Duration bind_timeout = absl::Seconds(4);
   // How long a pod's WaitForFirstConsumer claims may take to be bound
   // before the pod is (scheduler/binder.h).
   absl::Duration volume_binding_timeout = absl::Minutes(10);
-  int event_workers = 4;  // Events written at once
+  int event_workers = 2;  // threads for queued Event writes and retries
   uint64_t seed = 0;  // tie-break stream; fixed in tests
   QueueOptions queue;
 };

@@ -4,7 +4,9 @@
 // test also runs under ThreadSanitizer), and each way a binding can fail.
 // The same guarantees against a real kube-apiserver are in
 // tests/scheduler/e2e_test.cc and tests/faults/.
+#include <algorithm>
 #include <atomic>
+#include <deque>
 #include <map>
 #include <memory>
 #include <set>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -103,6 +106,43 @@ class MemoryApi final : public SchedulerApi {
     return result;
   }
 
+  // From DeferBinds() on, bindings sent without waiting are held until
+  // AnswerOldest() answers them, one at a time.
+  void DeferBinds() {
+    absl::MutexLock lock(&mu_);
+    defer_ = true;
+  }
+  void BindAsync(const Pod& pod, const std::string& node,
+                 absl::Duration timeout, Done done) override {
+    {
+      absl::MutexLock lock(&mu_);
+      if (defer_) {
+        deferred_.push_back({pod, node, timeout, std::move(done)});
+        max_deferred_ = std::max(max_deferred_, deferred_.size());
+        return;
+      }
+    }
+    done(Bind(pod, node, timeout));
+  }
+  size_t Deferred() {
+    absl::MutexLock lock(&mu_);
+    return deferred_.size();
+  }
+  // The most bindings held at once.
+  size_t MaxDeferred() {
+    absl::MutexLock lock(&mu_);
+    return max_deferred_;
+  }
+  void AnswerOldest() {
+    Held held;
+    {
+      absl::MutexLock lock(&mu_);
+      held = std::move(deferred_.front());
+      deferred_.pop_front();
+    }
+    held.done(Bind(held.pod, held.node, held.timeout));
+  }
+
   // The volume writes; each hook, when set (before the scheduler runs),
   // answers for the apiserver. Unset: OK.
   std::function<absl::Status(const VolumeBindings::Bind&)> on_bind_volume;
@@ -189,7 +229,16 @@ class MemoryApi final : public SchedulerApi {
     bool applied;
     bool deleted;
   };
+  struct Held {
+    Pod pod;
+    std::string node;
+    absl::Duration timeout;
+    Done done;
+  };
   absl::Mutex mu_;
+  bool defer_ ABSL_GUARDED_BY(mu_) = false;
+  std::deque<Held> deferred_ ABSL_GUARDED_BY(mu_);
+  size_t max_deferred_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, Pod> pods_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Failure> failures_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> bind_calls_ ABSL_GUARDED_BY(mu_);
@@ -333,6 +382,49 @@ TEST_F(BinderTest, EveryPodIsBoundOnceOnANodeThatFits) {
       EXPECT_EQ(scheduled.count(key), 1u) << key;
     }
   }
+}
+
+TEST_F(BinderTest, BindingsBeyondTheLimitWaitForASlot) {
+  Registry registry;
+  Scheduler limited(config_,
+                    {.identity = "test", .max_bindings_in_flight = 2, .seed = 1},
+                    api_, nullptr, RealClock::Get(), registry, leadership_);
+  for (const char* name : {"n1", "n2", "n3", "n4"}) {
+    limited.OnNode(MakeNode(name));
+  }
+  api_.on_bound = [&](const Pod& pod) {
+    limited.OnPendingPod(pod);
+    limited.OnAssignedPod(pod);
+  };
+  api_.DeferBinds();
+  std::thread run([&] { limited.Run(); });
+  absl::Cleanup stop = [&] {
+    // Whatever is still held is answered, so the binder can settle it.
+    while (api_.Deferred() > 0) api_.AnswerOldest();
+    limited.Stop();
+    run.join();
+    api_.on_bound = nullptr;
+  };
+  constexpr int kPods = 6;
+  for (int i = 0; i < kPods; ++i) {
+    Pod pod = MakePod(absl::StrCat("p", i));
+    api_.AddPod(pod);
+    limited.OnPendingPod(pod);
+  }
+  // Two in flight whenever two are left to bind; each answer lets the
+  // next one go.
+  for (int answered = 0; answered < kPods; ++answered) {
+    const size_t in_flight = std::min(2, kPods - answered);
+    ASSERT_TRUE(WaitFor([&] { return api_.Deferred() == in_flight; }))
+        << api_.Deferred() << " in flight after " << answered << " answers";
+    api_.AnswerOldest();
+  }
+  ASSERT_TRUE(WaitFor([&] {
+    int bound = 0;
+    for (const auto& [key, node] : api_.Placements()) bound += !node.empty();
+    return bound == kPods;
+  }));
+  EXPECT_EQ(api_.MaxDeferred(), 2u);
 }
 
 TEST_F(BinderTest, ABindingWhoseAnswerWasLostIsNotRepeated) {
