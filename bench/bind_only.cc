@@ -1,7 +1,7 @@
 // bind_only: the ceiling of the end-to-end benchmark (bench/e2e_bench.cc).
 //
 //   build/bench/bind_only --kubeconfig=FILE [--scheduler_name=bind-only]
-//                         [--workers=32]
+//                         [--in_flight=64]
 //
 // A scheduler with the scheduling left out. It lists the nodes once, watches
 // the pending pods of --scheduler_name (spec.schedulerName=NAME,
@@ -17,11 +17,12 @@
 //   - the pending pods come through a kube::Informer over one KubeClient
 //     (one connection pool, HTTP/1.1, JSON), with metrics-scheduler's field
 //     selector, relisting as its informer does;
-//   - the bindings are handed to --workers threads (metrics-scheduler's
-//     --bind-workers default) through a deque under an absl::Mutex that each
-//     idle worker awaits, as scheduler/binder.cc hands them over; a worker
-//     sends one binding at a time, with the timeout metrics-scheduler gives
-//     a binding without leader election (30 s);
+//   - the bindings go out as metrics-scheduler's do, without waiting
+//     (KubeClient::BindAsync: the client's one I/O thread carries them all),
+//     with the timeout metrics-scheduler gives a binding without leader
+//     election (30 s), at most --in_flight at once (metrics-scheduler's
+//     --max-bindings-in-flight default; it adapts below that, this does
+//     not), the rest waiting in a deque for a slot;
 //   - the process is set up as metrics-scheduler's main() sets it up: two
 //     malloc arenas and a fixed mmap threshold, absl::Mutex deadlock
 //     detection off.
@@ -42,6 +43,8 @@
 #include <cstdint>
 #include <deque>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -66,9 +69,9 @@ ABSL_FLAG(std::string, kubeconfig, "",
           "The kubeconfig to reach the apiserver with (required).");
 ABSL_FLAG(std::string, scheduler_name, "bind-only",
           "The spec.schedulerName of the pods to bind.");
-ABSL_FLAG(int, workers, 32,
+ABSL_FLAG(int, in_flight, 64,
           "Bindings sent to the apiserver at once (metrics-scheduler's "
-          "--bind-workers default).");
+          "--max-bindings-in-flight default).");
 
 namespace ms::bench {
 namespace {
@@ -86,28 +89,35 @@ sigset_t StopSignals() {
   return set;
 }
 
-// The bindings to send, and the threads that send them.
+// The bindings to send, at most `in_flight` at once.
 //
 // Thread-safe: Submit() from any thread.
 class BindPool {
  public:
-  BindPool(kube::KubeClient& client, int workers) : client_(client) {
-    for (int i = 0; i < std::max(1, workers); ++i) {
-      workers_.emplace_back([this] { Loop(); });
-    }
-  }
-  // Each worker finishes the binding in hand; what is queued is dropped.
+  BindPool(kube::KubeClient& client, int in_flight)
+      : client_(client), in_flight_(std::max(1, in_flight)) {}
+  // Waits for the answers to the bindings sent; what is queued is dropped.
   ~BindPool() {
-    {
-      absl::MutexLock lock(&mu_);
-      closed_ = true;
-    }
-    for (std::thread& t : workers_) t.join();
+    absl::MutexLock lock(&mu_);
+    tasks_.clear();
+    mu_.Await(absl::Condition(
+        +[](BindPool* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu_) {
+          return p->sending_ == 0;
+        },
+        this));
   }
 
   void Submit(Pod pod, std::string node) {
-    absl::MutexLock lock(&mu_);
-    tasks_.push_back({.pod = std::move(pod), .node = std::move(node)});
+    Task task{.pod = std::move(pod), .node = std::move(node)};
+    {
+      absl::MutexLock lock(&mu_);
+      if (sending_ >= in_flight_) {
+        tasks_.push_back(std::move(task));
+        return;
+      }
+      ++sending_;
+    }
+    Send(std::move(task));
   }
 
   // What became of the bindings so far, for the log.
@@ -123,38 +133,26 @@ class BindPool {
     std::string node;
   };
 
-  // scheduler/binder.cc's Binder::Loop, without its in-flight gauge.
-  void Loop() {
-    while (true) {
-      Task task;
-      {
-        absl::MutexLock lock(&mu_);
-        mu_.Await(absl::Condition(
-            +[](BindPool* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu_) {
-              return p->closed_ || !p->tasks_.empty();
-            },
-            this));
-        if (closed_) return;
-        task = std::move(tasks_.front());
-        tasks_.pop_front();
-      }
-      Bind(task);
-    }
+  void Send(Task task) {
+    auto sent = std::make_shared<Task>(std::move(task));
+    client_.BindAsync(sent->pod, sent->node, kBindTimeout,
+                      [this, sent](absl::Status status) {
+                        Answered(std::move(*sent), status);
+                      });
   }
 
-  void Bind(Task& task) {
-    const absl::Status status = client_.Bind(task.pod, task.node, kBindTimeout);
+  // On the client's I/O thread.
+  void Answered(Task task, const absl::Status& status) {
+    std::optional<Task> next;
     if (status.ok()) {
       ++bound_;
     } else if (IsTransient(status)) {
       // No answer: the binding may or may not have been made. Send it
-      // again after scheduler/api.h's first retry wait; a 409 then says
-      // the first one landed.
+      // again; a 409 then says the first one landed.
       LOG(WARNING) << task.pod.Key() << ": binding to " << task.node
                    << " unanswered, sending it again: " << status;
       ++resent_;
-      absl::SleepFor(kRetryMin);
-      Submit(std::move(task.pod), std::move(task.node));
+      next = std::move(task);
     } else if (absl::IsAborted(status)) {
       ++already_;  // by an unanswered binding of ours, or by someone else
     } else if (absl::IsNotFound(status)) {
@@ -164,13 +162,25 @@ class BindPool {
                    << " refused; the pod stays pending: " << status;
       ++failed_;
     }
+    {
+      absl::MutexLock lock(&mu_);
+      if (!next && !tasks_.empty()) {
+        next = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      if (!next) {
+        --sending_;
+        return;
+      }
+    }
+    Send(*std::move(next));  // keeps the slot
   }
 
   kube::KubeClient& client_;
+  const int in_flight_;
   absl::Mutex mu_;
   std::deque<Task> tasks_ ABSL_GUARDED_BY(mu_);
-  bool closed_ ABSL_GUARDED_BY(mu_) = false;
-  std::vector<std::thread> workers_;
+  int sending_ ABSL_GUARDED_BY(mu_) = 0;
   std::atomic<int64_t> bound_{0}, already_{0}, gone_{0}, resent_{0}, failed_{0};
 };
 
@@ -201,7 +211,7 @@ int Run() {
   }
 
   const std::string name = absl::GetFlag(FLAGS_scheduler_name);
-  BindPool pool(client, absl::GetFlag(FLAGS_workers));
+  BindPool pool(client, absl::GetFlag(FLAGS_in_flight));
   size_t next = 0;  // the informer's thread alone uses it
   kube::Informer<Pod> pending(
       "pending pods",
@@ -216,8 +226,8 @@ int Run() {
     LOG(WARNING) << "the pending pods are not listed yet";
   }
   std::cerr << "bind-only ready: binding the pods of " << name << " to "
-            << nodes.size() << " nodes with " << absl::GetFlag(FLAGS_workers)
-            << " workers" << std::endl;
+            << nodes.size() << " nodes, " << absl::GetFlag(FLAGS_in_flight)
+            << " bindings in flight at most" << std::endl;
 
   const sigset_t stop = StopSignals();
   int received = 0;

@@ -97,7 +97,9 @@ ABSL_FLAG(int, creators, 16, "Threads creating pods, one connection each.");
 ABSL_FLAG(int, rss_nodes, 5000, "Nodes known in the memory measurement.");
 ABSL_FLAG(int, rss_pods, 20000,
           "Pods bound to nodes in the memory measurement (0: skip it).");
-ABSL_FLAG(int, bind_workers, 32, "metrics-scheduler's --bind-workers.");
+ABSL_FLAG(int, max_bindings_in_flight, 64,
+          "metrics-scheduler's --max-bindings-in-flight, and the bind-only "
+          "client's --in_flight.");
 ABSL_FLAG(std::string, build_dir, "build", "The CMake build directory.");
 ABSL_FLAG(std::string, source_dir, ".", "The source tree (for manifests/).");
 ABSL_FLAG(std::string, out, "", "JSON output; default BUILD_DIR/bench/e2e.json.");
@@ -560,7 +562,8 @@ builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 1}
        "--kubeconfig=" + dir_ + "/scheduler.kubeconfig",
        absl::StrCat("--http-address=127.0.0.1:", *port), "--identity=" + name,
        "--leader-elect=false",
-       absl::StrCat("--bind-workers=", absl::GetFlag(FLAGS_bind_workers))},
+       absl::StrCat("--max-bindings-in-flight=",
+                    absl::GetFlag(FLAGS_max_bindings_in_flight))},
       absl::StrCat(dir_, "/", name, ".log"));
   absl::Time deadline = absl::Now() + absl::Minutes(2);
   while (!OurReady(*port)) {
@@ -582,7 +585,8 @@ pid_t Bench::StartCeiling() {
       Spawn({absl::StrCat(build_dir_, "/bench/bind_only"),
              "--kubeconfig=" + dir_ + "/scheduler.kubeconfig",
              absl::StrCat("--scheduler_name=", kCeiling),
-             absl::StrCat("--workers=", absl::GetFlag(FLAGS_bind_workers))},
+             absl::StrCat("--in_flight=",
+                          absl::GetFlag(FLAGS_max_bindings_in_flight))},
             log);
   AwaitLogLine(pid, "bind_only", log, "bind-only ready", absl::Minutes(2));
   return pid;
@@ -1043,12 +1047,12 @@ int Bench::Run() {
   if (out.empty()) out = build_dir_ + "/bench/e2e.json";
   std::ofstream json(out);
   json << absl::StrFormat(
-      R"({"time": "%s", "host": {"kernel": "%s %s", "cpus": %d, "load_before": "%s", "load_after": "%s"}, "pods_per_run": %d, "runs": %d, "creators": %d, "bind_workers": %d,)"
+      R"({"time": "%s", "host": {"kernel": "%s %s", "cpus": %d, "load_before": "%s", "load_after": "%s"}, "pods_per_run": %d, "runs": %d, "creators": %d, "max_bindings_in_flight": %d,)"
       "\n \"nodes\": {%s},\n \"memory\": %s,\n \"metrics_refresh\": %s}\n",
       absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone()),
       u.sysname, u.release, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)),
       load_before, load_after, pods, runs, absl::GetFlag(FLAGS_creators),
-      absl::GetFlag(FLAGS_bind_workers), absl::StrJoin(node_json_, ",\n  "),
+      absl::GetFlag(FLAGS_max_bindings_in_flight), absl::StrJoin(node_json_, ",\n  "),
       memory_json_, queries_json_);
   json.close();
   std::printf("figures written to %s\n", out.c_str());

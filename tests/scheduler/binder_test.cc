@@ -441,6 +441,34 @@ TEST_F(BinderTest, ABindingWhoseAnswerWasLostIsNotRepeated) {
   EXPECT_EQ(api_.EventPods("FailedScheduling").count(pod.Key()), 0u);
 }
 
+// The apiserver turns bindings away for load (429): each pod is read back,
+// found unbound and retried, and bound in the end; the burst of refusals
+// halves the bindings allowed in flight, once.
+TEST_F(BinderTest, RefusalsForLoadHalveTheLimitAndEveryPodIsBound) {
+  EXPECT_EQ(Sample("metrics_scheduler_bindings_in_flight_limit"), 32);
+  constexpr int kPods = 10;
+  std::vector<Pod> pods;
+  for (int i = 0; i < kPods; ++i) {
+    pods.push_back(MakePod(absl::StrCat("throttled", i), 100));
+    api_.FailNextBind(pods.back().Key(),
+                      absl::ResourceExhaustedError("Too many requests"),
+                      /*applied=*/false);
+    Create(pods.back());
+  }
+  Start();
+  ASSERT_TRUE(WaitFor([&] {
+    return api_.EventPods("Scheduled").size() == kPods && QueueEmpty();
+  }));
+  for (const Pod& pod : pods) {
+    EXPECT_FALSE(api_.Placements().at(pod.Key()).empty()) << pod.Key();
+    EXPECT_EQ(api_.BindCalls(pod.Key()), 2) << pod.Key();
+  }
+  EXPECT_EQ(
+      Sample("metrics_scheduler_binding_outcomes_total{outcome=\"not_bound\"}"),
+      kPods);
+  EXPECT_EQ(Sample("metrics_scheduler_bindings_in_flight_limit"), 16);
+}
+
 // libcurl re-sends a request whose reused connection died before an
 // answer: the first one bound the pod, the second is refused with 409. The
 // pod is where we chose, so it was our binding.
