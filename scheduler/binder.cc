@@ -52,7 +52,6 @@ Binder::Binder(BinderOptions options, SchedulerApi& api, ClusterState& state,
       recorder_(recorder),
       clock_(clock),
       attempts_(attempts),
-
       outcomes_(registry.AddCounter(
           "metrics_scheduler_binding_outcomes_total",
           "Bindings by outcome: bound, lost_answer_bound (no answer, found "

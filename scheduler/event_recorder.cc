@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
@@ -149,14 +151,21 @@ void EventRecorder::Enqueue(Write write) {
 }
 
 void EventRecorder::Sent(Write write, const absl::Status& status) {
+  ++write.attempts;
   if (!status.ok() && !IsTransientOrStarting(status)) Failed(write, status);
   absl::MutexLock lock(&mu_);
   --sending_;
-  if (IsTransientOrStarting(status)) {
-    // The apiserver is away for a moment: the writers retry it.
-    write.tried = true;
-    queue_.push_back(std::move(write));
+  if (IsTransientOrStarting(status)) Retry(std::move(write));
+}
+
+void EventRecorder::Retry(Write write) {
+  absl::Duration backoff = kRetryMin;
+  for (int i = 1; i < write.attempts; ++i) {
+    backoff = std::min(backoff * 2, kRetryMax);
   }
+  write.due = absl::Now() + backoff;
+  retries_.push_back(std::move(write));
+  ++retries_added_;
 }
 
 void EventRecorder::Failed(const Write& write, const absl::Status& s) {
@@ -173,43 +182,60 @@ void EventRecorder::Failed(const Write& write, const absl::Status& s) {
 }
 
 void EventRecorder::Loop() {
+  absl::MutexLock lock(&mu_);
   while (true) {
-    Write write;
-    {
-      absl::MutexLock lock(&mu_);
-      // Closed, the writers stay until every Event sent is answered.
-      mu_.Await(absl::Condition(
-          +[](EventRecorder* r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu_) {
-            return !r->queue_.empty() || (r->closed_ && r->sending_ == 0);
-          },
-          this));
-      if (queue_.empty()) return;  // closed and drained
+    // A new write first; then the retry due soonest, once due (at once
+    // when closing: each gets one last attempt).
+    auto soonest = absl::c_min_element(
+        retries_, [](const Write& a, const Write& b) { return a.due < b.due; });
+    std::optional<Write> write;
+    if (!queue_.empty()) {
       write = std::move(queue_.front());
       queue_.pop_front();
+    } else if (soonest != retries_.end() &&
+               (closed_ || soonest->due <= absl::Now())) {
+      write = std::move(*soonest);
+      retries_.erase(soonest);
+    } else if (closed_ && sending_ == 0 && retries_.empty()) {
+      return;  // closed and drained
     }
-    absl::Status s = WriteWithRetries(write);
-    if (!s.ok()) Failed(write, s);
+    if (write) {
+      mu_.Unlock();
+      Attempt(*std::move(write));
+      mu_.Lock();
+      continue;
+    }
+    // Until new work, closing, a new retry (maybe due sooner), or the
+    // soonest one's time.
+    const uint64_t added = retries_added_;
+    const absl::Time wake =
+        soonest == retries_.end() ? absl::InfiniteFuture() : soonest->due;
+    auto woken = [this, added]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return !queue_.empty() || closed_ || retries_added_ != added;
+    };
+    mu_.AwaitWithDeadline(absl::Condition(&woken), wake);
   }
 }
 
-absl::Status EventRecorder::WriteWithRetries(Write& write) {
+void EventRecorder::Attempt(Write write) {
   if (write.event) NameEvent(*write.event);
-  bool retry = write.tried;
-  auto attempt = [&] {
-    absl::Status s = write.event
-                         ? api_.RecordEvent(*write.event)
-                         : api_.SetPodCondition(write.pod, *write.condition);
-    // A retry refused as a duplicate: the lost answer's write took effect.
-    if (retry && write.event && absl::IsAlreadyExists(s)) s = absl::OkStatus();
-    retry = true;
-    return s;
-  };
-  // The apiserver is away for a moment: try again, unless closing (then
-  // the rest of the queue gets one attempt each).
-  return RetryWhileUnavailable(attempt, [this](absl::Duration backoff) {
+  absl::Status s = write.event
+                       ? api_.RecordEvent(*write.event)
+                       : api_.SetPodCondition(write.pod, *write.condition);
+  // A retry refused as a duplicate: the lost answer's write took effect.
+  if (write.attempts > 0 && write.event && absl::IsAlreadyExists(s)) {
+    s = absl::OkStatus();
+  }
+  ++write.attempts;
+  if (IsTransientOrStarting(s) && write.attempts < kRetryAttempts) {
     absl::MutexLock lock(&mu_);
-    return mu_.AwaitWithTimeout(absl::Condition(&closed_), backoff);
-  });
+    // The apiserver is away for a moment: try again, unless closing.
+    if (!closed_) {
+      Retry(std::move(write));
+      return;
+    }
+  }
+  if (!s.ok()) Failed(write, s);
 }
 
 }  // namespace ms

@@ -7,11 +7,13 @@
 // (kube-scheduler's event broadcaster works the same way). An Event is
 // sent at once without waiting (SchedulerApi::RecordEventAsync, on the
 // apiserver client's I/O thread), up to `max_in_flight` at a time; the
-// rest, conditions, and retries are queued for a few threads of the
-// recorder's own. A write the apiserver did not answer is retried, about
-// 25 s in all, enough for an apiserver restart; an Event keeps one name
-// across its attempts, so a retry after a lost answer is refused as a
-// duplicate instead of recording the Event twice.
+// rest, and conditions, are queued for a few threads of the recorder's
+// own. A write the apiserver did not answer (or refused while starting)
+// is retried, kRetryAttempts times over about 25 s (scheduler/api.h),
+// enough for an apiserver restart: it waits for its next attempt without
+// holding a thread, so new writes never queue behind retries. An Event
+// keeps one name across its attempts, so a retry after a lost answer is
+// refused as a duplicate instead of recording the Event twice.
 //
 // Repeats are not written. A pod retried while nothing changed fails with
 // the same message every time; kube-scheduler's event correlator folds such
@@ -29,6 +31,7 @@
 #ifndef METRICS_SCHEDULER_SCHEDULER_EVENT_RECORDER_H_
 #define METRICS_SCHEDULER_SCHEDULER_EVENT_RECORDER_H_
 
+#include <cstdint>
 #include <deque>
 #include <optional>
 #include <string>
@@ -39,6 +42,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "kube/client.h"
 #include "model/pod.h"
 #include "scheduler/api.h"
@@ -85,7 +89,8 @@ class EventRecorder {
     std::optional<kube::PodEvent> event;
     Pod pod;  // for a condition: namespace, name, uid
     std::optional<kube::PodCondition> condition;
-    bool tried = false;  // sent once already, its answer lost
+    int attempts = 0;  // made so far
+    absl::Time due;    // of the next attempt, for a retry
   };
   // What was last written for a pod.
   struct Said {
@@ -101,7 +106,10 @@ class EventRecorder {
   // The answer to an Event sent without waiting, on the I/O thread.
   void Sent(Write write, const absl::Status& status);
   void Loop();
-  absl::Status WriteWithRetries(Write& write);
+  // One attempt at a write; a failure the apiserver may get over puts it
+  // back among the retries, unless it has had all its attempts.
+  void Attempt(Write write);
+  void Retry(Write write) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static void Failed(const Write& write, const absl::Status& status);
 
   const EventRecorderOptions options_;
@@ -110,7 +118,9 @@ class EventRecorder {
   Family<Counter>& suppressed_;
 
   absl::Mutex mu_;
-  std::deque<Write> queue_ ABSL_GUARDED_BY(mu_);
+  std::deque<Write> queue_ ABSL_GUARDED_BY(mu_);    // new writes
+  std::vector<Write> retries_ ABSL_GUARDED_BY(mu_);  // awaiting `due`
+  uint64_t retries_added_ ABSL_GUARDED_BY(mu_) = 0;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   int sending_ ABSL_GUARDED_BY(mu_) = 0;  // Events sent, not yet answered
   std::unordered_map<std::string, Said> said_ ABSL_GUARDED_BY(mu_);  // by uid

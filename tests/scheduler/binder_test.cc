@@ -22,6 +22,7 @@
 #include "config/config.h"
 #include "gtest/gtest.h"
 #include "scheduler/api.h"
+#include "scheduler/event_recorder.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/self_metrics.h"
 #include "tests/testing/testenv.h"
@@ -158,7 +159,13 @@ class MemoryApi final : public SchedulerApi {
     return on_select_node ? on_select_node(claim, node) : absl::OkStatus();
   }
 
+  // Answers for the apiserver when set (before the scheduler runs); an
+  // Event it refuses is not recorded.
+  std::function<absl::Status(const kube::PodEvent&)> on_event;
   absl::Status RecordEvent(const kube::PodEvent& event) override {
+    if (on_event) {
+      if (absl::Status s = on_event(event); !s.ok()) return s;
+    }
     absl::MutexLock lock(&mu_);
     events_.push_back(event);
     return absl::OkStatus();
@@ -382,6 +389,42 @@ TEST_F(BinderTest, EveryPodIsBoundOnceOnANodeThatFits) {
       EXPECT_EQ(scheduled.count(key), 1u) << key;
     }
   }
+}
+
+// An Event the apiserver keeps refusing for a while (a namespace being
+// terminated answers 403) is retried without holding the recorder's one
+// thread: the writes queued after it go out while it waits.
+TEST(EventRecorderTest, NewWritesDoNotWaitBehindRetries) {
+  MemoryApi api;
+  Registry registry;
+  std::atomic<int> refused = 0;
+  api.on_event = [&](const kube::PodEvent& e) {
+    if (e.pod_name != "stuck") return absl::OkStatus();
+    ++refused;
+    return absl::PermissionDeniedError(
+        "unable to create new content in namespace ns because it is being "
+        "terminated");
+  };
+  EventRecorder recorder({.components = {"metrics-scheduler"},
+                          .instance = "test",
+                          .workers = 1,
+                          .max_in_flight = 1},
+                         api, registry);
+  recorder.FailedScheduling(MakePod("stuck"), "Scheduling", "no node fits");
+  // PodScheduled=False conditions go through the recorder's thread.
+  for (int i = 0; i < 3; ++i) {
+    recorder.Unschedulable(MakePod(absl::StrCat("p", i)), "no node fits");
+  }
+  ASSERT_TRUE(WaitFor([&] {
+    for (int i = 0; i < 3; ++i) {
+      if (api.ConditionWrites(absl::StrCat("ns/p", i)) != 1) return false;
+    }
+    return true;
+  }));
+  // The refused Event is still being retried, not given up on or done.
+  EXPECT_GE(refused.load(), 1);
+  EXPECT_LT(refused.load(), kRetryAttempts);
+  EXPECT_EQ(api.EventPods("FailedScheduling").count("ns/stuck"), 0u);
 }
 
 TEST_F(BinderTest, BindingsBeyondTheLimitWaitForASlot) {
