@@ -43,8 +43,9 @@
 //   3. The answer.
 //      - OK: done; a Scheduled Event names the node, the mode and the top
 //        terms.
-//      - No answer (Unavailable, DeadlineExceeded): the binding may have
-//        taken effect, so the pod is read back. On the chosen node: done,
+//      - No answer (Unavailable, DeadlineExceeded), or turned away for
+//        load (429, ResourceExhausted): the binding may have taken effect,
+//        so the pod is read back. On the chosen node: done,
 //        as if OK. On another node: that node is charged, done. Gone
 //        (NotFound, or recreated under the same name): the charge is
 //        dropped, done. Still unbound: the binding did not happen; the

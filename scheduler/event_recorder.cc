@@ -163,6 +163,10 @@ void EventRecorder::Retry(Write write) {
   for (int i = 1; i < write.attempts; ++i) {
     backoff = std::min(backoff * 2, kRetryMax);
   }
+  if (retries_.size() >= kMaxPending) {
+    dropped_.With({}).Inc();
+    return;
+  }
   write.due = absl::Now() + backoff;
   retries_.push_back(std::move(write));
   ++retries_added_;
@@ -211,7 +215,8 @@ void EventRecorder::Loop() {
     const absl::Time wake =
         soonest == retries_.end() ? absl::InfiniteFuture() : soonest->due;
     auto woken = [this, added]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return !queue_.empty() || closed_ || retries_added_ != added;
+      return !queue_.empty() || retries_added_ != added ||
+             (closed_ && (sending_ == 0 || !retries_.empty()));
     };
     mu_.AwaitWithDeadline(absl::Condition(&woken), wake);
   }

@@ -23,8 +23,8 @@
 // that memory when the pod is bound or gone. Suppressed repeats are counted
 // (metrics_scheduler_events_suppressed_total).
 //
-// At most kMaxPending writes wait; beyond that new ones are dropped and
-// counted (metrics_scheduler_events_dropped_total).
+// At most kMaxPending new writes wait, and as many retries; beyond that
+// they are dropped and counted (metrics_scheduler_events_dropped_total).
 //
 // Thread-safe. The destructor writes what is queued (one attempt each once
 // closing) and joins the writers.
