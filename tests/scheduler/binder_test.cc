@@ -366,9 +366,17 @@ TEST_F(BinderTest, EveryPodIsBoundOnceOnANodeThatFits) {
     for (const auto& [key, node] : api_.Placements()) n += !node.empty();
     return n;
   };
+  // Each pod left unbound has its PodScheduled=False condition written
+  // (by the recorder's thread, after its FailedScheduling Event).
+  auto told = [&] {
+    for (const auto& [key, node] : api_.Placements()) {
+      if (node.empty() && !api_.Condition(key)) return false;
+    }
+    return true;
+  };
   ASSERT_TRUE(WaitFor([&] {
     return bound() == 32 && api_.EventPods("Scheduled").size() == 32 &&
-           api_.EventPods("FailedScheduling").size() >= 8;
+           api_.EventPods("FailedScheduling").size() >= 8 && told();
   })) << bound() << " bound";
 
   for (const auto& [node, milli_cpu] : CpuPerNode(cpu)) {
