@@ -162,7 +162,14 @@ TEST_F(KubeClientIntegrationTest, BrokenWatchResumesWithNothingLost) {
       << "the informer never tried to reconnect";
   (*proxy)->SetRefuse(false);
 
-  ASSERT_TRUE(WaitFor([&] { return informer.Size() == 5; }, absl::Seconds(60)));
+  // The store changes before the handlers are called: wait for both.
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return informer.Size() == 5 &&
+               recorder.Count(absl::StrCat("add ", label, "-5")) == 1 &&
+               recorder.Count("delete " + label + "-0") == 1;
+      },
+      absl::Seconds(60)));
   EXPECT_EQ(informer.Lists(), 1) << "resumed by relisting, not by watching";
   for (int i = 1; i < 6; ++i) {
     EXPECT_EQ(recorder.Count(absl::StrCat("add ", label, "-", i)), 1) << i;
