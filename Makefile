@@ -58,7 +58,7 @@ clean:
 # `make testenv`.
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
-TSAN_TESTS ?= metrics_test scheduler_test kube_test
+TSAN_TESTS ?= metrics_test scheduler_test kube_test http_test
 sanitize: asan tsan
 
 asan: deps testenv
