@@ -89,6 +89,40 @@ absl::Status KubeClient::Refused(
                    config_.exec->config().command, ": ", status.message()));
 }
 
+absl::StatusOr<HttpRequest> KubeClient::Prepare(
+    const std::string& method, const std::string& path,
+    const std::string& body, const std::string& content_type,
+    absl::Duration timeout,
+    std::shared_ptr<const ExecCredential>* credential) const {
+  ASSIGN_OR_RETURN(HttpRequest request, Request(method, path, credential));
+  request.timeout = timeout;
+  if (method != "GET") {
+    request.headers.emplace_back("Content-Type", content_type);
+    request.body = body;
+  }
+  return request;
+}
+
+absl::StatusOr<HttpResponse> KubeClient::Judge(
+    HttpResponse response,
+    const std::shared_ptr<const ExecCredential>& credential, int attempt,
+    bool* again) const {
+  *again = false;
+  if (response.status == 401 && credential != nullptr) {
+    absl::Status refused = Refused(credential, response.body);
+    // The plugin's credential expired early or was revoked: send the
+    // request once more with what the plugin prints now. The apiserver
+    // authenticates before anything else, so the refused request did
+    // nothing.
+    *again = attempt == 1;
+    return refused;
+  }
+  if (!IsSuccess(response.status)) {
+    return DecodeErrorStatus(response.status, response.body);
+  }
+  return response;
+}
+
 absl::StatusOr<HttpResponse> KubeClient::Call(const std::string& method,
                                               const std::string& path,
                                               const std::string& body,
@@ -96,26 +130,14 @@ absl::StatusOr<HttpResponse> KubeClient::Call(const std::string& method,
                                               absl::Duration timeout) {
   for (int attempt = 1;; ++attempt) {
     std::shared_ptr<const ExecCredential> credential;
-    ASSIGN_OR_RETURN(HttpRequest request, Request(method, path, &credential));
-    request.timeout = timeout;
-    if (method != "GET") {
-      request.headers.emplace_back("Content-Type", content_type);
-      request.body = body;
-    }
+    ASSIGN_OR_RETURN(
+        HttpRequest request,
+        Prepare(method, path, body, content_type, timeout, &credential));
     ASSIGN_OR_RETURN(HttpResponse response, http_.Do(request));
-    if (response.status == 401 && credential != nullptr) {
-      absl::Status refused = Refused(credential, response.body);
-      // The plugin's credential expired early or was revoked: send the
-      // request once more with what the plugin prints now. The apiserver
-      // authenticates before anything else, so the refused request did
-      // nothing.
-      if (attempt == 1) continue;
-      return refused;
-    }
-    if (!IsSuccess(response.status)) {
-      return DecodeErrorStatus(response.status, response.body);
-    }
-    return response;
+    bool again = false;
+    absl::StatusOr<HttpResponse> judged =
+        Judge(std::move(response), credential, attempt, &again);
+    if (!again) return judged;
   }
 }
 
@@ -124,14 +146,12 @@ void KubeClient::CallAsync(const std::string& method,
                            const std::string& content_type,
                            absl::Duration timeout, Done done, int attempt) {
   std::shared_ptr<const ExecCredential> credential;
-  absl::StatusOr<HttpRequest> request = Request(method, path, &credential);
+  absl::StatusOr<HttpRequest> request =
+      Prepare(method, path, body, content_type, timeout, &credential);
   if (!request.ok()) {
     done(request.status());
     return;
   }
-  request->timeout = timeout;
-  request->headers.emplace_back("Content-Type", content_type);
-  request->body = body;
   http_.Send(
       *std::move(request),
       [this, method, path, body = std::move(body), content_type, timeout,
@@ -141,20 +161,15 @@ void KubeClient::CallAsync(const std::string& method,
           done(response.status());
           return;
         }
-        if (response->status == 401 && credential != nullptr) {
-          absl::Status refused = Refused(credential, response->body);
-          // As in Call(): once more with the plugin's next credential.
-          if (attempt == 1) {
-            CallAsync(method, path, std::move(body), content_type, timeout,
-                      std::move(done), attempt + 1);
-          } else {
-            done(refused);
-          }
+        bool again = false;
+        absl::Status judged =
+            Judge(*std::move(response), credential, attempt, &again).status();
+        if (again) {
+          CallAsync(method, path, std::move(body), content_type, timeout,
+                    std::move(done), attempt + 1);
           return;
         }
-        done(IsSuccess(response->status)
-                 ? absl::OkStatus()
-                 : DecodeErrorStatus(response->status, response->body));
+        done(judged);
       });
 }
 

@@ -261,6 +261,21 @@ class KubeClient {
       const std::string& body = "",
       const std::string& content_type = "application/json",
       absl::Duration timeout = kDefaultRequestTimeout);
+  // The request Call() sends: Request() with the timeout, and for a method
+  // other than GET the body and its type.
+  absl::StatusOr<HttpRequest> Prepare(
+      const std::string& method, const std::string& path,
+      const std::string& body, const std::string& content_type,
+      absl::Duration timeout,
+      std::shared_ptr<const ExecCredential>* credential) const;
+  // What an answer to attempt `attempt` of a call means: the response when
+  // 2xx, the apiserver's error otherwise. A 401 to the exec plugin's
+  // `credential` is Refused(); `*again` says to send the call once more
+  // (after the first attempt only).
+  absl::StatusOr<HttpResponse> Judge(
+      HttpResponse response,
+      const std::shared_ptr<const ExecCredential>& credential, int attempt,
+      bool* again) const;
   // Call() without waiting; `attempt` counts the tries of a 401.
   void CallAsync(const std::string& method, const std::string& path,
                  std::string body, const std::string& content_type,

@@ -1,6 +1,7 @@
 // Informer: one kind of object, delivered to handlers as it changes.
 //
-// Lists the objects, then watches from the list's resourceVersion, calling the handlers for each add, update and delete.
+// Lists the objects, then watches from the list's resourceVersion, calling
+// the handlers for each add, update and delete.
 // When a watch ends it is resumed from the last resourceVersion seen
 // (bookmarks included), so nothing is lost across a broken connection; when
 // the server says that version has expired (410) it relists, and the

@@ -13,6 +13,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "common/json.h"
 #include "common/token_file.h"
 #include "gtest/gtest.h"
@@ -120,6 +121,36 @@ TEST_F(ExecCredentialIntegrationTest, ARevokedTokenIsReplacedAfterThe401) {
   KubeClient client(config);
   absl::Status listed = client.ListNodes({}).status();
   EXPECT_TRUE(listed.ok()) << listed;
+  EXPECT_EQ(config.exec->runs(), 2);
+}
+
+// The same for a request that does not wait (an Event, as the recorder
+// sends it): the 401 is answered on the I/O thread by sending it again.
+TEST_F(ExecCredentialIntegrationTest, ARevokedTokenIsReplacedWithoutWaiting) {
+  ClusterConfig config = Load(
+      CountRuns(Counter()) +
+      "if [ $n = 1 ]; then t=revoked; else t=" + AdminToken() + "; fi\n" +
+      PrintCredential(TokenCredential("$t")));
+  ASSERT_NE(config.exec, nullptr);
+  KubeClient client(config);
+  absl::Notification answered;
+  absl::Status status;
+  client.CreateEventAsync(
+      {.pod_namespace = "default",
+       .pod_name = absl::StrCat("exec-async-", getpid()),
+       .pod_uid = "00000000-0000-0000-0000-000000000000",
+       .type = "Normal",
+       .reason = "Scheduled",
+       .action = "Binding",
+       .message = "an Event sent without waiting",
+       .reporting_component = "metrics-scheduler",
+       .reporting_instance = "exec-test"},
+      [&](absl::Status s) {
+        status = std::move(s);
+        answered.Notify();
+      });
+  answered.WaitForNotification();
+  EXPECT_TRUE(status.ok()) << status;
   EXPECT_EQ(config.exec->runs(), 2);
 }
 
