@@ -54,18 +54,25 @@ inline constexpr int kRetryAttempts = 10;
 inline constexpr absl::Duration kRetryMin = absl::Milliseconds(200);
 inline constexpr absl::Duration kRetryMax = absl::Seconds(5);
 
+// The wait after `tries` tries (at least 1) before the next: kRetryMin
+// doubling to kRetryMax.
+inline absl::Duration RetryBackoff(int tries) {
+  absl::Duration backoff = kRetryMin;
+  for (int i = 1; i < tries && backoff < kRetryMax; ++i) backoff *= 2;
+  return std::min(backoff, kRetryMax);
+}
+
 // Calls `call` until it succeeds or fails for good (not
 // IsTransientOrStarting), at most kRetryAttempts times, passing each wait
-// between tries (kRetryMin doubling to kRetryMax) to `wait`, which returns
-// true to give up at once. Returns the last answer.
+// between tries (RetryBackoff) to `wait`, which returns true to give up at
+// once. Returns the last answer.
 inline absl::Status RetryWhileUnavailable(
     absl::FunctionRef<absl::Status()> call,
     absl::FunctionRef<bool(absl::Duration)> wait) {
   absl::Status s = call();
-  absl::Duration backoff = kRetryMin;
-  for (int i = 1; IsTransientOrStarting(s) && i < kRetryAttempts; ++i) {
-    if (wait(backoff)) break;
-    backoff = std::min(backoff * 2, kRetryMax);
+  for (int tries = 1; IsTransientOrStarting(s) && tries < kRetryAttempts;
+       ++tries) {
+    if (wait(RetryBackoff(tries))) break;
     s = call();
   }
   return s;

@@ -159,15 +159,11 @@ void EventRecorder::Sent(Write write, const absl::Status& status) {
 }
 
 void EventRecorder::Retry(Write write) {
-  absl::Duration backoff = kRetryMin;
-  for (int i = 1; i < write.attempts; ++i) {
-    backoff = std::min(backoff * 2, kRetryMax);
-  }
   if (retries_.size() >= kMaxPending) {
     dropped_.With({}).Inc();
     return;
   }
-  write.due = absl::Now() + backoff;
+  write.due = absl::Now() + RetryBackoff(write.attempts);
   retries_.push_back(std::move(write));
   ++retries_added_;
 }

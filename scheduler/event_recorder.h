@@ -109,6 +109,8 @@ class EventRecorder {
   // One attempt at a write; a failure the apiserver may get over puts it
   // back among the retries, unless it has had all its attempts.
   void Attempt(Write write);
+  // Puts a write that failed for a moment among the retries, due
+  // RetryBackoff(attempts) from now (dropped and counted when too many wait).
   void Retry(Write write) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static void Failed(const Write& write, const absl::Status& status);
 

@@ -399,6 +399,21 @@ TEST_F(BinderTest, EveryPodIsBoundOnceOnANodeThatFits) {
   }
 }
 
+// The waits between the tries of a write the apiserver did not answer:
+// 200 ms doubling to 5 s, about 25 s over kRetryAttempts tries.
+TEST(RetryBackoffTest, DoublesUpToItsCeiling) {
+  EXPECT_EQ(RetryBackoff(1), absl::Milliseconds(200));
+  EXPECT_EQ(RetryBackoff(2), absl::Milliseconds(400));
+  EXPECT_EQ(RetryBackoff(5), absl::Milliseconds(3200));
+  EXPECT_EQ(RetryBackoff(6), absl::Seconds(5));
+  EXPECT_EQ(RetryBackoff(1000), absl::Seconds(5));
+  absl::Duration total;
+  for (int tries = 1; tries < kRetryAttempts; ++tries) {
+    total += RetryBackoff(tries);
+  }
+  EXPECT_EQ(total, absl::Milliseconds(26200));
+}
+
 // An Event the apiserver keeps refusing for a while (a namespace being
 // terminated answers 403) is retried without holding the recorder's one
 // thread: the writes queued after it go out while it waits.
