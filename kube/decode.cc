@@ -1438,7 +1438,10 @@ struct ObjectRefused {
 };
 
 // Fills `event` from its "object", once the event's type is known: an ERROR
-// carries a Status, a BOOKMARK only a resourceVersion, the others a T.
+// carries a Status, a BOOKMARK only a resourceVersion, a DELETED only the
+// object's identity (a tombstone: handlers of a delete read no more, and a
+// pod leaving the pending pods' field selector when it is bound is one
+// DELETED per pod scheduled), the others a T.
 template <typename T, typename From>
 void EventObject(od::value object, From from, WatchEvent<T>& event) {
   if (event.type == WatchEventType::kError) {
@@ -1460,6 +1463,9 @@ void EventObject(od::value object, From from, WatchEvent<T>& event) {
         }
       }
     }
+  } else if (event.type == WatchEventType::kDeleted) {
+    IdentityInto(IdentityFrom(object, ""), event.object);
+    event.resource_version = event.object.resource_version;
   } else {
     std::string error;
     if (!TryFrom(object, from, event.object, error)) {

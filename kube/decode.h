@@ -104,11 +104,13 @@ enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError };
 // One line of a watch stream. For kBookmark only `resource_version` is set;
 // for kError `error` holds the server's Status (410 Gone: relist).
 //
+// A DELETED event's `object` is a tombstone: only its identity
+// (namespace, name, uid, resourceVersion, each when it is a string), which
+// is all a delete needs; the rest of the object is skipped, not decoded.
+//
 // When the decoder refuses the object of an ADDED or MODIFIED event,
 // `rejected` says which and why, and `object` is a tombstone holding only
-// the identity that could be read (as `resource_version` does). A DELETED
-// event whose object is refused is not reported: its `object` is such a
-// tombstone, which is all a delete needs.
+// the identity that could be read (as `resource_version` does).
 template <typename T>
 struct WatchEvent {
   WatchEventType type = WatchEventType::kAdded;

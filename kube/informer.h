@@ -30,7 +30,8 @@
 // either; a list that fails part way keeps what its pages delivered, and
 // the next list compares against that. A delete learned
 // from a relist therefore hands the handler a tombstone: an object with
-// its identity (namespace, name, uid, resourceVersion) and nothing else.
+// its identity (namespace, name, uid, resourceVersion) and nothing else;
+// so does a watch's DELETED event (kube/decode.h decodes no more of it).
 //
 // Thread safety: Start() and Stop() from one owner thread; Size(),
 // HasSynced() and WaitForSync() from any thread. Handlers run on the
@@ -83,7 +84,7 @@ template <typename T>
 struct InformerHandlers {
   std::function<void(const T&)> on_add;
   std::function<void(const T&)> on_update;
-  // The object as last seen, or a tombstone (see above).
+  // A tombstone: the object's identity only (see above).
   std::function<void(const T&)> on_delete;
   // An object version the decoder refused; called once per version.
   std::function<void(const RejectedObject&)> on_reject;

@@ -572,6 +572,25 @@ TEST(DecodeWatchTest, EventTypes) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// A DELETED event's object is read for its identity only: the rest is
+// skipped, not decoded, whatever it holds.
+TEST(DecodeWatchTest, ADeletedObjectIsItsIdentity) {
+  absl::StatusOr<WatchEvent<Pod>> deleted = DecodePodWatchEvent(
+      R"({"type":"DELETED","object":{"kind":"Pod","metadata":{"name":"p",)"
+      R"("namespace":"n","uid":"u","resourceVersion":"12",)"
+      R"("labels":{"app":"web"}},"spec":{"nodeName":"node-1",)"
+      R"("schedulerName":"metrics-scheduler","containers":[{"name":"c",)"
+      R"("image":"nginx","resources":{"requests":{"cpu":"1"}}}]},)"
+      R"("status":{"phase":"Running"}}})");
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  EXPECT_EQ(deleted->type, WatchEventType::kDeleted);
+  EXPECT_FALSE(deleted->rejected.has_value());
+  EXPECT_EQ(deleted->resource_version, "12");
+  Pod tombstone{.name = "p", .namespace_ = "n", .uid = "u",
+                .resource_version = "12"};
+  EXPECT_EQ(deleted->object, tombstone);
+}
+
 // A refused object in an ADDED or MODIFIED event is reported with its
 // identity; in a DELETED event it is a tombstone, all a delete needs.
 TEST(DecodeWatchTest, ARefusedObjectIsReportedNotFatal) {
