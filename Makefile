@@ -53,12 +53,13 @@ clean:
 # Sanitizers, each in a build directory of its own (scripts/sanitize.sh):
 # the unit and integration tests under AddressSanitizer and
 # UndefinedBehaviorSanitizer, and the unit tests of the concurrent parts
-# (metrics cache, queue, binder, leader election, token files, informers) under
+# (metrics cache, queue, binder, leader election, token files, informers,
+# interned label sets) under
 # ThreadSanitizer. The integration tests start the control plane built by
 # `make testenv`.
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
-TSAN_TESTS ?= metrics_test scheduler_test kube_test http_test
+TSAN_TESTS ?= metrics_test scheduler_test kube_test http_test model_test
 sanitize: asan tsan
 
 asan: deps testenv

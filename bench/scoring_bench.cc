@@ -145,15 +145,15 @@ void AddPodConstraints(Cluster& c) {
   for (NodeInfo& info : c.nodes) {
     for (int j = 0; j < 4; ++j, ++k) {
       PodInfo pod{.namespace_ = "default",
-                  .labels = {{"app", absl::StrCat("app-", k % 50)},
-                             {"pod-template-hash", absl::StrCat(k % 500)}}};
+                  .labels = Labels{{"app", absl::StrCat("app-", k % 50)},
+                                   {"pod-template-hash", absl::StrCat(k % 500)}}};
+      PodAffinityRules anti;
       if (k % 10 == 0) {
-        pod.anti_affinity.preferred.push_back(
+        anti.preferred.push_back(
             {.weight = 10, .term = Term(absl::StrCat("app-", k % 50), kHost)});
       }
-      if (k % 100 == 1) {
-        pod.anti_affinity.required.push_back(Term("batch", kHost));
-      }
+      if (k % 100 == 1) anti.required.push_back(Term("batch", kHost));
+      pod.terms = PodAffinityTerms({}, anti);
       info.AddPod(PodCharge{.pod = std::make_shared<const PodInfo>(pod)});
     }
   }

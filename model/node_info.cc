@@ -4,14 +4,34 @@
 
 namespace ms {
 
+PodAffinityTerms::PodAffinityTerms(const PodAffinityRules& affinity,
+                   const PodAffinityRules& anti_affinity) {
+  if (affinity.empty() && anti_affinity.empty()) return;
+  rules_ = std::make_shared<const Rules>(Rules{affinity, anti_affinity});
+}
+
+const PodAffinityRules& PodAffinityTerms::affinity() const {
+  static const PodAffinityRules kNone;
+  return rules_ == nullptr ? kNone : rules_->affinity;
+}
+
+const PodAffinityRules& PodAffinityTerms::anti_affinity() const {
+  static const PodAffinityRules kNone;
+  return rules_ == nullptr ? kNone : rules_->anti_affinity;
+}
+
+bool operator==(const PodAffinityTerms& a, const PodAffinityTerms& b) {
+  return a.rules_ == b.rules_ ||
+         (a.rules_ != nullptr && b.rules_ != nullptr && *a.rules_ == *b.rules_);
+}
+
 PodCharge PodCharge::Of(const Pod& pod) {
   return {std::make_shared<const PodInfo>(PodInfo{
       .name = pod.name,
       .uid = pod.uid,
       .namespace_ = pod.namespace_,
-      .labels = pod.labels,
-      .affinity = pod.pod_affinity,
-      .anti_affinity = pod.pod_anti_affinity,
+      .labels = LabelSet(pod.labels),
+      .terms = PodAffinityTerms(pod.pod_affinity, pod.pod_anti_affinity),
       .terminating = pod.deleting,
       .claims = pod.claims,
       .inline_disks = pod.inline_disks,

@@ -87,7 +87,7 @@ void InterPodAffinityFilter::Build(const Pod& pod, PlacedPods all,
   ForEachPodWithTerms(PodTerms::kRequiredAntiAffinity, all,
                       [&](size_t i, const PodInfo& other) {
                         for (const PodAffinityTerm& t :
-                             other.anti_affinity.required) {
+                             other.anti_affinity().required) {
                           if (Selects(t, pod, namespaces)) {
                             existing_anti_.Add(i, t.topology_key, 1);
                           }
@@ -130,7 +130,7 @@ void InterPodAffinityFilter::Build(const Pod& pod, PlacedPods all,
 void InterPodAffinityFilter::AddPod(size_t i, const PodInfo& other,
                                     int delta) {
   if (!active_) return;  // skipped plugins have no AddPod either
-  for (const PodAffinityTerm& t : other.anti_affinity.required) {
+  for (const PodAffinityTerm& t : other.anti_affinity().required) {
     if (Selects(t, *pod_, *namespaces_)) {
       existing_anti_.Add(i, t.topology_key, delta);
     }
@@ -201,13 +201,13 @@ void InterPodAffinityScore::Build(const Pod& pod, PlacedPods all,
   }
   // The placed pods' terms, over the pods that have any.
   ForEachPodWithTerms(PodTerms::kAny, all, [&](size_t i, const PodInfo& other) {
-    for (const PodAffinityTerm& t : other.affinity.required) {
+    for (const PodAffinityTerm& t : other.affinity().required) {
       add(i, t, Selects(t, pod, namespaces), 1);
     }
-    for (const WeightedPodAffinityTerm& w : other.affinity.preferred) {
+    for (const WeightedPodAffinityTerm& w : other.affinity().preferred) {
       add(i, w.term, Selects(w.term, pod, namespaces), w.weight);
     }
-    for (const WeightedPodAffinityTerm& w : other.anti_affinity.preferred) {
+    for (const WeightedPodAffinityTerm& w : other.anti_affinity().preferred) {
       add(i, w.term, Selects(w.term, pod, namespaces), -w.weight);
     }
   });
