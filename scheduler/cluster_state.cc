@@ -106,7 +106,7 @@ void ClusterState::RemovePlaced(const std::string& key) {
   if (it == pods_.end()) return;
   Uncharge(it->second.node, it->second.charge);
   if (it->second.assumed) {
-    volumes_.Forget(it->second.volumes);
+    if (it->second.volumes != nullptr) volumes_.Forget(*it->second.volumes);
     --num_assumed_;
   }
   pods_.erase(it);
@@ -438,9 +438,12 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
     return decision;
   }
   RemovePlaced(key);  // our earlier assumption, or a stale namesake
-  PlacedPod placed{*node_name, PodCharge::Of(pod), true,
-                   decision.volume_bindings};
-  volumes_.Assume(placed.volumes);
+  PlacedPod placed{*node_name, PodCharge::Of(pod), true};
+  if (!decision.volume_bindings.empty()) {
+    placed.volumes =
+        std::make_unique<const VolumeBindings>(decision.volume_bindings);
+    volumes_.Assume(*placed.volumes);
+  }
   Charge(placed.node, placed.charge);
   pods_.emplace(key, std::move(placed));
   ++num_assumed_;

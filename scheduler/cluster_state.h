@@ -171,7 +171,9 @@ class ClusterState {
     std::string node;
     PodCharge charge;
     bool assumed = false;  // placed by us, not yet seen bound
-    VolumeBindings volumes;  // assumed with it
+    // What was assumed of its volumes with it; null when nothing (most
+    // pods: an entry is kept for every pod on a node).
+    std::unique_ptr<const VolumeBindings> volumes;
 
     const std::string& uid() const { return charge.pod->uid; }
   };
