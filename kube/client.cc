@@ -424,7 +424,8 @@ std::string EventsPath(const PodEvent& event) {
 }
 
 std::string EventBody(const PodEvent& event) {
-  absl::Time now = absl::Now();
+  const absl::Time now =
+      event.time == absl::InfinitePast() ? absl::Now() : event.time;
   std::string timestamp = JsonQuote(
       absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone()));
   // Event names only need to be unique; kube's recorder uses the object's

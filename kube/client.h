@@ -73,6 +73,9 @@ struct PodEvent {
   std::string message;
   std::string reporting_component;  // the scheduler's name
   std::string reporting_instance;   // this replica's identity
+  // When it happened (firstTimestamp, lastTimestamp); InfinitePast: when
+  // it is sent.
+  absl::Time time = absl::InfinitePast();
 };
 
 // A pod condition to set through pods/status.

@@ -34,6 +34,16 @@ EventRecorder::EventRecorder(EventRecorderOptions options, SchedulerApi& api,
           "FailedScheduling Events and PodScheduled conditions not written "
           "because they repeated the last one for the pod.",
           {})) {
+  registry.AddGauge(
+      "metrics_scheduler_events_pending",
+      "Events and PodScheduled conditions not yet written: queued, in "
+      "flight, or waiting to be retried.",
+      {}, [this] {
+        absl::MutexLock lock(&mu_);
+        return Registry::GaugeSamples{
+            {{}, static_cast<double>(events_.size() + queue_.size() +
+                                     retries_.size() + sending_)}};
+      });
   for (int i = 0; i < std::max(1, options_.workers); ++i) {
     writers_.emplace_back([this] { Loop(); });
   }
@@ -63,7 +73,8 @@ kube::PodEvent EventRecorder::MakeEvent(const Pod& pod, const Pod& by,
           .message = std::move(message),
           .reporting_component =
               ours ? by.scheduler_name : options_.components.front(),
-          .reporting_instance = options_.instance};
+          .reporting_instance = options_.instance,
+          .time = absl::Now()};
 }
 
 void EventRecorder::Scheduled(const Pod& pod, std::string message) {
@@ -132,30 +143,66 @@ void NameEvent(kube::PodEvent& event) {
 void EventRecorder::Enqueue(Write write) {
   {
     absl::MutexLock lock(&mu_);
-    if (!write.event || closed_ || sending_ >= options_.max_in_flight) {
-      if (queue_.size() >= kMaxPending) {
-        dropped_.With({}).Inc();
-        return;
-      }
-      queue_.push_back(std::move(write));
+    std::deque<Write>& to = write.event ? events_ : queue_;
+    if (to.size() >= kMaxPending) {
+      dropped_.With({}).Inc();
       return;
     }
-    ++sending_;
+    to.push_back(std::move(write));
+    if (!to.back().event) return;  // for the writers
   }
-  NameEvent(*write.event);
-  // std::function wants a copyable callable: the write travels by pointer.
-  auto sent = std::make_shared<Write>(std::move(write));
-  api_.RecordEventAsync(*sent->event, [this, sent](absl::Status status) {
-    Sent(std::move(*sent), status);
-  });
+  Pump();
+}
+
+void EventRecorder::Pump() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (pumping_) {
+      pump_again_ = true;
+      return;
+    }
+    pumping_ = true;
+  }
+  while (true) {
+    // Asked outside the lock: `busy` takes the scheduling queue's.
+    const bool busy = options_.busy && options_.busy();
+    const int room = std::max(
+        1, busy ? std::min(options_.busy_in_flight, options_.max_in_flight)
+                : options_.max_in_flight);
+    std::shared_ptr<Write> next;
+    {
+      absl::MutexLock lock(&mu_);
+      // Once closing, the writers make the last attempts.
+      if (closed_ || events_.empty() || sending_ >= room) {
+        if (!pump_again_) {
+          pumping_ = false;
+          return;
+        }
+        pump_again_ = false;
+        continue;
+      }
+      ++sending_;
+      // std::function wants a copyable callable: the write travels by
+      // pointer.
+      next = std::make_shared<Write>(std::move(events_.front()));
+      events_.pop_front();
+    }
+    NameEvent(*next->event);
+    api_.RecordEventAsync(*next->event, [this, next](absl::Status status) {
+      Sent(std::move(*next), status);
+    });
+  }
 }
 
 void EventRecorder::Sent(Write write, const absl::Status& status) {
   ++write.attempts;
   if (!status.ok() && !IsTransientOrStarting(status)) Failed(write, status);
-  absl::MutexLock lock(&mu_);
-  --sending_;
-  if (IsTransientOrStarting(status)) Retry(std::move(write));
+  {
+    absl::MutexLock lock(&mu_);
+    --sending_;
+    if (IsTransientOrStarting(status)) Retry(std::move(write));
+  }
+  Pump();
 }
 
 void EventRecorder::Retry(Write write) {
@@ -192,6 +239,9 @@ void EventRecorder::Loop() {
     if (!queue_.empty()) {
       write = std::move(queue_.front());
       queue_.pop_front();
+    } else if (closed_ && !events_.empty()) {
+      write = std::move(events_.front());
+      events_.pop_front();
     } else if (soonest != retries_.end() &&
                (closed_ || soonest->due <= absl::Now())) {
       write = std::move(*soonest);
@@ -212,7 +262,8 @@ void EventRecorder::Loop() {
         soonest == retries_.end() ? absl::InfiniteFuture() : soonest->due;
     auto woken = [this, added]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
       return !queue_.empty() || retries_added_ != added ||
-             (closed_ && (sending_ == 0 || !retries_.empty()));
+             (closed_ && (sending_ == 0 || !retries_.empty() ||
+                          !events_.empty()));
     };
     mu_.AwaitWithDeadline(absl::Condition(&woken), wake);
   }

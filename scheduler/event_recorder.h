@@ -4,11 +4,15 @@
 // Events (Scheduled, FailedScheduling, Preempted) and the pod's
 // PodScheduled=False condition are written off the caller's thread, so
 // neither the scheduling loop nor a binding waits on the apiserver
-// (kube-scheduler's event broadcaster works the same way). An Event is
-// sent at once without waiting (SchedulerApi::RecordEventAsync, on the
-// apiserver client's I/O thread), up to `max_in_flight` at a time; the
-// rest, and conditions, are queued for a few threads of the recorder's
-// own. A write the apiserver did not answer (or refused while starting)
+// (kube-scheduler's event broadcaster works the same way). Events are
+// sent without waiting (SchedulerApi::RecordEventAsync, on the apiserver
+// client's I/O thread), up to `max_in_flight` at a time, the rest queued
+// in order and sent as answers come back. While the scheduler has a
+// backlog (`busy`: pods wait for a decision), Events yield to the
+// bindings: at most `busy_in_flight` are sent at a time, so that they do
+// not take the apiserver's time from the bindings; they are written
+// later, each with the time it happened. Conditions are queued for a few
+// threads of the recorder's own. A write the apiserver did not answer (or refused while starting)
 // is retried, kRetryAttempts times over about 25 s (scheduler/api.h),
 // enough for an apiserver restart: it waits for its next attempt without
 // holding a thread, so new writes never queue behind retries. An Event
@@ -23,8 +27,10 @@
 // that memory when the pod is bound or gone. Suppressed repeats are counted
 // (metrics_scheduler_events_suppressed_total).
 //
-// At most kMaxPending new writes wait, and as many retries; beyond that
-// they are dropped and counted (metrics_scheduler_events_dropped_total).
+// At most kMaxPending Events wait, as many conditions, and as many
+// retries; beyond that they are dropped and counted
+// (metrics_scheduler_events_dropped_total). What waits is a gauge
+// (metrics_scheduler_events_pending).
 //
 // Thread-safe. The destructor writes what is queued (one attempt each once
 // closing) and joins the writers.
@@ -33,6 +39,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -56,8 +63,11 @@ struct EventRecorderOptions {
   // as the first for a pod of none.
   std::vector<std::string> components;
   std::string instance;   // reportingInstance: this replica's identity
-  int workers = 2;        // threads for queued writes and retries
+  int workers = 2;        // threads for conditions and retries
   int max_in_flight = 16;  // Events sent without waiting at once
+  // True while Events should yield to bindings; null: never.
+  std::function<bool()> busy;
+  int busy_in_flight = 2;  // Events sent at once while busy
 };
 
 class EventRecorder {
@@ -103,6 +113,10 @@ class EventRecorder {
                            absl::string_view type, absl::string_view reason,
                            absl::string_view action, std::string message) const;
   void Enqueue(Write write);
+  // Sends queued Events while there is room in flight. One thread pumps at
+  // a time; a call meanwhile (an answer on another thread, or one given at
+  // once by the API) asks it for another round instead of nesting.
+  void Pump();
   // The answer to an Event sent without waiting, on the I/O thread.
   void Sent(Write write, const absl::Status& status);
   void Loop();
@@ -120,11 +134,14 @@ class EventRecorder {
   Family<Counter>& suppressed_;
 
   absl::Mutex mu_;
-  std::deque<Write> queue_ ABSL_GUARDED_BY(mu_);    // new writes
+  std::deque<Write> events_ ABSL_GUARDED_BY(mu_);   // Events to send
+  std::deque<Write> queue_ ABSL_GUARDED_BY(mu_);    // conditions
   std::vector<Write> retries_ ABSL_GUARDED_BY(mu_);  // awaiting `due`
   uint64_t retries_added_ ABSL_GUARDED_BY(mu_) = 0;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   int sending_ ABSL_GUARDED_BY(mu_) = 0;  // Events sent, not yet answered
+  bool pumping_ ABSL_GUARDED_BY(mu_) = false;
+  bool pump_again_ ABSL_GUARDED_BY(mu_) = false;
   std::unordered_map<std::string, Said> said_ ABSL_GUARDED_BY(mu_);  // by uid
   std::vector<std::thread> writers_;
 };

@@ -172,6 +172,11 @@ void SchedulingQueue::Close() {
   closed_ = true;
 }
 
+bool SchedulingQueue::HasActive() const {
+  absl::MutexLock lock(&mu_);
+  return !active_.empty();
+}
+
 QueueLengths SchedulingQueue::Lengths() const {
   absl::MutexLock lock(&mu_);
   QueueLengths l;

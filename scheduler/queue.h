@@ -94,6 +94,9 @@ class SchedulingQueue {
   void Close();
 
   QueueLengths Lengths() const;
+  // Whether a pod is active: waiting for a decision (cheap, unlike
+  // Lengths()).
+  bool HasActive() const;
   // The backoff after `attempts` failed attempts: 1 s, 2 s, 4 s, 8 s, 10 s...
   absl::Duration Backoff(int attempts) const;
 

@@ -171,6 +171,35 @@ class MemoryApi final : public SchedulerApi {
     return absl::OkStatus();
   }
 
+  // From DeferEvents() on, Events sent without waiting are held until
+  // AnswerOldestEvent() answers them, one at a time.
+  void DeferEvents() {
+    absl::MutexLock lock(&mu_);
+    defer_events_ = true;
+  }
+  void RecordEventAsync(const kube::PodEvent& event, Done done) override {
+    {
+      absl::MutexLock lock(&mu_);
+      if (defer_events_) {
+        held_events_.push_back({event, std::move(done)});
+        return;
+      }
+    }
+    done(RecordEvent(event));
+  }
+  size_t HeldEvents() {
+    absl::MutexLock lock(&mu_);
+    return held_events_.size();
+  }
+  void AnswerOldestEvent() {
+    std::pair<kube::PodEvent, Done> held;
+    {
+      absl::MutexLock lock(&mu_);
+      held = std::move(held_events_.front());
+      held_events_.pop_front();
+    }
+    held.second(RecordEvent(held.first));
+  }
   absl::Status SetPodCondition(const Pod& pod,
                                const kube::PodCondition& condition) override {
     absl::MutexLock lock(&mu_);
@@ -244,6 +273,8 @@ class MemoryApi final : public SchedulerApi {
   };
   absl::Mutex mu_;
   bool defer_ ABSL_GUARDED_BY(mu_) = false;
+  bool defer_events_ ABSL_GUARDED_BY(mu_) = false;
+  std::deque<std::pair<kube::PodEvent, Done>> held_events_ ABSL_GUARDED_BY(mu_);
   std::deque<Held> deferred_ ABSL_GUARDED_BY(mu_);
   size_t max_deferred_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, Pod> pods_ ABSL_GUARDED_BY(mu_);
@@ -448,6 +479,51 @@ TEST(EventRecorderTest, NewWritesDoNotWaitBehindRetries) {
   EXPECT_GE(refused.load(), 1);
   EXPECT_LT(refused.load(), kRetryAttempts);
   EXPECT_EQ(api.EventPods("FailedScheduling").count("ns/stuck"), 0u);
+}
+
+// While the scheduler is busy (pods wait for a decision), Events yield
+// to the bindings: no more than busy_in_flight are sent at once. None is
+// lost, they go out in order once it is not, and each carries the time it
+// happened, not the time it was sent.
+TEST(EventRecorderTest, EventsYieldToBindingsWhileTheSchedulerIsBusy) {
+  MemoryApi api;
+  api.DeferEvents();
+  Registry registry;
+  std::atomic<bool> busy = true;
+  EventRecorder recorder({.components = {"metrics-scheduler"},
+                          .instance = "test",
+                          .max_in_flight = 8,
+                          .busy = [&] { return busy.load(); },
+                          .busy_in_flight = 2},
+                         api, registry);
+  const absl::Time before = absl::Now();
+  constexpr int kEvents = 10;
+  for (int i = 0; i < kEvents; ++i) {
+    recorder.Scheduled(MakePod(absl::StrCat("p", i)), "bound");
+  }
+  const absl::Time recorded = absl::Now();
+  // Each answer (given here, on this thread) lets the next one go.
+  EXPECT_EQ(api.HeldEvents(), 2u);
+  api.AnswerOldestEvent();
+  EXPECT_EQ(api.HeldEvents(), 2u);
+  api.AnswerOldestEvent();
+  EXPECT_EQ(api.HeldEvents(), 2u);
+  EXPECT_TRUE(absl::StrContains(registry.Render(),
+                                "metrics_scheduler_events_pending 8\n"));
+  // Not busy: up to max_in_flight at once.
+  busy = false;
+  api.AnswerOldestEvent();
+  EXPECT_EQ(api.HeldEvents(), 7u);
+  while (api.HeldEvents() > 0) api.AnswerOldestEvent();
+  std::vector<kube::PodEvent> written = api.Events();
+  ASSERT_EQ(written.size(), static_cast<size_t>(kEvents));
+  for (int i = 0; i < kEvents; ++i) {
+    EXPECT_EQ(written[i].pod_name, absl::StrCat("p", i));
+    EXPECT_GE(written[i].time, before);
+    EXPECT_LE(written[i].time, recorded);
+  }
+  EXPECT_TRUE(absl::StrContains(registry.Render(),
+                                "metrics_scheduler_events_pending 0\n"));
 }
 
 TEST_F(BinderTest, BindingsBeyondTheLimitWaitForASlot) {

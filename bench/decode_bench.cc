@@ -1,0 +1,172 @@
+// Decoding pods from the apiserver's watch: what each watch event costs the
+// informer threads before any handler runs, against a baseline that only
+// walks the same JSON with simdjson (every field visited, nothing kept),
+// measured in the same run. Each benchmark reports `vs_walk`: its CPU time
+// per event divided by BM_WalkPodEvent's.
+//
+//   build/bench/decode_bench
+//
+// The pod is one of e2e_bench's, as the apiserver (v1.34) sent it: a
+// Deployment-like pod with three labels, its managedFields, a container
+// with requests, the service account's projected volume and the default
+// tolerations, bound to a node. Per pod scheduled, metrics-scheduler reads
+// three such events: pending ADDED, pending DELETED (the pod leaves the
+// pending pods' field selector when bound) and assigned ADDED, which is
+// charged to its node (BM_ChargeAssignedPod: decoding plus the accounting
+// entry, model/node_info.h).
+#include <time.h>
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "benchmark/benchmark.h"
+#include "kube/decode.h"
+#include "model/node_info.h"
+#include "simdjson.h"
+
+namespace ms::kube {
+namespace {
+
+constexpr absl::string_view kPod =
+    R"json({"kind":"Pod","apiVersion":"v1","metadata":{"name":"m-0","namespace":"benc)json"
+    R"json(h-rss","uid":"61b8a309-9a46-43dd-8739-78d848b5433a","resourceVersion":"198)json"
+    R"json(36","generation":1,"creationTimestamp":"2026-11-26T15:17:37Z","labels":{"a)json"
+    R"json(pp":"app-0","pod-template-hash":"h07f9c6d","tier":"frontend"},"managedFiel)json"
+    R"json(ds":[{"manager":"unknown","operation":"Update","apiVersion":"v1","time":"2)json"
+    R"json(026-11-26T15:17:37Z","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:)json"
+    R"json(labels":{".":{},"f:app":{},"f:pod-template-hash":{},"f:tier":{}}},"f:spec")json"
+    R"json(:{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:image":{},"f:imagePullPo)json"
+    R"json(licy":{},"f:name":{},"f:resources":{".":{},"f:requests":{".":{},"f:cpu":{})json"
+    R"json(,"f:memory":{}}},"f:terminationMessagePath":{},"f:terminationMessagePolicy)json"
+    R"json(":{}}},"f:dnsPolicy":{},"f:enableServiceLinks":{},"f:nodeName":{},"f:resta)json"
+    R"json(rtPolicy":{},"f:schedulerName":{},"f:securityContext":{},"f:terminationGra)json"
+    R"json(cePeriodSeconds":{}}}}]},"spec":{"volumes":[{"name":"kube-api-access-kc8pl)json"
+    R"json(","projected":{"sources":[{"serviceAccountToken":{"expirationSeconds":3607)json"
+    R"json(,"path":"token"}},{"configMap":{"name":"kube-root-ca.crt","items":[{"key":)json"
+    R"json("ca.crt","path":"ca.crt"}]}},{"downwardAPI":{"items":[{"path":"namespace",)json"
+    R"json("fieldRef":{"apiVersion":"v1","fieldPath":"metadata.namespace"}}]}}],"defa)json"
+    R"json(ultMode":420}}],"containers":[{"name":"c","image":"registry.k8s.io/pause:3)json"
+    R"json(.10","resources":{"requests":{"cpu":"100m","memory":"64Mi"}},"volumeMounts)json"
+    R"json(":[{"name":"kube-api-access-kc8pl","readOnly":true,"mountPath":"/var/run/s)json"
+    R"json(ecrets/kubernetes.io/serviceaccount"}],"terminationMessagePath":"/dev/term)json"
+    R"json(ination-log","terminationMessagePolicy":"File","imagePullPolicy":"IfNotPre)json"
+    R"json(sent"}],"restartPolicy":"Always","terminationGracePeriodSeconds":0,"dnsPol)json"
+    R"json(icy":"ClusterFirst","serviceAccountName":"default","serviceAccount":"defau)json"
+    R"json(lt","nodeName":"node-0","securityContext":{},"schedulerName":"default-sche)json"
+    R"json(duler","tolerations":[{"key":"node.kubernetes.io/not-ready","operator":"Ex)json"
+    R"json(ists","effect":"NoExecute","tolerationSeconds":300},{"key":"node.kubernete)json"
+    R"json(s.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeco)json"
+    R"json(nds":300}],"priority":0,"enableServiceLinks":true,"preemptionPolicy":"Pree)json"
+    R"json(mptLowerPriority"},"status":{"phase":"Pending","qosClass":"Burstable"}})json";
+
+std::string Event(absl::string_view type) {
+  return absl::StrCat(R"({"type":")", type, R"(","object":)", kPod, "}");
+}
+
+// Visits every value of the document, keeping nothing.
+size_t Walk(simdjson::ondemand::value v) {
+  size_t n = 1;
+  switch (v.type()) {
+    case simdjson::ondemand::json_type::object:
+      for (simdjson::ondemand::field f : v.get_object()) {
+        n += Walk(f.value());
+      }
+      break;
+    case simdjson::ondemand::json_type::array:
+      for (simdjson::ondemand::value e : v.get_array()) n += Walk(e);
+      break;
+    default:
+      v.raw_json_token();
+      break;
+  }
+  return n;
+}
+
+double ThreadCpuNs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+double g_walk_ns = 0;  // BM_WalkPodEvent's CPU time per event; runs first
+
+// Runs `op` (false: it failed) as the benchmark, then times it apart for
+// the ratio to the walk, so the counter does not depend on the framework's
+// iteration bookkeeping; returns that time per call.
+template <typename Op>
+double Run(benchmark::State& state, size_t bytes, Op op,
+           bool baseline = false) {
+  for (auto _ : state) {
+    if (!op()) {
+      state.SkipWithError("the event did not decode as it should");
+      return 0;
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetBytesProcessed(state.iterations() * bytes);
+  constexpr int kReps = 20000;
+  const double start = ThreadCpuNs();
+  for (int r = 0; r < kReps; ++r) op();
+  const double ns = (ThreadCpuNs() - start) / kReps;
+  state.counters["cpu_ns"] = ns;
+  if (!baseline && g_walk_ns > 0) state.counters["vs_walk"] = ns / g_walk_ns;
+  return ns;
+}
+
+// The baseline: the event parsed as the decoder parses it (a padded copy,
+// one parser kept) and every value visited.
+void BM_WalkPodEvent(benchmark::State& state) {
+  const std::string line = Event("ADDED");
+  simdjson::ondemand::parser parser;
+  size_t values = 0;
+  g_walk_ns = Run(state, line.size(), [&] {
+    simdjson::padded_string padded(line.data(), line.size());
+    simdjson::ondemand::document doc = parser.iterate(padded);
+    values = Walk(doc.get_value());
+    benchmark::DoNotOptimize(values);
+    return values > 100;
+  }, /*baseline=*/true);
+  state.counters["values"] = static_cast<double>(values);
+}
+BENCHMARK(BM_WalkPodEvent);
+
+void BM_DecodePodAdded(benchmark::State& state) {
+  const std::string line = Event("ADDED");
+  Run(state, line.size(), [&] {
+    absl::StatusOr<WatchEvent<Pod>> event = DecodePodWatchEvent(line);
+    benchmark::DoNotOptimize(event);
+    return event.ok() && event->object.labels.size() == 3 &&
+           event->object.containers.size() == 1;
+  });
+}
+BENCHMARK(BM_DecodePodAdded);
+
+void BM_DecodePodDeleted(benchmark::State& state) {
+  const std::string line = Event("DELETED");
+  Run(state, line.size(), [&] {
+    absl::StatusOr<WatchEvent<Pod>> event = DecodePodWatchEvent(line);
+    benchmark::DoNotOptimize(event);
+    return event.ok() && !event->object.uid.empty();
+  });
+}
+BENCHMARK(BM_DecodePodDeleted);
+
+void BM_ChargeAssignedPod(benchmark::State& state) {
+  const std::string line = Event("ADDED");
+  // Other pods of its workload are placed: its labels are held already.
+  const PodCharge placed = PodCharge::Of(DecodePodWatchEvent(line)->object);
+  Run(state, line.size(), [&] {
+    absl::StatusOr<WatchEvent<Pod>> event = DecodePodWatchEvent(line);
+    if (!event.ok()) return false;
+    PodCharge charge = PodCharge::Of(event->object);
+    benchmark::DoNotOptimize(charge);
+    return charge.pod->labels.SharesWith(placed.pod->labels);
+  });
+}
+BENCHMARK(BM_ChargeAssignedPod);
+
+}  // namespace
+}  // namespace ms::kube
+
+BENCHMARK_MAIN();
