@@ -36,7 +36,8 @@ e2e: build testenv
 integration: build testenv
 	ctest --test-dir $(BUILD) --output-on-failure -L integration
 
-# Every benchmark: the scoring hot path, the metrics refresh, and the
+# Every benchmark: the scoring hot path, the metrics refresh, decoding
+# pods' watch events, and the
 # end-to-end comparison with kube-scheduler and the bind-only client
 # (bench/bind_only, built by `build` with the rest) on a control plane of
 # its own (minutes; see docs/benchmarks.md). E2E_FLAGS, e.g. --nodes=100
@@ -45,6 +46,7 @@ E2E_FLAGS ?=
 bench: build testenv
 	$(BUILD)/bench/scoring_bench
 	$(BUILD)/bench/metrics_bench
+	$(BUILD)/bench/decode_bench
 	$(BUILD)/bench/e2e_bench --build_dir=$(BUILD) --source_dir=. $(E2E_FLAGS)
 
 clean:

@@ -31,7 +31,7 @@ struct AdaptiveLimitOptions {
   int max = 64;
   int initial = 32;
   double latency_tolerance = 4;
-  absl::Duration latency_slack = absl::Milliseconds(100);
+  absl::Duration latency_slack = absl::Seconds(1);
   int window = 256;
 };
 

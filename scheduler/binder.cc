@@ -114,6 +114,8 @@ void Binder::Submit(BindTask task) {
     absl::MutexLock lock(&mu_);
     if (sending_ >= limit_.limit() || !waiting_.empty()) {
       waiting_.push_back(std::move(task));
+      // Events yield while bindings wait for a slot.
+      if (waiting_.size() == 1) recorder_.BindingsWaiting(true);
       return;
     }
     ++sending_;
@@ -166,6 +168,7 @@ void Binder::Answered(BindTask task, absl::Status status,
     Succeeded(task);
   }
   std::vector<BindTask> next;
+  bool caught_up = false;  // the last binding waiting for a slot is sent
   {
     absl::MutexLock lock(&mu_);
     // 429 (API Priority and Fairness' queues are full) or no answer in
@@ -181,8 +184,13 @@ void Binder::Answered(BindTask task, absl::Status status,
       waiting_.pop_front();
       ++sending_;
     }
+    if (!next.empty() && waiting_.empty()) {
+      recorder_.BindingsWaiting(false);
+      caught_up = true;
+    }
   }
   for (BindTask& t : next) Dispatch(std::move(t));
+  if (caught_up) recorder_.SendWaiting();
 }
 
 void Binder::Loop() {

@@ -165,7 +165,8 @@ void EventRecorder::Pump() {
   }
   while (true) {
     // Asked outside the lock: `busy` takes the scheduling queue's.
-    const bool busy = options_.busy && options_.busy();
+    const bool busy =
+        bindings_wait_.load() || (options_.busy && options_.busy());
     const int room = std::max(
         1, busy ? std::min(options_.busy_in_flight, options_.max_in_flight)
                 : options_.max_in_flight);

@@ -8,10 +8,11 @@
 // sent without waiting (SchedulerApi::RecordEventAsync, on the apiserver
 // client's I/O thread), up to `max_in_flight` at a time, the rest queued
 // in order and sent as answers come back. While the scheduler has a
-// backlog (`busy`: pods wait for a decision), Events yield to the
-// bindings: at most `busy_in_flight` are sent at a time, so that they do
-// not take the apiserver's time from the bindings; they are written
-// later, each with the time it happened. Conditions are queued for a few
+// backlog (pods wait for a decision: `busy`, or bindings wait for a slot:
+// BindingsWaiting), Events yield to the bindings: at most
+// `busy_in_flight` are sent at a time, so that they do not take the
+// apiserver's time from the bindings; they are written later, each with
+// the time it happened. Conditions are queued for a few
 // threads of the recorder's own. A write the apiserver did not answer (or refused while starting)
 // is retried, kRetryAttempts times over about 25 s (scheduler/api.h),
 // enough for an apiserver restart: it waits for its next attempt without
@@ -37,6 +38,7 @@
 #ifndef METRICS_SCHEDULER_SCHEDULER_EVENT_RECORDER_H_
 #define METRICS_SCHEDULER_SCHEDULER_EVENT_RECORDER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -94,6 +96,13 @@ class EventRecorder {
   // The pod is bound or gone: forget what was last written for it.
   void Forget(const Pod& pod);
 
+  // The binder has bindings waiting for a slot (true) or none (false):
+  // Events yield while it has. Cheap; callable under the binder's lock.
+  void BindingsWaiting(bool waiting) { bindings_wait_.store(waiting); }
+  // Sends the Events that were held back, as far as there is room now
+  // (after BindingsWaiting(false); not under the caller's locks).
+  void SendWaiting() { Pump(); }
+
  private:
   struct Write {
     std::optional<kube::PodEvent> event;
@@ -140,6 +149,7 @@ class EventRecorder {
   uint64_t retries_added_ ABSL_GUARDED_BY(mu_) = 0;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   int sending_ ABSL_GUARDED_BY(mu_) = 0;  // Events sent, not yet answered
+  std::atomic<bool> bindings_wait_{false};
   bool pumping_ ABSL_GUARDED_BY(mu_) = false;
   bool pump_again_ ABSL_GUARDED_BY(mu_) = false;
   std::unordered_map<std::string, Said> said_ ABSL_GUARDED_BY(mu_);  // by uid

@@ -526,6 +526,29 @@ TEST(EventRecorderTest, EventsYieldToBindingsWhileTheSchedulerIsBusy) {
                                 "metrics_scheduler_events_pending 0\n"));
 }
 
+// Bindings waiting for a slot hold Events back as a backlog of pods
+// does; once the last one is sent, the Events held back go out at once.
+TEST(EventRecorderTest, EventsYieldWhileBindingsWaitForASlot) {
+  MemoryApi api;
+  api.DeferEvents();
+  Registry registry;
+  EventRecorder recorder({.components = {"metrics-scheduler"},
+                          .instance = "test",
+                          .max_in_flight = 8,
+                          .busy_in_flight = 2},
+                         api, registry);
+  recorder.BindingsWaiting(true);
+  for (int i = 0; i < 6; ++i) {
+    recorder.Scheduled(MakePod(absl::StrCat("p", i)), "bound");
+  }
+  EXPECT_EQ(api.HeldEvents(), 2u);
+  recorder.BindingsWaiting(false);
+  recorder.SendWaiting();
+  EXPECT_EQ(api.HeldEvents(), 6u);
+  while (api.HeldEvents() > 0) api.AnswerOldestEvent();
+  EXPECT_EQ(api.EventPods("Scheduled").size(), 6u);
+}
+
 TEST_F(BinderTest, BindingsBeyondTheLimitWaitForASlot) {
   Registry registry;
   Scheduler limited(config_,
