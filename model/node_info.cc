@@ -5,7 +5,7 @@
 namespace ms {
 
 PodAffinityTerms::PodAffinityTerms(const PodAffinityRules& affinity,
-                   const PodAffinityRules& anti_affinity) {
+                                   const PodAffinityRules& anti_affinity) {
   if (affinity.empty() && anti_affinity.empty()) return;
   rules_ = std::make_shared<const Rules>(Rules{affinity, anti_affinity});
 }

@@ -27,7 +27,7 @@ class PodAffinityTerms {
  public:
   PodAffinityTerms() = default;
   PodAffinityTerms(const PodAffinityRules& affinity,
-           const PodAffinityRules& anti_affinity);
+                   const PodAffinityRules& anti_affinity);
 
   const PodAffinityRules& affinity() const;
   const PodAffinityRules& anti_affinity() const;

@@ -12,13 +12,14 @@
 // BindingsWaiting), Events yield to the bindings: at most
 // `busy_in_flight` are sent at a time, so that they do not take the
 // apiserver's time from the bindings; they are written later, each with
-// the time it happened. Conditions are queued for a few
-// threads of the recorder's own. A write the apiserver did not answer (or refused while starting)
-// is retried, kRetryAttempts times over about 25 s (scheduler/api.h),
-// enough for an apiserver restart: it waits for its next attempt without
-// holding a thread, so new writes never queue behind retries. An Event
-// keeps one name across its attempts, so a retry after a lost answer is
-// refused as a duplicate instead of recording the Event twice.
+// the time it happened. Conditions are queued for a few threads of the
+// recorder's own. A write the apiserver did not answer (or refused while
+// starting) is retried, kRetryAttempts times over about 25 s
+// (scheduler/api.h), enough for an apiserver restart: it waits for its
+// next attempt without holding a thread, so new writes never queue behind
+// retries. An Event keeps one name across its attempts, so a retry after
+// a lost answer is refused as a duplicate instead of recording the Event
+// twice.
 //
 // Repeats are not written. A pod retried while nothing changed fails with
 // the same message every time; kube-scheduler's event correlator folds such
