@@ -33,7 +33,7 @@
 // its identity (namespace, name, uid, resourceVersion) and nothing else;
 // so does a watch's DELETED event (kube/decode.h decodes no more of it).
 //
-// Thread safety: Start() and Stop() from one owner thread; Size(),
+// Thread safety: Start(), Cancel() and Stop() from one owner thread; Size(),
 // HasSynced() and WaitForSync() from any thread. Handlers run on the
 // informer's own thread, one at a time, with no informer lock held.
 #ifndef METRICS_SCHEDULER_KUBE_INFORMER_H_
@@ -163,10 +163,18 @@ class Informer {
     thread_ = std::thread([this] { Run(); });
   }
 
-  // Stops watching and joins the informer's thread. Idempotent.
-  void Stop() {
+  // Asks the informer's thread to stop and returns at once. A watch in
+  // progress notices within about a second (libcurl's progress callback),
+  // so an owner of several informers cancels them all before stopping
+  // any: they end together instead of one after another. Idempotent.
+  void Cancel() {
     if (!stopping_.HasBeenNotified()) stopping_.Notify();
     cancel_.store(true);
+  }
+
+  // Stops watching and joins the informer's thread. Idempotent.
+  void Stop() {
+    Cancel();
     if (thread_.joinable()) thread_.join();
   }
 

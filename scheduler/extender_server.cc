@@ -118,6 +118,9 @@ absl::StatusOr<int> ExtenderServer::Start(const std::string& address) {
   server_ = std::make_unique<httplib::Server>();
   server_->set_payload_max_length(kMaxRequestBytes);
   server_->set_read_timeout(5, 0);
+  // An idle keep-alive connection is kept 1 s, not cpp-httplib's 5: its
+  // stop() waits for every open connection, so shutdown would wait too.
+  server_->set_keep_alive_timeout(1);
   server_->Post("/filter",
                 [this](const httplib::Request& req, httplib::Response& res) {
                   int status = 200;

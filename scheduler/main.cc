@@ -608,6 +608,7 @@ class InformerSet {
   void Add(std::unique_ptr<kube::Informer<T>> informer) {
     std::shared_ptr<kube::Informer<T>> shared = std::move(informer);
     start_.push_back([shared] { shared->Start(); });
+    cancel_.push_back([shared] { shared->Cancel(); });
     stop_.push_back([shared] { shared->Stop(); });
     wait_.push_back([shared](absl::Duration d) {
       return shared->WaitForSync(d);
@@ -616,7 +617,12 @@ class InformerSet {
   void Start() {
     for (auto& f : start_) f();
   }
+  // See kube::Informer::Cancel.
+  void Cancel() {
+    for (auto& f : cancel_) f();
+  }
   void Stop() {
+    Cancel();
     for (auto& f : stop_) f();
   }
   // Whether every one has synced, waiting up to `wait` for each.
@@ -628,7 +634,7 @@ class InformerSet {
   }
 
  private:
-  std::vector<std::function<void()>> start_, stop_;
+  std::vector<std::function<void()>> start_, cancel_, stop_;
   std::vector<std::function<bool(absl::Duration)>> wait_;
 };
 
@@ -1067,6 +1073,13 @@ int Run(Config config) {
   if (scheduling.joinable()) scheduling.join();
   if (leader_elect) elector.Release();
   if (cache) cache->Stop();
+  // Every watch is told to end before any is waited for, so they end
+  // together (kube::Informer::Cancel).
+  pending.Cancel();
+  assigned.Cancel();
+  nodes.Cancel();
+  namespaces.Cancel();
+  secondary.Cancel();
   pending.Stop();
   assigned.Stop();
   nodes.Stop();

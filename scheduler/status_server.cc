@@ -137,6 +137,9 @@ absl::StatusOr<int> StatusServer::Serve(std::unique_ptr<httplib::Server> server,
                                         int metrics_on_secure_port) {
   server->set_payload_max_length(kMaxRequestBytes);
   server->set_read_timeout(5, 0);
+  // An idle keep-alive connection is kept 1 s, not cpp-httplib's 5: its
+  // stop() waits for every open connection, so shutdown would wait too.
+  server->set_keep_alive_timeout(1);
   auto live = [this](const httplib::Request&, httplib::Response& res) {
     std::vector<std::string> stalled = stalled_();
     if (stalled.empty()) {
