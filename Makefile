@@ -52,13 +52,12 @@ bench: build testenv
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
 
-# Sanitizers, each in a build directory of its own (scripts/sanitize.sh):
-# the unit and integration tests under AddressSanitizer and
-# UndefinedBehaviorSanitizer, and the unit tests of the concurrent parts
-# (metrics cache, queue, binder, leader election, token files, informers,
-# interned label sets) under
-# ThreadSanitizer. The integration tests start the control plane built by
-# `make testenv`.
+# Sanitizers, each in a build directory of its own (scripts/sanitize.sh),
+# built with clang at -O1: the unit and integration tests under
+# AddressSanitizer and UndefinedBehaviorSanitizer, and the unit tests of the
+# concurrent parts (metrics cache, queue, binder, leader election, token
+# files, informers, interned label sets) under ThreadSanitizer. The
+# integration tests start the control plane built by `make testenv`.
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 TSAN_TESTS ?= metrics_test scheduler_test kube_test http_test model_test
@@ -70,11 +69,14 @@ asan: deps testenv
 tsan: deps
 	bash scripts/sanitize.sh tsan $(TSAN_BUILD) $(BUILD)/testenv/testenv $(JOBS) $(TSAN_TESTS)
 
-# libFuzzer targets (tests/fuzz/, clang): every decoder of outside input.
-# fuzz-smoke runs each one briefly, as CI does; `make fuzz FUZZ_SECONDS=600`
-# runs each for longer, growing the corpus kept in $(FUZZ_BUILD)/fuzz-corpus.
-# FUZZ_TARGETS picks some, e.g. FUZZ_TARGETS=config_fuzz.
-FUZZ_BUILD ?= build-fuzz
+# libFuzzer targets (tests/fuzz/, clang): every decoder of outside input,
+# built in the ASan tree (its libraries carry libFuzzer's coverage, so
+# after `make asan` only the targets themselves are compiled).
+# fuzz-smoke runs each one briefly, as CI does, JOBS at a time;
+# `make fuzz FUZZ_SECONDS=600` runs each for longer, growing the corpus kept
+# in $(FUZZ_BUILD)/fuzz-corpus. FUZZ_TARGETS picks some, e.g.
+# FUZZ_TARGETS=config_fuzz.
+FUZZ_BUILD ?= $(ASAN_BUILD)
 FUZZ_SECONDS ?= 600
 FUZZ_SMOKE_SECONDS ?= 15
 FUZZ_TARGETS ?=

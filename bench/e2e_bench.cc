@@ -387,8 +387,11 @@ int PodCount(Admin& admin, const std::string& ns) {
   size_t at = body.find("\"remainingItemCount\":");
   if (at == std::string::npos) return 1;
   int64_t rest = 0;
-  absl::SimpleAtoi(body.substr(at + 21, body.find_first_of(",}", at) - at - 21),
-                   &rest);
+  if (!absl::SimpleAtoi(
+          body.substr(at + 21, body.find_first_of(",}", at) - at - 21),
+          &rest)) {
+    Die("unreadable remainingItemCount in " + body.substr(at, 40));
+  }
   return static_cast<int>(rest) + 1;
 }
 

@@ -3,16 +3,18 @@
 # (the plain build in build/ is left alone).
 #
 #   scripts/sanitize.sh asan BUILD_DIR TESTENV_BIN [JOBS]
-#       AddressSanitizer + UndefinedBehaviorSanitizer (-DMS_ASAN=ON): every
-#       test labelled unit or integration. The integration tests start the
-#       control plane from TESTENV_BIN (the plain build's, `make testenv`).
+#       AddressSanitizer + UndefinedBehaviorSanitizer: every test labelled
+#       unit or integration. The integration tests start the control plane
+#       from TESTENV_BIN (the plain build's, `make testenv`). The fuzz
+#       targets share this tree (scripts/fuzz.sh).
 #   scripts/sanitize.sh tsan BUILD_DIR TESTENV_BIN [JOBS] [TEST...]
-#       ThreadSanitizer (-DMS_TSAN=ON): the named unit tests, those of the
-#       concurrent parts. Known reports inside uninstrumented Debian
-#       libraries are suppressed by tests/tsan.supp (see the comments there).
+#       ThreadSanitizer: the named unit tests, those of the concurrent
+#       parts. Known reports inside uninstrumented Debian libraries are
+#       suppressed by tests/tsan.supp (see the comments there).
 #
-# Only the test targets the run needs are built. Any sanitizer report fails
-# the test that triggered it.
+# Both trees are clang's at -O1 with line tables
+# (scripts/configure-sanitizer.sh). Only the test targets the run needs are
+# built. Any sanitizer report fails the test that triggered it.
 set -euo pipefail
 
 kind=${1:?asan|tsan}
@@ -28,8 +30,7 @@ esac
 
 case "$kind" in
   asan)
-    cmake -S "$root" -B "$build" -G Ninja -DMS_ASAN=ON \
-      -DMS_TESTENV_BIN="$testenv_bin" >/dev/null
+    bash "$root/scripts/configure-sanitizer.sh" asan "$build" "$testenv_bin"
     labels='unit|integration'
     # Every test binary that ctest would run with these labels (the names
     # of ms_add_test targets; testenv_start/stop and scripts_test are
@@ -48,8 +49,7 @@ case "$kind" in
       echo "sanitize.sh tsan: name the tests to run" >&2
       exit 2
     fi
-    cmake -S "$root" -B "$build" -G Ninja -DMS_TSAN=ON \
-      -DMS_TESTENV_BIN="$testenv_bin" >/dev/null
+    bash "$root/scripts/configure-sanitizer.sh" tsan "$build" "$testenv_bin"
     cmake --build "$build" -j "$jobs" --target "${tests[@]}"
     export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp"
     regex="^($(IFS='|'; echo "${tests[*]}"))\$"

@@ -29,7 +29,15 @@ namespace {
 
 // Sanitizers reserve terabytes of address space: no address-space limit can
 // be set under them.
+// (GCC defines __SANITIZE_*__; clang answers __has_feature.)
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MS_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MS_SANITIZED 1
+#endif
+#endif
+#ifdef MS_SANITIZED
 constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;

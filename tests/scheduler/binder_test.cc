@@ -67,10 +67,6 @@ class MemoryApi final : public SchedulerApi {
     absl::MutexLock lock(&mu_);
     pods_[pod.Key()] = pod;
   }
-  void DeletePod(const std::string& key) {
-    absl::MutexLock lock(&mu_);
-    pods_.erase(key);
-  }
   // The next binding of `key` fails with `status`, having taken effect or
   // not (`applied`); with `deleted`, the pod is deleted meanwhile.
   void FailNextBind(const std::string& key, absl::Status status, bool applied,
