@@ -8,8 +8,8 @@
 // Registration is what a metrics-server install does: a Service (here an
 // ExternalName `localhost`, port given by the APIService) and the
 // APIService `v1beta1.metrics.k8s.io` with insecureSkipTLSVerify. There is
-// one such APIService per cluster; the testenv's tests run one at a time
-// (ctest RESOURCE_LOCK testenv_state), and the destructor deletes it.
+// one such APIService per cluster; a testenv's tests run one at a time
+// (ctest RESOURCE_LOCK testenv_<plane>), and the destructor deletes it.
 //
 //   ASSERT_OK_AND_ASSIGN(auto metrics, MetricsApiServer::Start(env, ns, dir));
 //   metrics->SetUsage("node-a", "1500m", "2Gi");

@@ -1,7 +1,8 @@
 // Access to the local control plane (tests/testenv) from tests.
 //
-// ctest starts the control plane once (fixture `testenv`) and passes its
-// directory in $TESTENV_DIR; a test gets the admin and scheduler
+// ctest starts each control plane once (fixtures `testenv_main` and
+// `testenv_e2e`, tests/CMakeLists.txt) and passes its directory in
+// $TESTENV_DIR; a test gets the admin and scheduler
 // credentials from there, creates what it needs through the admin identity
 // (raw JSON, or `kubectl apply` through the testenv binary), and cleans up
 // its own namespace and nodes. Names are unique per test so tests never see
