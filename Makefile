@@ -24,7 +24,10 @@ build: configure
 testenv: deps
 	bash scripts/build-testenv.sh $(BUILD)
 
-test: build testenv
+# The C++ build and the control plane's Go build run side by side: each
+# leaves a core idle at times (links, module downloads).
+test: deps
+	$(MAKE) --no-print-directory -j 2 build testenv
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 unit: build
