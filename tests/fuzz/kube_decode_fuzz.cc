@@ -1,5 +1,7 @@
 // Fuzzes the decoders of Kubernetes objects (kube/decode.h): each input is
-// given to every one of them, as an apiserver answer could be.
+// given to every one of them, as an apiserver answer could be (the
+// workload lists once per WorkloadKind: Services and ReplicationControllers
+// have a map selector, ReplicaSets and StatefulSets a LabelSelector).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -7,6 +9,7 @@
 
 #include "absl/strings/string_view.h"
 #include "kube/decode.h"
+#include "model/topology_spread.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::string_view json(reinterpret_cast<const char*>(data), size);
@@ -26,6 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)ms::kube::DecodeVolumeList(json);
   (void)ms::kube::DecodeStorageClassList(json);
   (void)ms::kube::DecodeCsiNodeList(json);
+  for (ms::WorkloadKind kind : ms::kWorkloadKinds) {
+    (void)ms::kube::DecodeWorkloadList(json, kind);
+  }
   (void)ms::kube::DecodeErrorStatus(409, json);
   return 0;
 }
