@@ -2,11 +2,14 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <mutex>
 #include <thread>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 
 namespace ms {
 namespace {
@@ -85,7 +88,49 @@ void SetBlob(CURL* curl, CURLoption option, const std::string& pem) {
   curl_easy_setopt(curl, option, &blob);
 }
 
+// The payloads that mark an answer over max_response_bytes, and a request
+// not sent.
+constexpr char kTooLargeUrl[] = "metrics-scheduler/http/response-too-large";
+constexpr char kNotSentUrl[] = "metrics-scheduler/http/not-sent";
+
+// Fits `request`'s timeout into what is left until its deadline, as it
+// leaves; NotSent when nothing is left.
+absl::Status FitToDeadline(HttpRequest& request) {
+  if (request.deadline == absl::InfiniteFuture()) return absl::OkStatus();
+  const absl::Duration left = request.deadline - absl::Now();
+  if (left <= absl::ZeroDuration()) {
+    return NotSent(absl::StrCat(
+        request.method, " ", request.url,
+        ": not sent: its deadline passed ", absl::FormatDuration(-left),
+        " before it could leave"));
+  }
+  request.timeout = std::min(request.timeout, left);
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+bool IsNotSent(const absl::Status& status) {
+  return absl::IsCancelled(status) &&
+         status.GetPayload(kNotSentUrl).has_value();
+}
+
+absl::Status NotSent(absl::string_view message) {
+  absl::Status status = absl::CancelledError(message);
+  status.SetPayload(kNotSentUrl, absl::Cord());
+  return status;
+}
+
+bool IsResponseTooLarge(const absl::Status& status) {
+  return absl::IsResourceExhausted(status) &&
+         status.GetPayload(kTooLargeUrl).has_value();
+}
+
+absl::Status ResponseTooLarge(absl::string_view message) {
+  absl::Status status = absl::ResourceExhaustedError(message);
+  status.SetPayload(kTooLargeUrl, absl::Cord());
+  return status;
+}
 
 class HttpClient::Handle {
  public:
@@ -232,7 +277,7 @@ absl::StatusOr<HttpResponse> Answer(CURL* curl, CURLcode code,
                                     const char* error_buffer,
                                     HttpResponse response) {
   if (body.too_large || code == CURLE_FILESIZE_EXCEEDED) {
-    return absl::ResourceExhaustedError(
+    return ResponseTooLarge(
         absl::StrCat(request.url, ": response larger than ",
                      request.max_response_bytes, " bytes"));
   }
@@ -246,7 +291,15 @@ absl::StatusOr<HttpResponse> Answer(CURL* curl, CURLcode code,
 
 }  // namespace
 
-absl::StatusOr<HttpResponse> HttpClient::Do(const HttpRequest& request) {
+absl::StatusOr<HttpResponse> HttpClient::Do(const HttpRequest& queued) {
+  HttpRequest fitted;
+  const HttpRequest* leaving = &queued;
+  if (queued.deadline != absl::InfiniteFuture()) {
+    fitted = queued;
+    if (absl::Status s = FitToDeadline(fitted); !s.ok()) return s;
+    leaving = &fitted;
+  }
+  const HttpRequest& request = *leaving;
   std::unique_ptr<Handle> handle = Acquire();
   CURL* curl = handle->get();
   char error_buffer[CURL_ERROR_SIZE] = {0};
@@ -313,6 +366,10 @@ class HttpClient::Io {
 
  private:
   void Start(std::unique_ptr<Transfer> t) {
+    if (absl::Status late = FitToDeadline(t->request); !late.ok()) {
+      t->done(std::move(late));
+      return;
+    }
     if (!idle_.empty()) {
       t->handle = std::move(idle_.back());
       idle_.pop_back();

@@ -11,6 +11,15 @@
 // which keeps them all in flight through libcurl's multi interface and
 // serves every answer that is ready after one poll.
 //
+// Deadlines: a request may carry an absolute deadline (HttpRequest::
+// deadline), fixed by whoever queued it, so that the time it spends before
+// it leaves (waiting for a credential, or for a busy I/O thread) is taken
+// from its time, not added to it. When it leaves, its timeout is the
+// smaller of `timeout` and what is left until `deadline`; a request whose
+// deadline has passed before it could leave is not sent at all, and fails
+// with NotSent() (Cancelled): unlike DeadlineExceeded, which may come after
+// the server acted on the request, it certainly had no effect.
+//
 // Thread-safe: Do(), Stream() and Send() may be called from any number of
 // threads.
 //
@@ -19,8 +28,10 @@
 // server could not be reached or the connection broke, InvalidArgument for a
 // malformed URL or unreadable TLS material. An HTTP error status (4xx, 5xx) is
 // NOT a transport failure: it comes back as an OK HttpResponse whose `status`
-// the caller interprets. A body over HttpRequest::max_response_bytes is
-// ResourceExhausted.
+// the caller interprets. A request not sent because its deadline had
+// passed is Cancelled (IsNotSent). A body over HttpRequest::max_response_bytes is
+// ResourceExhausted, marked so that IsResponseTooLarge() tells it from
+// other ResourceExhausted statuses (an HTTP 429 a caller maps to it).
 #ifndef METRICS_SCHEDULER_COMMON_HTTP_H_
 #define METRICS_SCHEDULER_COMMON_HTTP_H_
 
@@ -64,6 +75,10 @@ struct HttpRequest {
   std::string body;
   // Whole-request timeout; for Stream(), the longest the stream may live.
   absl::Duration timeout = absl::Seconds(30);
+  // Do() and Send(): the latest the request may leave, and end (see
+  // "Deadlines" above). InfiniteFuture: `timeout` alone, counted from when
+  // the request leaves.
+  absl::Time deadline = absl::InfiniteFuture();
   // Do() only: a response body longer than this fails the request with
   // ResourceExhausted, before more of it is held in memory (after
   // decompression). 0: no limit.
@@ -80,6 +95,22 @@ struct HttpResponse {
   std::string body;
   std::string content_type;
 };
+
+// Whether `status` is (or was copied from) the ResourceExhausted of an
+// answer over HttpRequest::max_response_bytes, whatever its message says
+// now: a caller may restate the message with ResponseTooLarge().
+bool IsResponseTooLarge(const absl::Status& status);
+// A ResourceExhausted status with `message` that IsResponseTooLarge()
+// recognises.
+absl::Status ResponseTooLarge(absl::string_view message);
+
+// Whether `status` is (or was copied from) NotSent(): the request was never
+// sent, its deadline having passed first.
+bool IsNotSent(const absl::Status& status);
+// A Cancelled status with `message` that IsNotSent() recognises. For
+// callers that queue requests of their own (kube/client.h) and give up on
+// one before it reaches Send().
+absl::Status NotSent(absl::string_view message);
 
 class HttpClient {
  public:

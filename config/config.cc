@@ -632,8 +632,8 @@ absl::Status Loader::LoadBackend(const YNode& node, const std::string& path,
     // credentials are the scheduler's own.
     for (const char* key :
          {"url", "tokenFile", "caFile", "certFile", "keyFile",
-          "insecureSkipVerify", "maxResponseBytes", "headers", "proxyURL",
-          "basicAuth", "sysdig"}) {
+          "insecureSkipVerify", "headers", "proxyURL", "basicAuth",
+          "sysdig"}) {
       if (YNode k = Find(node, key); k.IsDefined()) {
         return Error(k, Child(path, key),
                      "not used by type metricsServer, which reads through "

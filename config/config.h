@@ -189,8 +189,9 @@ struct BackendConfig {
   // Default "": no proxy, whatever the http_proxy, https_proxy and
   // no_proxy environment variables say. http://, https:// or socks5://.
   std::string proxy_url;
-  // An answer larger than this is refused and the metric falls back: bytes,
-  // or a quantity such as 64Mi. > 0.
+  // An answer larger than this is refused and the metric falls back (every
+  // type; for metricsServer, the list of node metrics): bytes, or a
+  // quantity such as 64Mi. > 0.
   int64_t max_response_bytes = int64_t{64} << 20;
   BasicAuthConfig basic_auth;  // prometheus only
   SysdigConfig sysdig;         // sysdig only

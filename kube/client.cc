@@ -51,27 +51,57 @@ bool IsSuccess(long status) {  // NOLINT(runtime/int)
   return status >= 200 && status < 300;
 }
 
+// `what` was refused for its size: more than `limit` bytes, the most
+// `flag` allows.
+absl::Status TooLarge(absl::string_view what, size_t limit,
+                      absl::string_view flag) {
+  return ResponseTooLarge(absl::StrCat(
+      what, " is larger than ", limit, " bytes, the most ", flag,
+      " allows: refused (raise ", flag, " if the cluster's objects are "
+      "this large)"));
+}
+
 }  // namespace
 
-KubeClient::KubeClient(ClusterConfig config, std::string user_agent)
+KubeClient::KubeClient(ClusterConfig config, std::string user_agent,
+                       ResponseLimits limits)
     : config_(std::move(config)),
       user_agent_(std::move(user_agent)),
+      limits_(limits),
       http_(config_.tls) {}
 
-absl::StatusOr<HttpRequest> KubeClient::Request(
+KubeClient::~KubeClient() {
+  {
+    absl::MutexLock lock(&async_mu_);
+    async_mu_.Await(absl::Condition(
+        +[](KubeClient* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c->async_mu_) {
+          return c->async_calls_ == 0;
+        },
+        this));
+    stopping_ = true;
+  }
+  if (credential_thread_.joinable()) credential_thread_.join();
+}
+
+absl::StatusOr<std::shared_ptr<const ExecCredential>> KubeClient::Credential()
+    const {
+  if (config_.exec == nullptr) return nullptr;
+  return config_.exec->Get();
+}
+
+HttpRequest KubeClient::Request(
     const std::string& method, const std::string& path,
-    std::shared_ptr<const ExecCredential>* credential) const {
+    const std::shared_ptr<const ExecCredential>& credential) const {
   HttpRequest request;
   request.method = method;
   request.url = config_.server + path;
   request.headers.emplace_back("Accept", "application/json");
   request.headers.emplace_back("User-Agent", user_agent_);
   std::string token = config_.BearerToken();
-  if (config_.exec != nullptr) {
-    ASSIGN_OR_RETURN(*credential, config_.exec->Get());
-    token = (*credential)->token;
-    request.client_cert_pem = (*credential)->client_cert_pem;
-    request.client_key_pem = (*credential)->client_key_pem;
+  if (credential != nullptr) {
+    token = credential->token;
+    request.client_cert_pem = credential->client_cert_pem;
+    request.client_key_pem = credential->client_key_pem;
   }
   if (!token.empty()) {
     request.headers.emplace_back("Authorization", "Bearer " + token);
@@ -89,13 +119,15 @@ absl::Status KubeClient::Refused(
                    config_.exec->config().command, ": ", status.message()));
 }
 
-absl::StatusOr<HttpRequest> KubeClient::Prepare(
+HttpRequest KubeClient::Prepare(
     const std::string& method, const std::string& path,
     const std::string& body, const std::string& content_type,
-    absl::Duration timeout,
-    std::shared_ptr<const ExecCredential>* credential) const {
-  ASSIGN_OR_RETURN(HttpRequest request, Request(method, path, credential));
+    absl::Duration timeout, absl::Time deadline,
+    const std::shared_ptr<const ExecCredential>& credential) const {
+  HttpRequest request = Request(method, path, credential);
   request.timeout = timeout;
+  request.deadline = deadline;
+  request.max_response_bytes = limits_.max_response_bytes;
   if (method != "GET") {
     request.headers.emplace_back("Content-Type", content_type);
     request.body = body;
@@ -127,13 +159,24 @@ absl::StatusOr<HttpResponse> KubeClient::Call(const std::string& method,
                                               const std::string& path,
                                               const std::string& body,
                                               const std::string& content_type,
-                                              absl::Duration timeout) {
+                                              absl::Duration timeout,
+                                              size_t max_response_bytes) {
+  // Before any credential work: the plugin's time is the call's.
+  const absl::Time deadline = absl::Now() + timeout;
   for (int attempt = 1;; ++attempt) {
-    std::shared_ptr<const ExecCredential> credential;
-    ASSIGN_OR_RETURN(
-        HttpRequest request,
-        Prepare(method, path, body, content_type, timeout, &credential));
-    ASSIGN_OR_RETURN(HttpResponse response, http_.Do(request));
+    ASSIGN_OR_RETURN(std::shared_ptr<const ExecCredential> credential,
+                     Credential());
+    HttpRequest request = Prepare(method, path, body, content_type, timeout,
+                                  deadline, credential);
+    if (max_response_bytes != 0) {
+      request.max_response_bytes = max_response_bytes;
+    }
+    absl::StatusOr<HttpResponse> answer = http_.Do(request);
+    if (IsResponseTooLarge(answer.status()) && max_response_bytes == 0) {
+      return TooLarge(absl::StrCat("the answer to ", method, " ", path),
+                      limits_.max_response_bytes, kMaxResponseBytesFlag);
+    }
+    ASSIGN_OR_RETURN(HttpResponse response, std::move(answer));
     bool again = false;
     absl::StatusOr<HttpResponse> judged =
         Judge(std::move(response), credential, attempt, &again);
@@ -141,42 +184,122 @@ absl::StatusOr<HttpResponse> KubeClient::Call(const std::string& method,
   }
 }
 
-void KubeClient::CallAsync(const std::string& method,
-                           const std::string& path, std::string body,
-                           const std::string& content_type,
-                           absl::Duration timeout, Done done, int attempt) {
-  std::shared_ptr<const ExecCredential> credential;
-  absl::StatusOr<HttpRequest> request =
-      Prepare(method, path, body, content_type, timeout, &credential);
-  if (!request.ok()) {
-    done(request.status());
-    return;
+void KubeClient::StartAsync(AsyncCall call) {
+  {
+    absl::MutexLock lock(&async_mu_);
+    ++async_calls_;
   }
-  http_.Send(
-      *std::move(request),
-      [this, method, path, body = std::move(body), content_type, timeout,
-       done = std::move(done), attempt,
-       credential](absl::StatusOr<HttpResponse> response) mutable {
-        if (!response.ok()) {
-          done(response.status());
-          return;
-        }
-        bool again = false;
-        absl::Status judged =
-            Judge(*std::move(response), credential, attempt, &again).status();
-        if (again) {
-          CallAsync(method, path, std::move(body), content_type, timeout,
-                    std::move(done), attempt + 1);
-          return;
-        }
-        done(judged);
-      });
+  CallAsync(std::make_shared<AsyncCall>(std::move(call)));
+}
+
+void KubeClient::CallAsync(std::shared_ptr<AsyncCall> call) {
+  std::shared_ptr<const ExecCredential> credential;
+  if (config_.exec != nullptr) {
+    credential = config_.exec->Current();
+    if (credential == nullptr) {
+      AwaitCredential(std::move(call));
+      return;
+    }
+  }
+  SendAsync(std::move(call), std::move(credential));
+}
+
+void KubeClient::SendAsync(std::shared_ptr<AsyncCall> call,
+                           std::shared_ptr<const ExecCredential> credential) {
+  HttpRequest request =
+      Prepare(call->method, call->path, call->body, call->content_type,
+              call->timeout, call->deadline, credential);
+  http_.Send(std::move(request),
+             [this, call = std::move(call), credential = std::move(credential)](
+                 absl::StatusOr<HttpResponse> response) mutable {
+               if (!response.ok()) {
+                 Finish(*call, IsResponseTooLarge(response.status())
+                                   ? TooLarge(absl::StrCat("the answer to ",
+                                                           call->method, " ",
+                                                           call->path),
+                                              limits_.max_response_bytes,
+                                              kMaxResponseBytesFlag)
+                                   : response.status());
+                 return;
+               }
+               bool again = false;
+               absl::Status judged = Judge(*std::move(response), credential,
+                                           call->attempt, &again)
+                                         .status();
+               if (again) {
+                 // Refused (401): the plugin's next credential, fetched off
+                 // this thread; the deadline stays the call's.
+                 ++call->attempt;
+                 CallAsync(std::move(call));
+                 return;
+               }
+               Finish(*call, std::move(judged));
+             });
+}
+
+void KubeClient::AwaitCredential(std::shared_ptr<AsyncCall> call) {
+  absl::MutexLock lock(&async_mu_);
+  awaiting_credential_.push_back(std::move(call));
+  if (!credential_thread_.joinable()) {
+    credential_thread_ = std::thread([this] { FetchCredentials(); });
+  }
+}
+
+void KubeClient::FetchCredentials() {
+  while (true) {
+    std::vector<std::shared_ptr<AsyncCall>> calls;
+    {
+      absl::MutexLock lock(&async_mu_);
+      async_mu_.Await(absl::Condition(
+          +[](KubeClient* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c->async_mu_) {
+            return !c->awaiting_credential_.empty() || c->stopping_;
+          },
+          this));
+      if (awaiting_credential_.empty()) return;  // stopping
+      calls.swap(awaiting_credential_);
+    }
+    // Calls out of time already are not sent, and do not run the plugin.
+    const absl::Time now = absl::Now();
+    std::vector<std::shared_ptr<AsyncCall>> live;
+    for (std::shared_ptr<AsyncCall>& call : calls) {
+      if (call->deadline > now) {
+        live.push_back(std::move(call));
+        continue;
+      }
+      Finish(*call,
+             NotSent(absl::StrCat(
+                 call->method, " ", call->path,
+                 ": not sent: its deadline passed while it waited for a "
+                 "credential from exec plugin ",
+                 config_.exec->config().command)));
+    }
+    if (live.empty()) continue;
+    absl::StatusOr<std::shared_ptr<const ExecCredential>> credential =
+        config_.exec->Get();
+    for (std::shared_ptr<AsyncCall>& call : live) {
+      if (!credential.ok()) {
+        Finish(*call, credential.status());
+        continue;
+      }
+      // HttpClient refuses it (NotSent) if its deadline passed meanwhile.
+      SendAsync(std::move(call), *credential);
+    }
+  }
+}
+
+void KubeClient::Finish(AsyncCall& call, absl::Status status) {
+  Done done = std::move(call.done);
+  done(std::move(status));
+  absl::MutexLock lock(&async_mu_);
+  --async_calls_;
 }
 
 absl::StatusOr<std::string> KubeClient::Get(const std::string& path,
-                                            absl::Duration timeout) {
+                                            absl::Duration timeout,
+                                            size_t max_response_bytes) {
   ASSIGN_OR_RETURN(HttpResponse response,
-                   Call("GET", path, "", "application/json", timeout));
+                   Call("GET", path, "", "application/json", timeout,
+                        max_response_bytes));
   return std::move(response.body);
 }
 
@@ -291,27 +414,35 @@ absl::Status KubeClient::Watch(
     const std::function<bool(WatchEvent<T>&)>& on_event,
     absl::FunctionRef<absl::StatusOr<WatchEvent<T>>(absl::string_view)> decode,
     const std::atomic<bool>* cancel, absl::Duration timeout) {
-  std::shared_ptr<const ExecCredential> credential;
-  ASSIGN_OR_RETURN(
-      HttpRequest request,
+  ASSIGN_OR_RETURN(std::shared_ptr<const ExecCredential> credential,
+                   Credential());
+  HttpRequest request =
       Request("GET",
               absl::StrCat(path, "?watch=1&allowWatchBookmarks=true",
                            "&resourceVersion=", UrlEncode(resource_version),
                            "&timeoutSeconds=", absl::ToInt64Seconds(timeout),
                            Query(options)),
-              &credential));
+              credential);
   // The server ends the watch after `timeout`; the client allows a margin.
   request.timeout = timeout + absl::Seconds(30);
 
   std::string buffer;
   absl::Status stream_error;
   bool stopped_by_callback = false;
+  auto event_too_large = [&] {
+    return TooLarge(absl::StrCat("an event of the watch of ", path),
+                    limits_.max_watch_event_bytes, kMaxWatchEventBytesFlag);
+  };
   auto on_data = [&](absl::string_view chunk) {
     buffer.append(chunk.data(), chunk.size());
     size_t start = 0;
     for (size_t nl; (nl = buffer.find('\n', start)) != std::string::npos;
          start = nl + 1) {
       absl::string_view line(buffer.data() + start, nl - start);
+      if (line.size() > limits_.max_watch_event_bytes) {
+        stream_error = event_too_large();
+        return false;
+      }
       if (line.empty()) continue;
       absl::StatusOr<WatchEvent<T>> event = decode(line);
       if (!event.ok()) {
@@ -328,6 +459,11 @@ absl::Status KubeClient::Watch(
       }
     }
     buffer.erase(0, start);
+    // The event being read, its end not seen yet.
+    if (buffer.size() > limits_.max_watch_event_bytes) {
+      stream_error = event_too_large();
+      return false;
+    }
     return true;
   };
   absl::StatusOr<long> status =  // NOLINT(runtime/int)
@@ -462,8 +598,13 @@ absl::Status KubeClient::Bind(const Pod& pod, const std::string& node_name,
 
 void KubeClient::BindAsync(const Pod& pod, const std::string& node_name,
                            absl::Duration timeout, Done done) {
-  CallAsync("POST", BindingPath(pod), BindingBody(pod, node_name),
-            "application/json", timeout, std::move(done));
+  StartAsync({.method = "POST",
+              .path = BindingPath(pod),
+              .body = BindingBody(pod, node_name),
+              .content_type = "application/json",
+              .timeout = timeout,
+              .deadline = absl::Now() + timeout,
+              .done = std::move(done)});
 }
 
 absl::Status KubeClient::CreateEvent(const PodEvent& event) {
@@ -471,8 +612,13 @@ absl::Status KubeClient::CreateEvent(const PodEvent& event) {
 }
 
 void KubeClient::CreateEventAsync(const PodEvent& event, Done done) {
-  CallAsync("POST", EventsPath(event), EventBody(event), "application/json",
-            kDefaultRequestTimeout, std::move(done));
+  StartAsync({.method = "POST",
+              .path = EventsPath(event),
+              .body = EventBody(event),
+              .content_type = "application/json",
+              .timeout = kDefaultRequestTimeout,
+              .deadline = absl::Now() + kDefaultRequestTimeout,
+              .done = std::move(done)});
 }
 
 absl::Status KubeClient::PatchPodCondition(const std::string& namespace_,

@@ -8,8 +8,9 @@
 // Thread-safe: every method may be called from any thread at once.
 //
 // Failure contract: transport failures come back as HttpClient reports them
-// (DeadlineExceeded, Unavailable); an HTTP error from the apiserver maps to
-// a code a caller can act on, with the server's message:
+// (DeadlineExceeded, Unavailable; Cancelled, IsNotSent() in common/http.h,
+// for a request never sent: see "Deadlines" below); an HTTP error from the
+// apiserver maps to a code a caller can act on, with the server's message:
 //   400, 422 InvalidArgument     401 Unauthenticated    403 PermissionDenied
 //   404 NotFound                 409 AlreadyExists (create of an existing
 //   object) or Aborted (a conflict: stale resourceVersion, pod already bound)
@@ -23,6 +24,43 @@
 // plugin run again: a call is then sent once more with the new credential;
 // a watch returns, and the caller's next watch gets the new one. A 401 to
 // the new credential too is Unauthenticated, naming the plugin.
+//
+// Deadlines: a call's timeout counts from the moment it is made, before
+// any credential work: the call fixes an absolute deadline (now + timeout,
+// HttpRequest::deadline) that every attempt of its request keeps. Time
+// spent waiting for the exec plugin, for the I/O thread, or on a first
+// attempt refused with a 401 is taken from it; when the request leaves,
+// what is left is its timeout, and a request whose deadline has passed
+// before it could leave is not sent at all: it fails with Cancelled
+// (IsNotSent() is true of it). Unlike DeadlineExceeded, which may come
+// after the apiserver acted, that status says for certain that the
+// request had no effect (a binding was not made). So a caller that checks
+// a condition (the lease's write window) and bounds the timeout by it
+// knows that no request of that call leaves after the window closes,
+// however long a credential took.
+//
+// Exec plugins and the asynchronous calls (BindAsync, CreateEventAsync):
+// the plugin, which may take up to its timeout (a minute), never runs on
+// the calling thread (the binder dispatches from the I/O thread's
+// callbacks) nor on the I/O thread (every other request's answer would
+// wait for it). A call whose credential is cached and good is sent at
+// once; otherwise (none yet, expired, or just refused with a 401) it waits
+// on the client's credential thread, which runs the plugin once for all
+// the calls waiting, then sends each with what is left of its deadline, or
+// fails it as never sent when nothing is left. A 401 to an asynchronous
+// call goes the same way: the I/O thread only hands it over. The blocking
+// calls run the plugin on their caller's thread, within their deadline.
+// (Fetching every credential ahead of the calls would not do: a 401 or an
+// expiry comes after the call is made.)
+//
+// Size limits: no answer of the apiserver is held beyond a limit
+// (ResponseLimits), however large a page or an object it sends: a list
+// page or any other answer over max_response_bytes, or one watch event
+// (one line of the stream) over max_watch_event_bytes, is refused as it
+// arrives with ResourceExhausted (common/http.h's IsResponseTooLarge() is
+// true of it), its message naming the limit and the flag that raises it.
+// A list then fails as a whole, a watch ends; an informer backs off and
+// tries again (kube/informer.h).
 #ifndef METRICS_SCHEDULER_KUBE_CLIENT_H_
 #define METRICS_SCHEDULER_KUBE_CLIENT_H_
 
@@ -31,10 +69,14 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/http.h"
 #include "kube/cluster_config.h"
@@ -48,6 +90,24 @@ namespace ms::kube {
 // How long a request may take unless its call says otherwise (watches,
 // leases and bindings take their own).
 inline constexpr absl::Duration kDefaultRequestTimeout = absl::Seconds(30);
+
+// How much of one answer the client holds at most (see "Size limits"
+// above). The defaults are far above any real answer: kube-apiserver
+// stores objects of at most 1.5 MiB (etcd's default request limit), so a
+// watch event, one object, is at most a few MiB as JSON, and a list page
+// of 500 of them (ListOptions::page_size) a few hundred MiB only if every
+// object is near the limit; a page of 500 ordinary pods is a few MB.
+struct ResponseLimits {
+  // Any answer but a watch: a list page, a pod, a lease, a review, a Get().
+  size_t max_response_bytes = size_t{256} << 20;
+  // One event of a watch stream.
+  size_t max_watch_event_bytes = size_t{16} << 20;
+};
+// The scheduler's flags that set them (scheduler/main.cc), named by the
+// errors.
+inline constexpr char kMaxResponseBytesFlag[] =
+    "--max-apiserver-response-bytes";
+inline constexpr char kMaxWatchEventBytesFlag[] = "--max-watch-event-bytes";
 
 struct ListOptions {
   std::string field_selector;  // e.g. "spec.schedulerName=x,spec.nodeName="
@@ -100,7 +160,13 @@ inline constexpr char kCsiNodesPath[] = "/apis/storage.k8s.io/v1/csinodes";
 class KubeClient {
  public:
   explicit KubeClient(ClusterConfig config,
-                      std::string user_agent = "metrics-scheduler");
+                      std::string user_agent = "metrics-scheduler",
+                      ResponseLimits limits = {});
+  // Waits until every asynchronous call made has been answered (or has
+  // failed) and its `done` has returned.
+  ~KubeClient();
+  KubeClient(const KubeClient&) = delete;
+  KubeClient& operator=(const KubeClient&) = delete;
 
   // A list, every page. With `page`, each page is handed to it as soon
   // as it is decoded (its items may be moved from) and only the list's
@@ -164,9 +230,12 @@ class KubeClient {
   absl::Status CreateEvent(const PodEvent& event);
 
   // Bind() and CreateEvent() without waiting: `done` gets the answer they
-  // would have returned, on the HTTP client's I/O thread (HttpClient::Send),
-  // and must not block. A 401 to an exec plugin's credential is retried
-  // once with the plugin's next one, as by the blocking calls.
+  // would have returned, on the HTTP client's I/O thread (HttpClient::Send)
+  // or the client's credential thread, and must not block. A 401 to an
+  // exec plugin's credential is retried once with the plugin's next one,
+  // as by the blocking calls. The deadline is now + `timeout` (Events:
+  // kDefaultRequestTimeout); a call that cannot leave by then fails with
+  // Cancelled, IsNotSent() (see "Deadlines" above).
   using Done = std::function<void(absl::Status)>;
   void BindAsync(const Pod& pod, const std::string& node_name,
                  absl::Duration timeout, Done done);
@@ -233,8 +302,12 @@ class KubeClient {
 
   // GETs `path` (with its query string) and returns the body of a 2xx
   // answer, for APIs with no decoder here (the resource metrics API).
+  // `max_response_bytes`: the caller's limit on the body, whose
+  // ResourceExhausted (IsResponseTooLarge) the caller names; 0: the
+  // client's ResponseLimits::max_response_bytes.
   absl::StatusOr<std::string> Get(const std::string& path,
-                                  absl::Duration timeout = kDefaultRequestTimeout);
+                                  absl::Duration timeout = kDefaultRequestTimeout,
+                                  size_t max_response_bytes = 0);
 
   // Lists or watches any resource by its path, with its decoders, as the
   // methods above do. Instantiated for the storage objects of
@@ -263,14 +336,27 @@ class KubeClient {
       const std::string& method, const std::string& path,
       const std::string& body = "",
       const std::string& content_type = "application/json",
-      absl::Duration timeout = kDefaultRequestTimeout);
-  // The request Call() sends: Request() with the timeout, and for a method
-  // other than GET the body and its type.
-  absl::StatusOr<HttpRequest> Prepare(
+      absl::Duration timeout = kDefaultRequestTimeout,
+      size_t max_response_bytes = 0);
+  // An asynchronous call, from BindAsync or CreateEventAsync until its
+  // `done` has returned.
+  struct AsyncCall {
+    std::string method;
+    std::string path;
+    std::string body;
+    std::string content_type;
+    absl::Duration timeout;
+    absl::Time deadline;  // now + timeout, when the call was made
+    Done done;
+    int attempt = 1;  // counts the tries of a 401
+  };
+  // The request a call sends: Request() with the timeout and deadline, and
+  // for a method other than GET the body and its type.
+  HttpRequest Prepare(
       const std::string& method, const std::string& path,
       const std::string& body, const std::string& content_type,
-      absl::Duration timeout,
-      std::shared_ptr<const ExecCredential>* credential) const;
+      absl::Duration timeout, absl::Time deadline,
+      const std::shared_ptr<const ExecCredential>& credential) const;
   // What an answer to attempt `attempt` of a call means: the response when
   // 2xx, the apiserver's error otherwise. A 401 to the exec plugin's
   // `credential` is Refused(); `*again` says to send the call once more
@@ -279,16 +365,30 @@ class KubeClient {
       HttpResponse response,
       const std::shared_ptr<const ExecCredential>& credential, int attempt,
       bool* again) const;
-  // Call() without waiting; `attempt` counts the tries of a 401.
-  void CallAsync(const std::string& method, const std::string& path,
-                 std::string body, const std::string& content_type,
-                 absl::Duration timeout, Done done, int attempt = 1);
-  // A request carrying the config's credential; `*credential` is set to
-  // the exec plugin's credential it carries, if any. Fails only when the
-  // exec plugin does.
-  absl::StatusOr<HttpRequest> Request(
+  // Call() without waiting: counts the call, then CallAsync().
+  void StartAsync(AsyncCall call);
+  // Sends `call` at once when the exec plugin (if any) has a good
+  // credential cached, else hands it to the credential thread. Never runs
+  // the plugin: safe on the I/O thread.
+  void CallAsync(std::shared_ptr<AsyncCall> call);
+  // Sends `call` with `credential` (the exec plugin's, or null).
+  void SendAsync(std::shared_ptr<AsyncCall> call,
+                 std::shared_ptr<const ExecCredential> credential);
+  // Queues `call` for the credential thread, starting it if need be.
+  void AwaitCredential(std::shared_ptr<AsyncCall> call);
+  // The credential thread: runs the plugin once for the calls waiting,
+  // then sends them.
+  void FetchCredentials();
+  // Hands `status` to the call's `done`; the call is over.
+  void Finish(AsyncCall& call, absl::Status status);
+  // The exec plugin's credential, running it if need be (null without a
+  // plugin). Fails only when the plugin does.
+  absl::StatusOr<std::shared_ptr<const ExecCredential>> Credential() const;
+  // A request carrying the config's credential, or `credential` (the exec
+  // plugin's) when not null.
+  HttpRequest Request(
       const std::string& method, const std::string& path,
-      std::shared_ptr<const ExecCredential>* credential) const;
+      const std::shared_ptr<const ExecCredential>& credential) const;
   // The apiserver answered 401 to `credential`, the exec plugin's: the
   // plugin is told (ExecCredentialPlugin::Reject), and the status to
   // return says so.
@@ -297,6 +397,19 @@ class KubeClient {
 
   const ClusterConfig config_;
   const std::string user_agent_;
+  const ResponseLimits limits_;
+
+  absl::Mutex async_mu_;
+  // Asynchronous calls made and not over yet.
+  int async_calls_ ABSL_GUARDED_BY(async_mu_) = 0;
+  // Calls waiting for the exec plugin's next credential.
+  std::vector<std::shared_ptr<AsyncCall>> awaiting_credential_
+      ABSL_GUARDED_BY(async_mu_);
+  bool stopping_ ABSL_GUARDED_BY(async_mu_) = false;
+  std::thread credential_thread_;  // from the first call that waits
+
+  // Last: destroyed first, it waits for its I/O thread, whose callbacks
+  // use the members above.
   HttpClient http_;
 };
 

@@ -156,9 +156,12 @@ ExecCredentialPlugin::ExecCredentialPlugin(ExecConfig config,
 
 absl::StatusOr<std::shared_ptr<const ExecCredential>>
 ExecCredentialPlugin::Get() {
-  absl::MutexLock lock(&mu_);
-  if (cached_ != nullptr && clock_.Now() < cached_->expiry) return cached_;
-  ++runs_;
+  absl::MutexLock run(&run_mu_);
+  if (std::shared_ptr<const ExecCredential> c = Current()) return c;
+  {
+    absl::MutexLock lock(&mu_);
+    ++runs_;
+  }
   absl::StatusOr<ExecCredential> fresh = Run();
   if (!fresh.ok()) return fresh.status();
   if (fresh->expiry == absl::InfiniteFuture()) {
@@ -170,8 +173,16 @@ ExecCredentialPlugin::Get() {
               << absl::FormatTime(absl::RFC3339_sec, fresh->expiry,
                                   absl::UTCTimeZone());
   }
-  cached_ = std::make_shared<const ExecCredential>(*std::move(fresh));
-  return cached_;
+  auto credential = std::make_shared<const ExecCredential>(*std::move(fresh));
+  absl::MutexLock lock(&mu_);
+  cached_ = credential;
+  return credential;
+}
+
+std::shared_ptr<const ExecCredential> ExecCredentialPlugin::Current() const {
+  absl::MutexLock lock(&mu_);
+  if (cached_ != nullptr && clock_.Now() < cached_->expiry) return cached_;
+  return nullptr;
 }
 
 void ExecCredentialPlugin::Reject(

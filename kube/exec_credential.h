@@ -35,7 +35,9 @@
 // A failure is not cached: the next Get() runs the plugin again.
 //
 // Thread-safe. Concurrent Get()s run the plugin once; the others wait for
-// it and share its credential.
+// it and share its credential. Current() never waits for a run: callers
+// that must not block (KubeClient's I/O thread) take the cached credential
+// with it and leave the run to a thread that may wait.
 #ifndef METRICS_SCHEDULER_KUBE_EXEC_CREDENTIAL_H_
 #define METRICS_SCHEDULER_KUBE_EXEC_CREDENTIAL_H_
 
@@ -111,6 +113,11 @@ class ExecCredentialPlugin {
   // rejected, else what a new run of the plugin prints. Never null when OK.
   absl::StatusOr<std::shared_ptr<const ExecCredential>> Get();
 
+  // The cached credential when it is still good (not expired, not
+  // rejected), else null. Never runs the plugin, nor waits for a run in
+  // progress.
+  std::shared_ptr<const ExecCredential> Current() const;
+
   // The apiserver refused `rejected` (HTTP 401). Unless a newer credential
   // has replaced it already, it is dropped: the next Get() runs the plugin.
   void Reject(const std::shared_ptr<const ExecCredential>& rejected);
@@ -125,6 +132,10 @@ class ExecCredentialPlugin {
 
   const ExecConfig config_;
   const Clock& clock_;
+  // Held for a whole run of the plugin, so that concurrent Get()s share
+  // one; mu_ only for moments, so that Current() and Reject() never wait
+  // for a run.
+  absl::Mutex run_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   mutable absl::Mutex mu_;
   std::shared_ptr<const ExecCredential> cached_ ABSL_GUARDED_BY(mu_);
   int runs_ ABSL_GUARDED_BY(mu_) = 0;

@@ -5,15 +5,22 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/http.h"
 #include "metrics/metrics_server_decode.h"
 
 namespace ms::metrics {
 namespace {
 
 // The KubeClient's status for a failed list, in MetricsSource's contract.
-absl::Status ListError(const absl::Status& status) {
+absl::Status ListError(const absl::Status& status, size_t max_response_bytes) {
   const std::string what =
       absl::StrCat("listing ", kNodeMetricsPath, ": ", status.message());
+  if (IsResponseTooLarge(status)) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "listing ", kNodeMetricsPath, ": the answer is larger than ",
+        max_response_bytes,
+        " bytes, the most backend.maxResponseBytes allows: refused"));
+  }
   switch (status.code()) {
     case absl::StatusCode::kUnavailable:
     case absl::StatusCode::kResourceExhausted:
@@ -59,7 +66,9 @@ std::optional<double> Value(const std::string& query, const NodeUsage& usage,
 
 MetricsServerSource::MetricsServerSource(const BackendConfig& backend,
                                          ApiGet get)
-    : timeout_(backend.timeout), get_(std::move(get)) {}
+    : timeout_(backend.timeout),
+      max_response_bytes_(static_cast<size_t>(backend.max_response_bytes)),
+      get_(std::move(get)) {}
 
 absl::StatusOr<FetchResult> MetricsServerSource::Fetch(
     const MetricConfig& metric, const NodeSet& nodes, absl::Duration timeout) {
@@ -78,12 +87,14 @@ void MetricsServerSource::FetchAll(
   ++requests_sent_;
   absl::StatusOr<std::vector<NodeUsage>> items = [&]()
       -> absl::StatusOr<std::vector<NodeUsage>> {
-    absl::StatusOr<std::string> body =
-        get_(kNodeMetricsPath, std::min(timeout, timeout_));
-    if (!body.ok()) return ListError(body.status());
+    absl::StatusOr<std::string> body = get_(
+        kNodeMetricsPath, std::min(timeout, timeout_), max_response_bytes_);
+    if (!body.ok()) return ListError(body.status(), max_response_bytes_);
     absl::StatusOr<std::vector<NodeUsage>> decoded =
         DecodeNodeMetricsList(*body);
-    if (!decoded.ok()) return ListError(decoded.status());
+    if (!decoded.ok()) {
+      return ListError(decoded.status(), max_response_bytes_);
+    }
     return decoded;
   }();
   for (size_t i = 0; i < metrics.size(); ++i) {

@@ -16,7 +16,10 @@
 //
 // The list goes through the apiserver connection the scheduler already
 // has: the source is given a function that GETs a path there (KubeClient's
-// Get), so metrics/ stays free of Kubernetes clients.
+// Get), so metrics/ stays free of Kubernetes clients. Its body is bounded
+// by backend.maxResponseBytes (64 MiB by default) as a Prometheus answer
+// is: a larger one is refused as it arrives, with ResourceExhausted naming
+// the limit and the setting, and the metrics fall back.
 //
 // Thread-safe: Fetch() and FetchAll() may run on many threads at once.
 #ifndef METRICS_SCHEDULER_METRICS_METRICS_SERVER_SOURCE_H_
@@ -41,11 +44,15 @@ inline constexpr char kNodeMetricsPath[] =
 class MetricsServerSource final : public MetricsSource {
  public:
   // GETs a path on the apiserver: the body of a 2xx answer, or the
-  // KubeClient's status for anything else.
+  // KubeClient's status for anything else; a body over
+  // `max_response_bytes` is refused with common/http.h's
+  // ResponseTooLarge (KubeClient::Get does).
   using ApiGet = std::function<absl::StatusOr<std::string>(
-      const std::string& path, absl::Duration timeout)>;
+      const std::string& path, absl::Duration timeout,
+      size_t max_response_bytes)>;
 
-  // `backend.timeout` bounds each list.
+  // `backend.timeout` bounds each list, `backend.max_response_bytes` its
+  // body.
   MetricsServerSource(const BackendConfig& backend, ApiGet get);
 
   absl::StatusOr<FetchResult> Fetch(const MetricConfig& metric,
@@ -60,6 +67,7 @@ class MetricsServerSource final : public MetricsSource {
 
  private:
   const absl::Duration timeout_;
+  const size_t max_response_bytes_;
   const ApiGet get_;
   std::atomic<int64_t> requests_sent_{0};
 };

@@ -26,6 +26,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/flags/commandlineflag.h"
@@ -146,6 +147,16 @@ ABSL_FLAG(int, max_bindings_in_flight, 64,
           "The most bindings sent to the apiserver at once. Below it, how "
           "many are follows the apiserver's answers (fewer after 429s, "
           "timeouts and slow answers).");
+ABSL_FLAG(int64_t, max_apiserver_response_bytes, int64_t{256} << 20,
+          "The largest answer of the apiserver read, in bytes: a page of a "
+          "list (500 objects) or any other answer but a watch's; a larger "
+          "one is refused and the informer retries. Default 256 MiB, far "
+          "above any real page (500 pods are a few MB).");
+ABSL_FLAG(int64_t, max_watch_event_bytes, int64_t{16} << 20,
+          "The largest event of a watch read, in bytes (one object); a "
+          "larger one ends the watch and the informer retries. Default "
+          "16 MiB; kube-apiserver stores objects of at most 1.5 MiB unless "
+          "etcd's --max-request-bytes is raised.");
 ABSL_FLAG(absl::Duration, volume_binding_timeout, absl::Minutes(10),
           "How long the PersistentVolumeClaims of a pod may take to be bound "
           "(by the PV controller or a provisioner) once this scheduler has "
@@ -493,14 +504,34 @@ absl::StatusOr<kube::ClusterConfig> ClusterConfigFromFlags() {
            absl::GetFlag(FLAGS_master_keeps_credentials)});
 }
 
+// --max-apiserver-response-bytes and --max-watch-event-bytes.
+absl::StatusOr<kube::ResponseLimits> ResponseLimitsFromFlags() {
+  kube::ResponseLimits limits;
+  for (auto [flag, value, out] :
+       {std::tuple{kube::kMaxResponseBytesFlag,
+                   absl::GetFlag(FLAGS_max_apiserver_response_bytes),
+                   &limits.max_response_bytes},
+        std::tuple{kube::kMaxWatchEventBytesFlag,
+                   absl::GetFlag(FLAGS_max_watch_event_bytes),
+                   &limits.max_watch_event_bytes}}) {
+    if (value < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, " must be at least 1, got ", value));
+    }
+    *out = static_cast<size_t>(value);
+  }
+  return limits;
+}
+
 // `client` must outlive the source (metricsServer lists through it).
 absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> MakeSource(
     const Config& config, kube::KubeClient& client) {
   if (config.backend.type == BackendType::kMetricsServer) {
     return std::make_unique<metrics::MetricsServerSource>(
         config.backend, [&client](const std::string& path,
-                                  absl::Duration timeout) {
-          return client.Get(path, timeout);
+                                  absl::Duration timeout,
+                                  size_t max_response_bytes) {
+          return client.Get(path, timeout, max_response_bytes);
         });
   }
   if (config.backend.type == BackendType::kSysdig) {
@@ -544,7 +575,13 @@ int ExplainCommand(const std::vector<char*>& args) {
     std::cerr << "metrics-scheduler explain: " << cluster.status() << "\n";
     return kExitUsage;
   }
-  kube::KubeClient client(*cluster, "metrics-scheduler/explain");
+  absl::StatusOr<kube::ResponseLimits> limits = ResponseLimitsFromFlags();
+  if (!limits.ok()) {
+    std::cerr << "metrics-scheduler explain: " << limits.status().message()
+              << "\n";
+    return kExitUsage;
+  }
+  kube::KubeClient client(*cluster, "metrics-scheduler/explain", *limits);
   std::unique_ptr<metrics::MetricsSource> source;
   if (!QueryMetrics(config).empty()) {
     absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> s =
@@ -696,6 +733,11 @@ int Run(Config config) {
       return kExitUsage;
     }
   }
+  absl::StatusOr<kube::ResponseLimits> limits = ResponseLimitsFromFlags();
+  if (!limits.ok()) {
+    LOG(ERROR) << limits.status().message();
+    return kExitUsage;
+  }
   if (!absl::GetFlag(FLAGS_lease_name).empty()) {
     config.leader_election.lease_name = absl::GetFlag(FLAGS_lease_name);
   }
@@ -728,7 +770,8 @@ int Run(Config config) {
     LOG(WARNING) << "insecure-skip-tls-verify is set in the kubeconfig: the "
                     "apiserver's TLS certificate is not verified";
   }
-  kube::KubeClient client(*cluster, "metrics-scheduler/" + identity);
+  kube::KubeClient client(*cluster, "metrics-scheduler/" + identity,
+                          *limits);
 
   std::unique_ptr<metrics::MetricsSource> source;
   for (const std::string& warning : ConfigWarnings(config)) {

@@ -10,10 +10,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/http_server.h"
 #include "tests/testing/loopback.h"
+#include "tests/testing/testenv.h"
 
 namespace ms {
 namespace {
@@ -154,6 +157,66 @@ TEST_F(HttpSendTest, TheDestructorWaitsForWhatWasSent) {
   }
   EXPECT_EQ(answers.size(), 5u);
   EXPECT_EQ(server_->request_count(), 5);
+}
+
+// A request whose deadline has passed when the I/O thread comes to it is
+// not sent: it fails as never sent, and the server sees nothing.
+TEST_F(HttpSendTest, ARequestPastItsDeadlineIsNotSent) {
+  HttpClient client;
+  Answers answers;
+  HttpRequest r = Post("x");
+  r.deadline = absl::Now() - absl::Milliseconds(1);
+  client.Send(r, answers.Add());
+  absl::StatusOr<HttpResponse> a = answers.Await(1)[0];
+  EXPECT_EQ(a.status().code(), absl::StatusCode::kCancelled) << a.status();
+  EXPECT_TRUE(IsNotSent(a.status())) << a.status();
+  EXPECT_EQ(server_->request_count(), 0);
+  // Do() alike.
+  absl::StatusOr<HttpResponse> d = client.Do(r);
+  EXPECT_TRUE(IsNotSent(d.status())) << d.status();
+  EXPECT_EQ(server_->request_count(), 0);
+}
+
+// The deadline counts from when the request was queued: time spent waiting
+// for a busy I/O thread (here, a `done` that blocks, which `done` must not
+// do) is taken from it, and once it is gone the request is not sent.
+TEST_F(HttpSendTest, TheDeadlineCountsTheTimeQueuedBehindTheIoThread) {
+  HttpClient client;
+  Answers answers;
+  absl::Notification in_done, release;
+  client.Send(Post("busy"), [&](absl::StatusOr<HttpResponse>) {
+    in_done.Notify();
+    release.WaitForNotification();
+  });
+  in_done.WaitForNotification();
+  HttpRequest r = Post("queued");
+  r.timeout = absl::Seconds(30);
+  r.deadline = absl::Now() + absl::Milliseconds(200);
+  client.Send(r, answers.Add());
+  ASSERT_TRUE(ms::testing::WaitFor([&] { return absl::Now() > r.deadline; }));
+  release.Notify();
+  absl::StatusOr<HttpResponse> a = answers.Await(1)[0];
+  EXPECT_TRUE(IsNotSent(a.status())) << a.status();
+  EXPECT_EQ(server_->request_count(), 1);
+}
+
+// A deadline sooner than the timeout bounds the request.
+TEST_F(HttpSendTest, TheDeadlineBoundsTheTimeout) {
+  absl::Notification release;
+  server_->SetHandler([&](const RecordedRequest&) {
+    // Answers in time for the timeout, not for the deadline.
+    release.WaitForNotificationWithTimeout(absl::Seconds(10));
+    return HttpAnswer{200, "{}"};
+  });
+  HttpClient client;
+  Answers answers;
+  HttpRequest r = Post("x");
+  r.timeout = absl::Seconds(60);
+  r.deadline = absl::Now() + absl::Milliseconds(300);
+  client.Send(r, answers.Add());
+  absl::StatusOr<HttpResponse> a = answers.Await(1)[0];
+  release.Notify();
+  EXPECT_TRUE(absl::IsDeadlineExceeded(a.status())) << a.status();
 }
 
 }  // namespace

@@ -258,5 +258,48 @@ TEST(InformerHttpTest, RefusedNodesDoNotBlindTheInformer) {
   informer.Stop();
 }
 
+// An answer over the client's limits (ResponseLimits) does not stop the
+// informer: a list page too large fails the list, an event too large the
+// watch; each is retried after a backoff, and the informer carries on with
+// what comes next (the apiserver's next list, the watch resumed from the
+// last event delivered).
+TEST(InformerHttpTest, AnswersOverTheLimitsAreRetriedAfterABackoff) {
+  const std::string padding(96 << 10, 'x');  // over 64 KiB in an object
+  std::string large_pod = PodObject("a", "102", "");
+  large_pod.insert(large_pod.size() - 1,
+                   absl::StrCat(R"(,"padding":")", padding, R"(")"));
+  std::vector<std::string> many;  // 40 pods of 96 KiB: over 1 MiB
+  for (int i = 0; i < 40; ++i) many.push_back(large_pod);
+  WireApiserver server(
+      {List("Pod", "90", many), List("Pod", "100", {PodObject("a", "10", "")})},
+      {{Event("ADDED", PodObject("b", "101", "")),
+        Event("MODIFIED", large_pod)},
+       {Event("MODIFIED", PodObject("a", "103", ""))}});
+  ASSERT_FALSE(server.url().empty());
+  KubeClient client(PlainUrl(server.url()).value(), "test",
+                    {.max_response_bytes = 1 << 20,
+                     .max_watch_event_bytes = 64 << 10});
+  Delivered<Pod> delivered;
+  absl::Mutex mu;
+  int backoffs = 0;
+  InformerOptions options{.sleep = [&](absl::Duration) {
+    absl::MutexLock lock(&mu);
+    ++backoffs;
+  }};
+  Informer<Pod> informer("pods", PodSource(client, {}), delivered.Handlers(),
+                         options);
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(30)));
+  ASSERT_TRUE(WaitFor([&] { return delivered.Events().size() == 3; }));
+  EXPECT_EQ(delivered.Events(),
+            (Events{"add a@10", "add b@101", "update a@103"}));
+  EXPECT_EQ(informer.Lists(), 1);
+  {
+    absl::MutexLock lock(&mu);
+    EXPECT_EQ(backoffs, 2);  // the list, then the watch
+  }
+  informer.Stop();
+}
+
 }  // namespace
 }  // namespace ms::kube

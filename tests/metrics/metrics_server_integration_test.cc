@@ -62,8 +62,9 @@ class MetricsServerIntegrationTest : public ::testing::Test {
   // A source listing through the apiserver as the scheduler.
   MetricsServerSource Source() {
     return MetricsServerSource(
-        {}, [this](const std::string& path, absl::Duration timeout) {
-          return client_.Get(path, timeout);
+        {}, [this](const std::string& path, absl::Duration timeout,
+                   size_t max_response_bytes) {
+          return client_.Get(path, timeout, max_response_bytes);
         });
   }
 

@@ -12,9 +12,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "common/clock.h"
+#include "common/http.h"
+#include "config/config.h"
+#include "kube/client.h"
+#include "kube/cluster_config.h"
 #include "metrics/cache.h"
 #include "metrics/metrics_server_decode.h"
 #include "tests/metrics/source_test_util.h"
+#include "tests/testing/http_server.h"
 
 namespace ms::metrics {
 namespace {
@@ -23,6 +28,9 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Pair;
+using ::ms::testing::HttpAnswer;
+using ::ms::testing::RecordedRequest;
+using ::ms::testing::TestHttpServer;
 
 // 2026-11-25T10:00:00Z
 constexpr int64_t kT0 = 1795600800000;
@@ -117,15 +125,22 @@ class FakeApi {
     absl::MutexLock lock(&mu_);
     return calls_;
   }
+  // The limit the last list was given.
+  size_t max_response_bytes() const {
+    absl::MutexLock lock(&mu_);
+    return max_response_bytes_;
+  }
   std::vector<std::string> paths() const {
     absl::MutexLock lock(&mu_);
     return paths_;
   }
   MetricsServerSource::ApiGet Get() {
-    return [this](const std::string& path, absl::Duration) {
+    return [this](const std::string& path, absl::Duration,
+                  size_t max_response_bytes) {
       absl::MutexLock lock(&mu_);
       ++calls_;
       paths_.push_back(path);
+      max_response_bytes_ = max_response_bytes;
       return answer_;
     };
   }
@@ -135,6 +150,7 @@ class FakeApi {
   absl::StatusOr<std::string> answer_ ABSL_GUARDED_BY(mu_) = std::string();
   int calls_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<std::string> paths_ ABSL_GUARDED_BY(mu_);
+  size_t max_response_bytes_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 MetricConfig Metric(const std::string& query) {
@@ -199,6 +215,63 @@ TEST(MetricsServerSourceTest, FetchListsOnce) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ValuesOf(*r), ElementsAre(Pair("a", 0.5)));
   EXPECT_EQ(api.calls(), 1);
+  // backend.maxResponseBytes' default, as for the other backends.
+  EXPECT_EQ(api.max_response_bytes(), size_t{64} << 20);
+}
+
+// backend.maxResponseBytes bounds the list as it bounds a Prometheus
+// answer: one larger, its size announced (Content-Length) or not, is
+// refused as it arrives, naming the limit and the setting that raises it,
+// and the metric falls back; an apiserver's 429 stays Unavailable.
+TEST(MetricsServerSourceTest, AListOverMaxResponseBytesIsRefused) {
+  absl::StatusOr<Config> config = LoadConfigString(
+      "apiVersion: metrics-scheduler/v1alpha1\n"
+      "kind: MetricsSchedulerConfiguration\n"
+      "backend: {type: metricsServer, maxResponseBytes: 1Mi}\n"
+      "metrics:\n  - {name: node_cpu, query: cpu}\n",
+      "file.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_EQ(config->backend.max_response_bytes, 1 << 20);
+  absl::StatusOr<std::unique_ptr<TestHttpServer>> server =
+      TestHttpServer::Start();
+  ASSERT_TRUE(server.ok()) << server.status();
+  kube::KubeClient client(kube::PlainUrl((*server)->url()).value());
+  MetricsServerSource source(
+      config->backend, [&client](const std::string& path,
+                                 absl::Duration timeout, size_t max_bytes) {
+        return client.Get(path, timeout, max_bytes);
+      });
+  // 16,384 nodes of about 100 bytes each: 1.6 MiB.
+  std::vector<std::string> items;
+  for (int i = 0; i < 16384; ++i) {
+    items.push_back(Item(absl::StrCat("node-", i), "1", "1Gi"));
+  }
+  const std::string big = List(items);
+  ASSERT_GT(big.size(), size_t{1} << 20);
+  for (bool unframed : {false, true}) {
+    SCOPED_TRACE(unframed ? "unframed" : "with Content-Length");
+    (*server)->SetHandler([&big, unframed](const RecordedRequest&) {
+      return HttpAnswer{.body = big, .unframed = unframed};
+    });
+    absl::StatusOr<FetchResult> r =
+        source.Fetch(QueryMetrics(*config)[0], Nodes(), absl::Seconds(30));
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted)
+        << r.status();
+    EXPECT_THAT(r.status().message(),
+                HasSubstr("larger than 1048576 bytes, the most "
+                          "backend.maxResponseBytes allows"));
+    EXPECT_THAT(r.status().message(), HasSubstr("metric node_cpu"));
+  }
+  // Within the limit: read as before.
+  (*server)->SetAnswer(200, List({Item("a", "1", "2Gi")}));
+  absl::StatusOr<FetchResult> r =
+      source.Fetch(QueryMetrics(*config)[0], Nodes(), absl::Seconds(30));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(ValuesOf(*r), ElementsAre(Pair("a", 1)));
+  // A 429 is the apiserver's ResourceExhausted, not the limit's.
+  (*server)->SetAnswer(429, R"({"kind":"Status","code":429,"message":"slow down"})");
+  r = source.Fetch(QueryMetrics(*config)[0], Nodes(), absl::Seconds(30));
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable) << r.status();
 }
 
 TEST(MetricsServerSourceTest, ErrorsFollowTheSourceContract) {
@@ -244,8 +317,8 @@ TEST(MetricsServerSourceTest, TheBackendTimeoutBoundsTheList) {
   absl::Duration seen;
   MetricsServerSource source(
       {.timeout = absl::Milliseconds(300)},
-      [&](const std::string&, absl::Duration timeout)
-          -> absl::StatusOr<std::string> {
+      [&](const std::string&, absl::Duration timeout,
+          size_t) -> absl::StatusOr<std::string> {
         seen = timeout;
         return List({});
       });
