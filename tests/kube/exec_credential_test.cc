@@ -9,11 +9,13 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "common/token_file.h"
 #include "gtest/gtest.h"
 #include "tests/testing/exec_plugin.h"
+#include "tests/testing/testenv.h"
 
 namespace ms::kube {
 namespace {
@@ -253,6 +255,43 @@ TEST_F(ExecPluginTest, ConcurrentCallersShareOneRun) {
   EXPECT_EQ(got[0]->token, "token-1");
   EXPECT_EQ(plugin.runs(), 1);
   EXPECT_EQ(RunsCounted(Counter()), 1);
+}
+
+// Current() and Reject() never wait for a run in progress (KubeClient's
+// I/O thread calls them): during a run they answer from the cache, and the
+// run's credential is Current() once it ends.
+TEST_F(ExecPluginTest, CurrentAndRejectDoNotWaitForARun) {
+  const std::string fetching = dir_ + "/fetching";
+  const std::string release = dir_ + "/release";
+  ExecCredentialPlugin plugin(
+      Plugin(CountRuns(Counter()) +
+             absl::StrCat("if [ \"$n\" -ge 2 ]; then\n  : >'", fetching,
+                          "'\n  while [ ! -e '", release,
+                          "' ]; do sleep 0.02; done\nfi\n") +
+             PrintCredential(TokenCredential("token-$n"))),
+      clock_);
+  absl::StatusOr<std::shared_ptr<const ExecCredential>> first = plugin.Get();
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(plugin.Current(), *first);
+  plugin.Reject(*first);
+  EXPECT_EQ(plugin.Current(), nullptr);
+  std::thread second([&] { (void)plugin.Get(); });
+  ASSERT_TRUE(ms::testing::WaitFor([&] { return fs::exists(fetching); }));
+  absl::Notification answered;
+  std::shared_ptr<const ExecCredential> during;
+  std::thread reader([&] {
+    during = plugin.Current();
+    plugin.Reject(*first);
+    answered.Notify();
+  });
+  EXPECT_TRUE(answered.WaitForNotificationWithTimeout(absl::Seconds(30)))
+      << "Current() or Reject() waited for the plugin";
+  std::ofstream(release).flush();
+  second.join();
+  reader.join();
+  EXPECT_EQ(during, nullptr);
+  ASSERT_NE(plugin.Current(), nullptr);
+  EXPECT_EQ(plugin.Current()->token, "token-2");
 }
 
 TEST_F(ExecPluginTest, AFailureNamesThePluginAndCarriesItsStderr) {
