@@ -55,6 +55,14 @@ EventRecorder::~EventRecorder() {
     closed_ = true;
   }
   for (std::thread& t : writers_) t.join();
+  // The writers wait for every answer, but an answer's callback may still
+  // be on its way out (or pumping) on the I/O thread, which outlives the
+  // recorder: not one may touch it once this returns.
+  absl::MutexLock lock(&mu_);
+  auto let_go = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return callbacks_ == 0;
+  };
+  mu_.Await(absl::Condition(&let_go));
 }
 
 kube::PodEvent EventRecorder::MakeEvent(const Pod& pod, const Pod& by,
@@ -183,6 +191,7 @@ void EventRecorder::Pump() {
         continue;
       }
       ++sending_;
+      ++callbacks_;
       // std::function wants a copyable callable: the write travels by
       // pointer.
       next = std::make_shared<Write>(std::move(events_.front()));
@@ -202,8 +211,17 @@ void EventRecorder::Sent(Write write, const absl::Status& status) {
     absl::MutexLock lock(&mu_);
     --sending_;
     if (IsTransientOrStarting(status)) Retry(std::move(write));
+    // Once closing, the writers make the last attempts: nothing to pump,
+    // and the destructor may return as soon as this lock is let go.
+    if (closed_) {
+      --callbacks_;
+      return;
+    }
   }
   Pump();
+  // The last touch of the recorder, under the lock its destructor waits on.
+  absl::MutexLock lock(&mu_);
+  --callbacks_;
 }
 
 void EventRecorder::Retry(Write write) {

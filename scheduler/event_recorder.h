@@ -35,7 +35,10 @@
 // (metrics_scheduler_events_pending).
 //
 // Thread-safe. The destructor writes what is queued (one attempt each once
-// closing) and joins the writers.
+// closing), joins the writers, and returns only once every Event sent has
+// been answered and its callback has let go of the recorder (each request
+// has its timeout, so this ends): the I/O thread that answers outlives
+// the recorder. No method may be called once it has begun.
 #ifndef METRICS_SCHEDULER_SCHEDULER_EVENT_RECORDER_H_
 #define METRICS_SCHEDULER_SCHEDULER_EVENT_RECORDER_H_
 
@@ -150,6 +153,9 @@ class EventRecorder {
   uint64_t retries_added_ ABSL_GUARDED_BY(mu_) = 0;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   int sending_ ABSL_GUARDED_BY(mu_) = 0;  // Events sent, not yet answered
+  // Callbacks given to RecordEventAsync that have not yet returned: the
+  // destructor waits until there are none.
+  int callbacks_ ABSL_GUARDED_BY(mu_) = 0;
   std::atomic<bool> bindings_wait_{false};
   bool pumping_ ABSL_GUARDED_BY(mu_) = false;
   bool pump_again_ ABSL_GUARDED_BY(mu_) = false;
