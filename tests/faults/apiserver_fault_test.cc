@@ -5,11 +5,15 @@
 
 #include <signal.h>
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/algorithm/container.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "common/token_file.h"
@@ -44,6 +48,18 @@ double BindingsWithoutAnswer(SchedulerProcess* s) {
   return n;
 }
 
+// The request lines ("POST /api/v1/... HTTP/1.1") in bytes clients sent.
+std::string RequestLines(absl::string_view bytes) {
+  std::string out;
+  for (absl::string_view line : absl::StrSplit(bytes, "\r\n")) {
+    for (absl::string_view method : {"GET ", "POST ", "PUT ", "PATCH ",
+                                      "DELETE "}) {
+      if (absl::StartsWith(line, method)) absl::StrAppend(&out, line, "\n");
+    }
+  }
+  return out;
+}
+
 class ApiserverFaultTest : public FaultTest {
  protected:
   std::string ReadTrimmed(const std::string& path) {
@@ -58,7 +74,9 @@ class ApiserverFaultTest : public FaultTest {
 
   // Makes `testenv up` restart the apiserver (SIGUSR1) and waits until the
   // new one answers, so the shared control plane is left healthy.
-  void RestartApiserver() {
+  // `on_killed` runs once the old one is gone (the new one started, not yet
+  // answering).
+  void RestartApiserver(const std::function<void()>& on_killed = nullptr) {
     std::string up = ReadTrimmed(env_.dir() + "/up.pid");
     int up_pid = 0;
     ASSERT_TRUE(absl::SimpleAtoi(up, &up_pid) && up_pid > 0)
@@ -73,6 +91,7 @@ class ApiserverFaultTest : public FaultTest {
         },
         absl::Seconds(60)))
         << "the apiserver was not restarted";
+    if (on_killed) on_killed();
     ASSERT_TRUE(WaitFor([&] { return ApiserverReady(); }, absl::Seconds(60)))
         << "the restarted apiserver does not answer";
   }
@@ -83,20 +102,45 @@ class ApiserverFaultTest : public FaultTest {
   }
 };
 
+// The apiserver is killed and restarted while a binding awaits its answer:
+// the apiserver carried the binding out, and its answer is lost with it.
+// The scheduler must read the pod back through the restart (no apiserver
+// for a few seconds, then 403s while its RBAC authorizer syncs) and settle
+// it, and keep its lease.
 TEST_F(ApiserverFaultTest, ApiserverRestartedInTheMiddleOfABurst) {
   AddNodes(kNodes, kNodeCpu);
-  SchedulerProcess* s = StartScheduler({});
+  // Through a plain-HTTP front of the apiserver (`kubectl proxy`'s place),
+  // which can hold an answer back.
+  absl::StatusOr<std::unique_ptr<WatchProxy>> front =
+      WatchProxy::Start(env_.server(), env_.dir() + "/pki/ca.crt");
+  ASSERT_TRUE(front.ok()) << front.status();
+  SchedulerProcess* s = StartScheduler(
+      {}, "fault",
+      {"--master=" + (*front)->url(), "--master-keeps-credentials"});
   ASSERT_NE(s, nullptr);
   WaitForLeader(s);
 
   CreatePodsInBackground("restart", kBurst, kPodCpu);
   ASSERT_TRUE(WaitFor([&] { return CountBound() >= 20; }, absl::Seconds(60)));
+  // The next binding is carried out and its answer held back: the restart
+  // strikes while that binding is unanswered, and its answer goes with the
+  // old apiserver.
+  (*front)->HoldNextAnswer("/binding");
+  ASSERT_TRUE(
+      WaitFor([&] { return (*front)->HeldAnswers() == 1; }, absl::Seconds(60)))
+      << "no binding after the 20th";
+  const double unanswered_before = BindingsWithoutAnswer(s);
   const int bound_at_restart = CountBound();
-  RestartApiserver();
+  RestartApiserver([&] { (*front)->DropHeldAnswers(); });
   JoinCreator();
   EXPECT_LT(bound_at_restart, kBurst) << "the burst was over before the fault";
   ASSERT_TRUE(WaitForAllBound(kBurst)) << CountBound() << " bound";
   ExpectEveryPodBoundOnce(kBurst);
+  // The binding the restart hit was read back and settled.
+  EXPECT_TRUE(WaitFor(
+      [&] { return BindingsWithoutAnswer(s) >= unanswered_before + 1; }))
+      << "the restart hit no binding\n"
+      << s->Log();
   EXPECT_TRUE(s->Ready());
   EXPECT_EQ(s->Metric("metrics_scheduler_leader"), 1);
 }
@@ -218,17 +262,26 @@ TEST_F(ApiserverFaultTest, ConnectionCutAndRefusedInTheMiddleOfABurst) {
   EXPECT_EQ(s->Metric("metrics_scheduler_leader"), 1);
 }
 
-// A network partition, not a reset: the leader's connections go silent
-// while a binding of its awaits an answer. It must stop binding before its
-// lease can expire and give up, and the standby take over; when the
-// partition heals and the held bytes are delivered, nothing the former
-// leader sent may have placed a pod twice or over-committed a node. (A
-// binding request without a timeout below leaseDuration - renewDeadline
-// would still be open then, and be delivered after the standby leads.)
+// A network partition, not a reset: the leader's connections go silent,
+// starting with a binding request of its, held unanswered. It must stop
+// binding before its lease can expire, give up and exit 1 within
+// --shutdown-timeout, and the standby take over. The partition then heals
+// while the former leader still runs: what it sent is delivered on every
+// connection it still holds open, as TCP would retransmit it. None of that
+// may be a binding: each binding request gives up (and closes its
+// connection) below leaseDuration - renewDeadline, so none is still open
+// once a standby may lead. One still open would land now, after the
+// standby's own writes.
 TEST_F(ApiserverFaultTest, ABlackholedLeaderStopsBeforeTheStandbyLeads) {
   AddNodes(kNodes, kNodeCpu);
+  // replica-a -> the partition (TcpProxy) -> a plain-HTTP front of the
+  // apiserver (WatchProxy, `kubectl proxy`'s place), so that the requests
+  // the partition holds and delivers can be read.
+  absl::StatusOr<std::unique_ptr<WatchProxy>> front =
+      WatchProxy::Start(env_.server(), env_.dir() + "/pki/ca.crt");
+  ASSERT_TRUE(front.ok()) << front.status();
   absl::StatusOr<std::unique_ptr<TcpProxy>> proxy =
-      TcpProxy::Start(ApiserverPort());
+      TcpProxy::Start((*front)->port());
   ASSERT_TRUE(proxy.ok()) << proxy.status();
   FaultConfig config;
   config.lease_duration = "4s";
@@ -236,7 +289,7 @@ TEST_F(ApiserverFaultTest, ABlackholedLeaderStopsBeforeTheStandbyLeads) {
   config.retry_period = "1s";
   SchedulerProcess* a = StartScheduler(
       config, "replica-a",
-      {absl::StrCat("--master=https://127.0.0.1:", (*proxy)->port()),
+      {absl::StrCat("--master=http://127.0.0.1:", (*proxy)->port()),
        "--master-keeps-credentials"});
   ASSERT_NE(a, nullptr);
   WaitForLeader(a);
@@ -246,24 +299,55 @@ TEST_F(ApiserverFaultTest, ABlackholedLeaderStopsBeforeTheStandbyLeads) {
 
   CreatePodsInBackground("partition", kOverfilled, kPodCpu);
   ASSERT_TRUE(WaitFor([&] { return CountBound() >= 20; }, absl::Seconds(60)));
-  // Partition the leader while a binding of its awaits an answer: answers
-  // are held up until one is awaited, then held back for good.
-  (*proxy)->SetDelay(absl::Seconds(2));
+  // The partition starts with replica-a's next binding request, held in it.
+  constexpr char kBinding[] = "/binding HTTP/1.1";
+  (*proxy)->BlackholeOnClientBytes(kBinding);
   ASSERT_TRUE(WaitFor(
-      [&] { return a->Metric("metrics_scheduler_bindings_in_flight") >= 1; },
+      [&] {
+        return absl::StrContains((*proxy)->HeldFromClients(), kBinding);
+      },
       absl::Seconds(60)))
-      << "no binding in flight";
-  (*proxy)->SetBlackhole(true);
-  (*proxy)->SetDelay(absl::ZeroDuration());
+      << "no binding held by the partition";
   const int bound_at_partition = CountBound();
 
-  // The standby leads once the lease expires; the former leader has given
-  // up by then (renewDeadline < leaseDuration) and exits.
+  // replica-a gives up its lease once its renewals have failed for the
+  // renew deadline; the standby leads once the lease has expired, and
+  // writes (its lease, then bindings).
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return a->Scrape().ok() && a->Metric("metrics_scheduler_leader") == 0;
+      },
+      absl::Seconds(30)))
+      << "replica-a did not give up its lease\n"
+      << a->Log();
+  const absl::Time lost = absl::Now();
   WaitForLeader(b, absl::Seconds(60));
-  EXPECT_EQ(a->Stop(absl::Seconds(60)), 1)
-      << "the former leader should exit with failure on losing the lease";
-  EXPECT_GT((*proxy)->Held(), 0);
+  const std::string bound =
+      "metrics_scheduler_binding_outcomes_total{outcome=\"bound\"}";
+  ASSERT_TRUE(WaitFor([&] { return b->Metric(bound) >= 1; },
+                      absl::Seconds(60)))
+      << "the standby bound nothing";
+
+  // Heal while replica-a still runs, its connections open.
+  ASSERT_TRUE(a->Running())
+      << "replica-a exited before the partition healed: nothing it held "
+         "open could be delivered\n"
+      << a->Log();
   (*proxy)->SetBlackhole(false);
+  // It exits 1 within --shutdown-timeout (10 s) of losing its lease; the
+  // 5 s more are for a loaded machine.
+  std::optional<int> code =
+      a->WaitForExit(lost + absl::Seconds(15) - absl::Now());
+  ASSERT_TRUE(code.has_value())
+      << "replica-a still runs 15 s after it lost its lease\n"
+      << a->Log();
+  EXPECT_EQ(*code, 1)
+      << "the former leader should exit with failure on losing the lease";
+  // Nothing replica-a had open when the partition healed was a binding.
+  EXPECT_FALSE(absl::StrContains((*proxy)->DeliveredAfterHeal(), kBinding))
+      << "a binding request of the former leader was delivered after the "
+         "standby led; requests delivered then:\n"
+      << RequestLines((*proxy)->DeliveredAfterHeal());
   JoinCreator();
 
   ASSERT_TRUE(WaitForUnschedulable(kSlots))
@@ -271,10 +355,8 @@ TEST_F(ApiserverFaultTest, ABlackholedLeaderStopsBeforeTheStandbyLeads) {
   EXPECT_LT(bound_at_partition, kSlots) << "the burst was over too soon";
   BindingReport report = ExpectEveryPodBoundOnce(
       kOverfilled, /*allow_lost_events=*/true, kSlots);
-  // The standby placed the rest, but for the pods a binding of the former
-  // leader's placed: one the apiserver applied after bound_at_partition was
-  // read, or one held in the partition and delivered on healing. Those
-  // have no Scheduled event (the former leader never heard back).
+  // The standby placed the rest, but for pods a binding of the former
+  // leader's placed before the partition, whose answer or Event it held.
   EXPECT_GE(report.events_by_instance["replica-b"] + report.pods_without_event,
             kSlots - bound_at_partition);
 }

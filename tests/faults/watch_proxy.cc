@@ -62,6 +62,7 @@ WatchProxy::WatchProxy(int listen_fd, int port, const std::string& server,
 
 WatchProxy::~WatchProxy() {
   stopping_.store(true);
+  DropHeldAnswers();
   shutdown(listen_fd_, SHUT_RDWR);
   acceptor_.join();
   close(listen_fd_);
@@ -94,6 +95,29 @@ int WatchProxy::Lists(const std::string& match) const {
     }
   }
   return n;
+}
+
+void WatchProxy::HoldNextAnswer(const std::string& match) {
+  absl::MutexLock lock(&mu_);
+  hold_ = match;
+}
+
+int WatchProxy::HeldAnswers() const {
+  absl::MutexLock lock(&mu_);
+  return held_answers_;
+}
+
+void WatchProxy::DropHeldAnswers() {
+  absl::MutexLock lock(&mu_);
+  drop_held_ = true;
+}
+
+bool WatchProxy::TakeHold(const std::string& target) {
+  absl::MutexLock lock(&mu_);
+  if (hold_.empty() || !absl::StrContains(target, hold_)) return false;
+  hold_.clear();
+  ++held_answers_;
+  return true;
 }
 
 bool WatchProxy::TakeFault(const std::string& target) {
@@ -172,6 +196,12 @@ void WatchProxy::Serve(int fd) {
     lists_.push_back(target);
   }
   absl::StatusOr<HttpResponse> response = http_.Do(request);
+  if (response.ok() && TakeHold(target)) {
+    // The answer is lost: the connection closes without it.
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(&drop_held_));
+    return;
+  }
   if (!response.ok()) {
     std::string body = absl::StrCat(
         R"({"kind":"Status","status":"Failure","code":503,"message":"proxy: )",

@@ -152,6 +152,23 @@ int SchedulerProcess::Stop(absl::Duration grace) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
 }
 
+bool SchedulerProcess::Running() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) != pid_) return true;
+  pid_ = -1;
+  exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  return false;
+}
+
+std::optional<int> SchedulerProcess::WaitForExit(absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (Running() && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  return exit_code_;
+}
+
 void SchedulerProcess::Kill() {
   if (pid_ <= 0) return;
   kill(pid_, SIGKILL);

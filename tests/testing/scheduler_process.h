@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +53,13 @@ class SchedulerProcess {
   int Stop(absl::Duration grace = absl::Seconds(30));
   // SIGKILL, no clean-up: what a crash looks like to the cluster.
   void Kill();
+  // Whether the process still runs (one that has exited is reaped, and its
+  // exit code kept for WaitForExit).
+  bool Running();
+  // Waits, sending no signal, until the process exits by itself or
+  // `timeout` passes. Its exit code (-signal when killed by one), or
+  // nullopt when it still runs (or was stopped or killed by this object).
+  std::optional<int> WaitForExit(absl::Duration timeout);
 
   // GET /readyz returned 200.
   bool Ready();
@@ -74,6 +82,7 @@ class SchedulerProcess {
                    std::string metrics_token, std::string log,
                    std::string identity);
   pid_t pid_;
+  std::optional<int> exit_code_;  // once Running() has seen it exit
   const int port_;
   const int secure_port_;
   const std::string metrics_token_;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "tests/testing/loopback.h"
@@ -67,6 +68,38 @@ void TcpProxy::CutAll() {
   for (int fd : open_fds_) shutdown(fd, SHUT_RDWR);
 }
 
+void TcpProxy::BlackholeOnClientBytes(const std::string& match) {
+  absl::MutexLock lock(&mu_);
+  trigger_ = match;
+  armed_.store(true);
+}
+
+std::string TcpProxy::HeldFromClients() const {
+  absl::MutexLock lock(&mu_);
+  return held_from_clients_;
+}
+
+std::string TcpProxy::DeliveredAfterHeal() const {
+  absl::MutexLock lock(&mu_);
+  return delivered_after_heal_;
+}
+
+void TcpProxy::MaybeTrigger(absl::string_view chunk) {
+  if (!armed_.load()) return;
+  absl::MutexLock lock(&mu_);
+  if (!armed_.load() || !absl::StrContains(chunk, trigger_)) return;
+  armed_.store(false);
+  blackhole_.store(true);
+}
+
+bool TcpProxy::Deliver(int fd, const char* data, size_t n) {
+  if (healed_.load()) {
+    absl::MutexLock lock(&mu_);
+    delivered_after_heal_.append(data, n);
+  }
+  return WriteAll(fd, data, n);
+}
+
 void TcpProxy::AcceptLoop() {
   while (!stopping_.load()) {
     pollfd p{listen_fd_, POLLIN, 0};
@@ -104,7 +137,8 @@ void TcpProxy::Pump(int client) {
     if (!blackhole_.load()) {
       for (int i = 0; i < 2 && open; ++i) {
         open = held[i].empty() ||
-               WriteAll(fds[1 - i].fd, held[i].data(), held[i].size());
+               (i == 0 ? Deliver(fds[1].fd, held[0].data(), held[0].size())
+                       : WriteAll(fds[0].fd, held[1].data(), held[1].size()));
         held[i].clear();
       }
     }
@@ -119,14 +153,21 @@ void TcpProxy::Pump(int client) {
       if (i == 1) {
         int64_t delay = delay_ms_.load();
         if (delay > 0) absl::SleepFor(absl::Milliseconds(delay));
+      } else {
+        MaybeTrigger(absl::string_view(buffer, static_cast<size_t>(n)));
       }
       // Checked after the delay: a chunk held up by it is caught too.
       if (blackhole_.load() || !held[i].empty()) {
         held[i].append(buffer, static_cast<size_t>(n));
         held_.fetch_add(n);
+        if (i == 0) {
+          absl::MutexLock lock(&mu_);
+          held_from_clients_.append(buffer, static_cast<size_t>(n));
+        }
         continue;
       }
-      open = WriteAll(fds[1 - i].fd, buffer, static_cast<size_t>(n));
+      open = i == 0 ? Deliver(fds[1].fd, buffer, static_cast<size_t>(n))
+                    : WriteAll(fds[0].fd, buffer, static_cast<size_t>(n));
     }
   }
   absl::MutexLock lock(&mu_);
