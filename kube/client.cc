@@ -623,7 +623,8 @@ void KubeClient::CreateEventAsync(const PodEvent& event, Done done) {
 
 absl::Status KubeClient::PatchPodCondition(const std::string& namespace_,
                                            const std::string& name,
-                                           const PodCondition& condition) {
+                                           const PodCondition& condition,
+                                           absl::Duration timeout) {
   std::string now = JsonQuote(absl::FormatTime(
       "%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone()));
   std::string body = absl::StrCat(
@@ -635,7 +636,7 @@ absl::Status KubeClient::PatchPodCondition(const std::string& namespace_,
   return Call("PATCH",
               absl::StrCat("/api/v1/namespaces/", namespace_, "/pods/", name,
                            "/status"),
-              body, "application/strategic-merge-patch+json")
+              body, "application/strategic-merge-patch+json", timeout)
       .status();
 }
 
@@ -680,24 +681,28 @@ absl::Status KubeClient::MergePatch(const std::string& path,
 
 absl::Status KubeClient::DeletePod(const std::string& namespace_,
                                    const std::string& name,
-                                   const std::string& uid) {
+                                   const std::string& uid,
+                                   absl::Duration timeout) {
   return Call("DELETE",
               absl::StrCat("/api/v1/namespaces/", UrlEncode(namespace_),
                            "/pods/", UrlEncode(name)),
               absl::StrCat("{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\","
                            "\"preconditions\":{\"uid\":",
-                           JsonQuote(uid), "}}"))
+                           JsonQuote(uid), "}}"),
+              "application/json", timeout)
       .status();
 }
 
 absl::Status KubeClient::SetNominatedNode(const std::string& namespace_,
                                           const std::string& name,
-                                          const std::string& node) {
+                                          const std::string& node,
+                                          absl::Duration timeout) {
   return MergePatch(
       absl::StrCat("/api/v1/namespaces/", UrlEncode(namespace_), "/pods/",
                    UrlEncode(name), "/status"),
       absl::StrCat("{\"status\":{\"nominatedNodeName\":",
-                   node.empty() ? "null" : JsonQuote(node), "}}"));
+                   node.empty() ? "null" : JsonQuote(node), "}}"),
+      timeout);
 }
 
 absl::StatusOr<Pod> KubeClient::GetPod(const std::string& namespace_,

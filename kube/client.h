@@ -245,7 +245,8 @@ class KubeClient {
   // pods/NAME/status, keyed by condition type).
   absl::Status PatchPodCondition(const std::string& namespace_,
                                  const std::string& name,
-                                 const PodCondition& condition);
+                                 const PodCondition& condition,
+                                 absl::Duration timeout = kDefaultRequestTimeout);
 
   absl::StatusOr<Pod> GetPod(const std::string& namespace_,
                              const std::string& name);
@@ -253,11 +254,13 @@ class KubeClient {
   // Deletes a pod, only if its uid is still `uid` (Aborted otherwise);
   // NotFound when it is gone.
   absl::Status DeletePod(const std::string& namespace_, const std::string& name,
-                         const std::string& uid);
+                         const std::string& uid,
+                         absl::Duration timeout = kDefaultRequestTimeout);
   // Sets (or, with "", clears) a pod's status.nominatedNodeName.
   absl::Status SetNominatedNode(const std::string& namespace_,
                                 const std::string& name,
-                                const std::string& node);
+                                const std::string& node,
+                                absl::Duration timeout = kDefaultRequestTimeout);
 
   // Lease calls take a timeout: leader election bounds each attempt so
   // that a slow apiserver cannot hold a leader past its renew deadline.

@@ -95,8 +95,10 @@ class SchedulerApi {
   virtual void RecordEventAsync(const kube::PodEvent& event, Done done) {
     done(RecordEvent(event));
   }
+  // Gives up after `timeout`.
   virtual absl::Status SetPodCondition(const Pod& pod,
-                                       const kube::PodCondition& condition) = 0;
+                                       const kube::PodCondition& condition,
+                                       absl::Duration timeout) = 0;
   // A pod's volume bindings (kube::KubeClient::BindVolume, SelectNode).
   // Unimplemented by default.
   virtual absl::Status BindVolume(const VolumeBindings::Bind& bind,
@@ -120,20 +122,23 @@ class SchedulerApi {
     (void)name;
     return absl::UnimplementedError("GetPod");
   }
-  // Preemption (kube::KubeClient::DeletePod, SetNominatedNode).
-  // Unimplemented by default.
+  // Preemption (kube::KubeClient::DeletePod, SetNominatedNode), each
+  // giving up after `timeout`. Unimplemented by default.
   virtual absl::Status DeletePod(const std::string& namespace_,
                                  const std::string& name,
-                                 const std::string& uid) {
+                                 const std::string& uid,
+                                 absl::Duration timeout) {
     (void)namespace_;
     (void)name;
     (void)uid;
+    (void)timeout;
     return absl::UnimplementedError("DeletePod");
   }
-  virtual absl::Status SetNominatedNode(const Pod& pod,
-                                        const std::string& node) {
+  virtual absl::Status SetNominatedNode(const Pod& pod, const std::string& node,
+                                        absl::Duration timeout) {
     (void)pod;
     (void)node;
+    (void)timeout;
     return absl::UnimplementedError("SetNominatedNode");
   }
 };
@@ -156,8 +161,10 @@ class KubeSchedulerApi final : public SchedulerApi {
     client_.CreateEventAsync(event, std::move(done));
   }
   absl::Status SetPodCondition(const Pod& pod,
-                               const kube::PodCondition& condition) override {
-    return client_.PatchPodCondition(pod.namespace_, pod.name, condition);
+                               const kube::PodCondition& condition,
+                               absl::Duration timeout) override {
+    return client_.PatchPodCondition(pod.namespace_, pod.name, condition,
+                                     timeout);
   }
   absl::Status BindVolume(const VolumeBindings::Bind& bind,
                           absl::Duration timeout) override {
@@ -173,13 +180,13 @@ class KubeSchedulerApi final : public SchedulerApi {
     return client_.GetPod(namespace_, name);
   }
   absl::Status DeletePod(const std::string& namespace_,
-                         const std::string& name,
-                         const std::string& uid) override {
-    return client_.DeletePod(namespace_, name, uid);
+                         const std::string& name, const std::string& uid,
+                         absl::Duration timeout) override {
+    return client_.DeletePod(namespace_, name, uid, timeout);
   }
-  absl::Status SetNominatedNode(const Pod& pod,
-                                const std::string& node) override {
-    return client_.SetNominatedNode(pod.namespace_, pod.name, node);
+  absl::Status SetNominatedNode(const Pod& pod, const std::string& node,
+                                absl::Duration timeout) override {
+    return client_.SetNominatedNode(pod.namespace_, pod.name, node, timeout);
   }
 
  private:

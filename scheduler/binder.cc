@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/http.h"
 #include "common/logging.h"
 #include "glog/logging.h"
 #include "scoring/explain.h"
@@ -15,6 +16,10 @@ namespace ms {
 namespace {
 
 double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
+
+// What BindVolumes returns when the lease's write window closed between
+// two of its writes.
+constexpr absl::string_view kOutsideWindow = "outside the lease's write window";
 
 // The pod and the chosen node, for the JSON log.
 LogFields Fields(const BindTask& task) {
@@ -36,6 +41,7 @@ const char* Binder::OutcomeName(Outcome outcome) {
     case Outcome::kNotLeader: return "not_leader";
     case Outcome::kNodeGone: return "node_gone";
     case Outcome::kVolumesFailed: return "volumes_failed";
+    case Outcome::kNotSent: return "not_sent";
   }
   return "unknown";
 }
@@ -54,10 +60,15 @@ Binder::Binder(BinderOptions options, SchedulerApi& api, ClusterState& state,
       attempts_(attempts),
       outcomes_(registry.AddCounter(
           "metrics_scheduler_binding_outcomes_total",
-          "Bindings by outcome: bound, lost_answer_bound (no answer, found "
-          "bound on read-back), bound_elsewhere, gone, not_bound and unknown "
-          "(no answer; retried), refused (retried), not_leader and node_gone "
-          "(not sent; handed back to the queue).",
+          "Bindings by outcome: bound, lost_answer_bound (no answer or 409, "
+          "found bound on read-back), bound_elsewhere, gone, not_bound and "
+          "unknown (no answer; read back unbound, or not readable: the same "
+          "binding is sent again), refused (retried), not_leader and "
+          "node_gone (not sent; handed back to the queue), not_sent (its "
+          "deadline passed before it left: placed again, or sent again), "
+          "volumes_failed (retried). bound_elsewhere also counts a pod found "
+          "bound where we chose after this replica's write window closed "
+          "(the next leader may have bound it: not claimed).",
           {"outcome"})),
       binding_seconds_(registry.AddHistogram(
           "metrics_scheduler_binding_duration_seconds",
@@ -72,11 +83,12 @@ Binder::Binder(BinderOptions options, SchedulerApi& api, ClusterState& state,
               .initial = options.initial_in_flight}) {
   registry.AddGauge("metrics_scheduler_bindings_in_flight",
                     "Bindings being carried out now (sent, awaiting an "
-                    "answer, or being read back).",
+                    "answer, being read back, or waiting to be sent again).",
                     {}, [this] {
                       absl::MutexLock lock(&mu_);
                       return Registry::GaugeSamples{
-                          {{}, static_cast<double>(binding_ + sending_)}};
+                          {{}, static_cast<double>(binding_ + sending_ +
+                                                   resends_.size())}};
                     });
   registry.AddGauge("metrics_scheduler_bindings_in_flight_limit",
                     "How many bindings may be sent at once now: adapts to "
@@ -87,8 +99,8 @@ Binder::Binder(BinderOptions options, SchedulerApi& api, ClusterState& state,
                       return Registry::GaugeSamples{
                           {{}, static_cast<double>(limit_.limit())}};
                     });
-  // Every outcome's series from the start (kVolumesFailed is the last).
-  for (int o = 0; o <= static_cast<int>(Outcome::kVolumesFailed); ++o) {
+  // Every outcome's series from the start (kNotSent is the last).
+  for (int o = 0; o <= static_cast<int>(Outcome::kNotSent); ++o) {
     outcomes_.With({OutcomeName(static_cast<Outcome>(o))});
   }
   for (int i = 0; i < std::max(1, options_.workers); ++i) {
@@ -97,6 +109,7 @@ Binder::Binder(BinderOptions options, SchedulerApi& api, ClusterState& state,
 }
 
 Binder::~Binder() {
+  Cancel();  // nothing is sent again
   {
     absl::MutexLock lock(&mu_);
     closed_ = true;
@@ -128,12 +141,17 @@ void Binder::Drain() {
   mu_.Await(absl::Condition(
       +[](Binder* b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(b->mu_) {
         return b->tasks_.empty() && b->answers_.empty() &&
-               b->waiting_.empty() && b->binding_ == 0 && b->sending_ == 0;
+               b->resends_.empty() && b->waiting_.empty() &&
+               b->binding_ == 0 && b->sending_ == 0;
       },
       this));
 }
 
 void Binder::Cancel() {
+  {
+    absl::MutexLock lock(&mu_);
+    cancelling_ = true;  // wakes the workers: resends are due at once
+  }
   if (!cancelled_.HasBeenNotified()) cancelled_.Notify();
 }
 
@@ -151,6 +169,7 @@ void Binder::Dispatch(BindTask task) {
     return;
   }
   // std::function wants a copyable callable: the task travels by pointer.
+  ++task.sent;
   auto sent = std::make_shared<BindTask>(std::move(task));
   const absl::Time start = absl::Now();
   api_.BindAsync(sent->queued.pod, sent->node, options_.timeout,
@@ -195,34 +214,58 @@ void Binder::Answered(BindTask task, absl::Status status,
 
 void Binder::Loop() {
   while (true) {
+    enum class Work { kBind, kAnswer, kSendAgain } work;
     BindTask task;
-    std::optional<absl::Status> answer;
+    absl::Status answer;
     {
       absl::MutexLock lock(&mu_);
-      // Closed, the workers stay until every binding sent is answered and
-      // every answer settled.
-      mu_.Await(absl::Condition(
-          +[](Binder* b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(b->mu_) {
-            return !b->tasks_.empty() || !b->answers_.empty() ||
-                   (b->closed_ && b->sending_ == 0 && b->waiting_.empty());
-          },
-          this));
-      if (!answers_.empty()) {
-        task = std::move(answers_.front().first);
-        answer = std::move(answers_.front().second);
-        answers_.pop_front();
-      } else if (!tasks_.empty()) {
-        task = std::move(tasks_.front());
-        tasks_.pop_front();
-      } else {
-        return;  // closed and drained
+      while (true) {
+        if (!answers_.empty()) {
+          work = Work::kAnswer;
+          task = std::move(answers_.front().first);
+          answer = std::move(answers_.front().second);
+          answers_.pop_front();
+          break;
+        }
+        if (!tasks_.empty()) {
+          work = Work::kBind;
+          task = std::move(tasks_.front());
+          tasks_.pop_front();
+          break;
+        }
+        auto next = std::min_element(
+            resends_.begin(), resends_.end(),
+            [](const Resend& a, const Resend& b) { return a.due < b.due; });
+        if (next != resends_.end() &&
+            (cancelling_ || next->due <= absl::Now())) {
+          work = Work::kSendAgain;
+          task = std::move(next->task);
+          resends_.erase(next);
+          break;
+        }
+        // Closed, the workers stay until every binding sent is answered and
+        // every answer settled.
+        auto drained = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+          return closed_ && sending_ == 0 && waiting_.empty() &&
+                 resends_.empty();
+        };
+        if (drained()) return;
+        const uint64_t added = resends_added_;
+        auto woken = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+          return !answers_.empty() || !tasks_.empty() ||
+                 (cancelling_ && !resends_.empty()) ||
+                 resends_added_ != added || drained();
+        };
+        mu_.AwaitWithDeadline(absl::Condition(&woken),
+                              next == resends_.end() ? absl::InfiniteFuture()
+                                                     : next->due);
       }
       ++binding_;
     }
-    if (answer) {
-      Resolve(task, *answer);
-    } else {
-      Bind(task);
+    switch (work) {
+      case Work::kAnswer: Resolve(task, answer); break;
+      case Work::kBind: Bind(task); break;
+      case Work::kSendAgain: SendAgain(task); break;
     }
     absl::MutexLock lock(&mu_);
     --binding_;
@@ -234,16 +277,7 @@ void Binder::Count(Outcome outcome) {
 }
 
 Binder::ReadBack Binder::ReadPodBack(const Pod& pod) {
-  absl::StatusOr<Pod> now;
-  // The answer is in `now`.
-  (void)RetryWhileUnavailable(
-      [&] {
-        now = api_.GetPod(pod.namespace_, pod.name);
-        return now.status();
-      },
-      [this](absl::Duration backoff) {
-        return cancelled_.WaitForNotificationWithTimeout(backoff);
-      });
+  absl::StatusOr<Pod> now = api_.GetPod(pod.namespace_, pod.name);
   if (now.ok()) {
     if (now->uid != pod.uid) return {.kind = ReadBack::Kind::kGone};
     return {.kind = ReadBack::Kind::kFound, .pod = *std::move(now)};
@@ -298,6 +332,11 @@ void Binder::Retry(const BindTask& task, const std::string& message) {
 
 bool Binder::InWriteWindow(const BindTask& task) {
   if (leadership_.AwaitWriteWindow(options_.leadership_wait)) return true;
+  HandBack(task);
+  return false;
+}
+
+void Binder::HandBack(const BindTask& task) {
   // Not leading (or the lease is not fresh enough to write under): the pod
   // goes back to the queue for whoever leads next.
   MS_VLOG(1) << task.queued.pod.Key() << ": not bound to " << task.node
@@ -306,12 +345,16 @@ bool Binder::InWriteWindow(const BindTask& task) {
   Count(Outcome::kNotLeader);
   state_.Forget(task.queued.pod);
   queue_.RequeueBackoff(task.queued);
-  return false;
 }
 
 absl::Status Binder::BindVolumes(const BindTask& task) {
   const VolumeBindings& v = task.decision.volume_bindings;
+  // Each write starts inside the lease's write window, as a binding does.
+  auto in_window = [this] {
+    return leadership_.AwaitWriteWindow(options_.leadership_wait);
+  };
   for (const VolumeBindings::Bind& b : v.binds) {
+    if (!in_window()) return absl::FailedPreconditionError(kOutsideWindow);
     absl::Status s = api_.BindVolume(b, options_.timeout);
     if (!s.ok()) {
       return absl::Status(s.code(),
@@ -324,6 +367,7 @@ absl::Status Binder::BindVolumes(const BindTask& task) {
                << Fields(task);
   }
   for (const VolumeBindings::Provision& p : v.provisions) {
+    if (!in_window()) return absl::FailedPreconditionError(kOutsideWindow);
     absl::Status s = api_.SelectNode(p, v.node, options_.timeout);
     if (!s.ok()) {
       return absl::Status(
@@ -398,7 +442,13 @@ void Binder::Bind(BindTask& task) {
   }
 
   if (!task.decision.volume_bindings.empty()) {
-    if (absl::Status volumes = BindVolumes(task); !volumes.ok()) {
+    absl::Status volumes = BindVolumes(task);
+    if (absl::IsFailedPrecondition(volumes) &&
+        volumes.message() == kOutsideWindow) {
+      HandBack(task);
+      return;
+    }
+    if (!volumes.ok()) {
       LOG(WARNING) << pod.Key() << ": binding volumes for " << task.node
                    << " failed, backing off: " << volumes
                    << Fields(task).Err(volumes);
@@ -410,6 +460,54 @@ void Binder::Bind(BindTask& task) {
     if (!InWriteWindow(task)) return;
   }
 
+  ++task.sent;
+  absl::Time start = absl::Now();
+  absl::Status status = api_.Bind(pod, task.node, options_.timeout);
+  binding_seconds_.With({}).Observe(Seconds(absl::Now() - start));
+  Resolve(task, status);
+}
+
+void Binder::SendAgainLater(BindTask task) {
+  absl::MutexLock lock(&mu_);
+  const absl::Time due = absl::Now() + RetryBackoff(std::max(1, task.sent));
+  resends_.push_back({due, std::move(task)});
+  ++resends_added_;
+}
+
+void Binder::SendAgain(BindTask& task) {
+  const Pod& pod = task.queued.pod;
+  if (cancelled_.HasBeenNotified()) {
+    // Shutting down: whoever leads next sees in its informers where the
+    // pod is. The node stays charged here.
+    LOG(INFO) << pod.Key() << ": binding to " << task.node
+              << " abandoned at shutdown; whether it landed is not known"
+              << Fields(task);
+    attempts_.Attempted(pod.scheduler_name, AttemptMetrics::Result::kError,
+                        task.started);
+    queue_.RequeueBackoff(task.queued);
+    return;
+  }
+  if (!state_.HasNode(task.node)) {
+    // Its pods go with it: wherever the first binding went, the pod is
+    // placed again (a 409 then tells if it had landed).
+    LOG(INFO) << pod.Key() << ": not sending the binding to " << task.node
+              << " again: the node was deleted; back to the queue"
+              << Fields(task);
+    Count(Outcome::kNodeGone);
+    state_.Forget(pod);
+    queue_.RequeueBackoff(task.queued);
+    return;
+  }
+  if (!leadership_.AwaitWriteWindow(absl::ZeroDuration())) {
+    // A late renewal: keep the pod (and its charge) and try later. A lost
+    // lease ends in shutdown, which abandons it.
+    MS_VLOG(1) << pod.Key() << ": binding to " << task.node
+               << " waits for the lease's write window to be sent again"
+               << Fields(task);
+    SendAgainLater(std::move(task));
+    return;
+  }
+  ++task.sent;
   absl::Time start = absl::Now();
   absl::Status status = api_.Bind(pod, task.node, options_.timeout);
   binding_seconds_.With({}).Observe(Seconds(absl::Now() - start));
@@ -429,6 +527,23 @@ void Binder::Resolve(BindTask& task, const absl::Status& status) {
     Settle(task, Outcome::kGone);
     return;
   }
+  if (IsNotSent(status)) {
+    // Its deadline passed before it left (a slow credential plugin, a
+    // busy client): certainly without effect. The first sending: the pod is
+    // placed again. A sending again: the first one is still unknown.
+    MS_VLOG(1) << pod.Key() << ": binding to " << task.node
+               << " not sent: " << status.message() << Fields(task);
+    Count(Outcome::kNotSent);
+    if (task.sent > 1) {
+      SendAgainLater(std::move(task));
+      return;
+    }
+    state_.Forget(pod);
+    attempts_.Attempted(pod.scheduler_name, AttemptMetrics::Result::kError,
+                        task.started);
+    queue_.RequeueBackoff(task.queued);
+    return;
+  }
   const bool unanswered = IsTransient(status);
   if (!unanswered && !absl::IsAborted(status)) {
     LOG(WARNING) << pod.Key() << ": binding to " << task.node
@@ -442,36 +557,39 @@ void Binder::Resolve(BindTask& task, const absl::Status& status) {
   // No answer (it may have taken effect), or a 409 (bound somewhere):
   // where is the pod now?
   ReadBack now = ReadPodBack(pod);
-  switch (now.kind) {
-    case ReadBack::Kind::kGone:
-      LOG(INFO) << pod.Key() << ": gone while binding to " << task.node
-                << Fields(task);
-      Settle(task, Outcome::kGone);
-      return;
-    case ReadBack::Kind::kUnknown:
-      if (unanswered) {
-        // It may have landed: the chosen node stays charged until the
-        // informer or the pod's next decision settles it.
-        LOG(WARNING) << pod.Key() << ": binding to " << task.node
-                     << " unanswered and the pod cannot be read back; "
-                        "backing off: "
-                     << status << Fields(task).Err(status);
-        Count(Outcome::kUnknown);
-        attempts_.Attempted(task.queued.pod.scheduler_name,
-                            AttemptMetrics::Result::kError, task.started);
-        queue_.RequeueBackoff(task.queued);
-        return;
-      }
-      // A 409 says it is bound, but not where: the informer will tell.
-      Settle(task, Outcome::kBoundElsewhere);
-      return;
-    case ReadBack::Kind::kFound:
-      break;
+  if (now.kind == ReadBack::Kind::kGone) {
+    LOG(INFO) << pod.Key() << ": gone while binding to " << task.node
+              << Fields(task);
+    Settle(task, Outcome::kGone);
+    return;
   }
-  // On the chosen node: our binding took effect. Without an answer, or
-  // with a 409 when libcurl re-sent the request on a connection that died
-  // before the first answer came back.
-  if (now.pod.node_name == task.node) {
+  if (now.kind == ReadBack::Kind::kUnknown || now.pod.node_name.empty()) {
+    // Nothing known: it may have landed, or may still (the server can
+    // commit a write after its client gave up). The node stays charged
+    // and the same binding is sent again, which settles it.
+    const bool unread = now.kind == ReadBack::Kind::kUnknown;
+    LOG(WARNING) << pod.Key() << ": binding to " << task.node << ": "
+                 << status << (unread ? "; the pod cannot be read back"
+                                      : "; the pod reads back unbound")
+                 << "; sending it again" << Fields(task).Err(status);
+    Count(unread ? Outcome::kUnknown : Outcome::kNotBound);
+    if (task.sent == 1) {
+      recorder_.FailedScheduling(
+          pod, "Binding",
+          absl::StrCat("Binding to ", task.node, " not answered: ",
+                       status.message(), "; sending it again"));
+    }
+    SendAgainLater(std::move(task));
+    return;
+  }
+  // On the chosen node: our binding took effect (without an answer, or
+  // with a 409 when a binding of ours was sent again, by us or by libcurl
+  // on a connection that died before the first answer came back), unless
+  // another replica may have led since and bound it there itself. Only the
+  // leader binds, so while this replica may still write (asked after the
+  // read), no one else can have: the binding is ours.
+  if (now.pod.node_name == task.node &&
+      leadership_.AwaitWriteWindow(absl::ZeroDuration())) {
     LOG(INFO) << pod.Key() << ": bound to " << task.node
               << "; the answer was lost: " << status.message()
               << Fields(task);
@@ -479,27 +597,20 @@ void Binder::Resolve(BindTask& task, const absl::Status& status) {
     Succeeded(task);
     return;
   }
-  if (!now.pod.node_name.empty()) {
-    // Bound elsewhere (by another scheduler, or by an attempt of ours whose
-    // answer was lost): charge the node it is on at once, rather than
-    // leave it uncharged until the informer shows it there.
-    LOG(INFO) << pod.Key() << ": not bound to " << task.node
-              << ", already on " << now.pod.node_name << ": "
-              << status.message() << Fields(task);
-    Count(Outcome::kBoundElsewhere);
-    state_.UpsertAssignedPod(now.pod);
-    attempts_.Attempted(pod.scheduler_name, AttemptMetrics::Result::kError,
-                        task.started);
-    queue_.Done(pod);
-    recorder_.Forget(pod);
-    return;
-  }
-  // Still unbound: the binding did not happen.
-  LOG(WARNING) << pod.Key() << ": binding to " << task.node
-               << " failed, backing off: " << status
-               << Fields(task).Err(status);
-  Count(Outcome::kNotBound);
-  Retry(task, absl::StrCat("Binding rejected: ", status.message()));
+  // Bound elsewhere (by another scheduler, or by an earlier decision of
+  // ours whose answer was lost), or bound where we chose by a replica that
+  // may have led since: charge the node it is on at once, rather than
+  // leave it uncharged until the informer shows it there, and claim
+  // nothing (no Scheduled Event: if the binding was ours, that Event is
+  // lost).
+  LOG(INFO) << pod.Key() << ": not bound to " << task.node << ", already on "
+            << now.pod.node_name << ": " << status.message() << Fields(task);
+  Count(Outcome::kBoundElsewhere);
+  state_.UpsertAssignedPod(now.pod);
+  attempts_.Attempted(pod.scheduler_name, AttemptMetrics::Result::kError,
+                      task.started);
+  queue_.Done(pod);
+  recorder_.Forget(pod);
 }
 
 }  // namespace ms

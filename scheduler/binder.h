@@ -40,23 +40,37 @@
 //      FailedScheduling Event ("binding volumes: ..."); nothing written is
 //      undone (the PV controller releases a PV whose claim went elsewhere),
 //      as in kube-scheduler. A worker waits for volumes while others bind.
-//   3. The answer.
+//   3. The answer. The pod's charge on the chosen node is dropped only on
+//      evidence that the pod is not there and will not be: a refusal, the
+//      pod gone, or the pod seen bound elsewhere.
 //      - OK: done; a Scheduled Event names the node, the mode and the top
 //        terms.
-//      - No answer (Unavailable, DeadlineExceeded), or turned away for
-//        load (429, ResourceExhausted): the binding may have taken effect,
-//        so the pod is read back. On the chosen node: done,
-//        as if OK. On another node: that node is charged, done. Gone
+//      - No answer (Unavailable, DeadlineExceeded), turned away for load
+//        (429, ResourceExhausted), or Aborted (409: bound already, or the
+//        uid precondition failed): the binding may have taken effect, or
+//        may still (a server can commit a write after its client gave up),
+//        so the pod is read back, once. On the chosen node, with this
+//        replica still inside its write window (asked after the read, so
+//        no other replica can have led and bound it there): done, as if
+//        OK. On another node, or on the chosen one once the window closed
+//        (the next leader may have bound it): that node is charged, and
+//        nothing is claimed (no Scheduled Event), done. Gone
 //        (NotFound, or recreated under the same name): the charge is
-//        dropped, done. Still unbound: the binding did not happen; the
-//        charge is dropped and the pod backs off with a FailedScheduling
-//        Event. Unknown (the apiserver still does not answer, about 25 s):
-//        the chosen node stays charged, since the binding may have landed,
-//        and the pod backs off; its next decision or the informer settles
-//        the charge.
-//      - Aborted (409, bound already): read back; charged where it is,
-//        done.
+//        dropped, done. Still unbound, or not readable: nothing is known,
+//        so the same binding, to the same node, is sent again after a
+//        backoff (RetryBackoff: 200 ms doubling to 5 s), the node kept
+//        charged and the pod not decided again meanwhile. Sending it again
+//        settles it: either it binds the pod, or a 409 says the first one
+//        landed (read back: our node) or someone else bound it, or a 404
+//        says the pod is gone. A binding sent again waits for the lease's
+//        write window without giving the pod back (only the shutdown of a
+//        replica that lost its lease abandons it), and is not sent when its
+//        node was deleted (the charge is dropped and the pod placed again).
 //      - NotFound: gone; the charge is dropped, done.
+//      - Not sent (common/http.h IsNotSent: its deadline passed before it
+//        left): certainly without effect. A first sending: the charge is
+//        dropped and the pod placed again; a sending again: sent again
+//        later, as the first one is still unknown.
 //      - Anything else: the binding was refused; the charge is dropped and
 //        the pod backs off with a FailedScheduling Event.
 // Each outcome is counted in metrics_scheduler_binding_outcomes_total.
@@ -117,6 +131,7 @@ struct BindTask {
   std::string node;
   Decision decision;
   absl::Time started;  // when the attempt began (absl::Now()), for metrics
+  int sent = 0;        // times the binder sent this binding so far
 };
 
 class Binder {
@@ -133,22 +148,25 @@ class Binder {
   void Submit(BindTask task);
   // Blocks until every task submitted so far has been settled.
   void Drain();
-  // Cuts short the waits of tasks in flight (read-backs, leadership):
-  // shutting down. Each still settles its pod.
+  // Cuts short the waits of tasks in flight (leadership, volumes,
+  // bindings to send again): shutting down. A binding not known to have
+  // landed or not is abandoned with its node still charged.
   void Cancel();
 
  private:
   enum class Outcome {
     kBound,            // OK
-    kLostAnswerBound,  // no answer; read back on the chosen node
+    kLostAnswerBound,  // no answer (or 409); read back on the chosen node
     kBoundElsewhere,   // read back on another node
     kGone,             // the pod is gone or was recreated
-    kNotBound,         // no answer; read back unbound: retried
-    kUnknown,          // no answer, and none on read-back: retried, charged
+    kNotBound,         // no answer; read back unbound: sent again
+    kUnknown,          // no answer, and none on read-back: sent again
     kRefused,          // another error: retried
     kNotLeader,        // outside the lease's write window: handed back
     kNodeGone,         // the node was deleted since the decision
     kVolumesFailed,    // binding the pod's volumes failed: retried
+    kNotSent,          // its deadline passed before it left: certainly not
+                       // bound; placed again (or, sent again, still unknown)
     // (The last: the constructor counts on it.)
   };
   // What reading a pod back told.
@@ -171,10 +189,17 @@ class Binder {
   void Bind(BindTask& task);
   // Step 3: settles the pod from the answer to its binding.
   void Resolve(BindTask& task, const absl::Status& status);
+  // One read (no retries: sending the binding again is the retry).
   ReadBack ReadPodBack(const Pod& pod);
+  // Nothing is known of the binding: it is sent again after a backoff,
+  // the node kept charged.
+  void SendAgainLater(BindTask task);
+  // A binding sent again, on a worker.
+  void SendAgain(BindTask& task);
   // Step 1: whether the lease allows writing now; if not, the pod is
-  // handed back to the queue.
+  // handed back to the queue (HandBack).
   bool InWriteWindow(const BindTask& task);
+  void HandBack(const BindTask& task);
   // Step 2a: writes the pod's volume bindings and waits until its claims
   // are bound.
   absl::Status BindVolumes(const BindTask& task);
@@ -199,11 +224,21 @@ class Binder {
   Family<Histogram>& binding_seconds_;
   Family<Histogram>& pending_to_bound_seconds_;
 
+  // A binding to send again, and when.
+  struct Resend {
+    absl::Time due;
+    BindTask task;
+  };
+
   absl::Notification cancelled_;
   absl::Mutex mu_;
-  // For the workers: tasks that must wait, and failed answers.
+  bool cancelling_ ABSL_GUARDED_BY(mu_) = false;
+  // For the workers: tasks that must wait, failed answers, and bindings to
+  // send again.
   std::deque<BindTask> tasks_ ABSL_GUARDED_BY(mu_);
   std::deque<std::pair<BindTask, absl::Status>> answers_ ABSL_GUARDED_BY(mu_);
+  std::deque<Resend> resends_ ABSL_GUARDED_BY(mu_);
+  uint64_t resends_added_ ABSL_GUARDED_BY(mu_) = 0;
   int binding_ ABSL_GUARDED_BY(mu_) = 0;  // tasks the workers hold now
   // Sent without waiting: how many may be, are, and wait for a slot.
   AdaptiveLimit limit_ ABSL_GUARDED_BY(mu_);

@@ -292,7 +292,8 @@ void EventRecorder::Attempt(Write write) {
   if (write.event) NameEvent(*write.event);
   absl::Status s = write.event
                        ? api_.RecordEvent(*write.event)
-                       : api_.SetPodCondition(write.pod, *write.condition);
+                       : api_.SetPodCondition(write.pod, *write.condition,
+                                              kube::kDefaultRequestTimeout);
   // A retry refused as a duplicate: the lost answer's write took effect.
   if (write.attempts > 0 && write.event && absl::IsAlreadyExists(s)) {
     s = absl::OkStatus();

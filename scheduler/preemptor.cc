@@ -9,6 +9,12 @@
 namespace ms {
 namespace {
 
+constexpr absl::string_view kOutsideWindow = "outside the lease's write window";
+
+bool OutsideWindow(const absl::Status& s) {
+  return absl::IsFailedPrecondition(s) && s.message() == kOutsideWindow;
+}
+
 // The victim as the API calls name it.
 Pod AsPod(const PodInfo& p) {
   return Pod{.name = p.name, .namespace_ = p.namespace_, .uid = p.uid};
@@ -69,6 +75,24 @@ void Preemptor::Drain() {
   if (thread_.joinable()) thread_.join();
 }
 
+void Preemptor::Cancel() {
+  if (!cancelled_.HasBeenNotified()) cancelled_.Notify();
+}
+
+absl::Status Preemptor::Write(
+    absl::FunctionRef<absl::Status(absl::Duration)> call) {
+  return RetryWhileUnavailable(
+      [&] {
+        if (!leadership_.AwaitWriteWindow(options_.leadership_wait)) {
+          return absl::FailedPreconditionError(kOutsideWindow);
+        }
+        return call(options_.timeout);
+      },
+      [this](absl::Duration backoff) {
+        return cancelled_.WaitForNotificationWithTimeout(backoff);
+      });
+}
+
 void Preemptor::Loop() {
   while (true) {
     PreemptionTask task;
@@ -94,20 +118,19 @@ void Preemptor::Loop() {
 
 bool Preemptor::Run(const PreemptionTask& task) {
   const Pod& preemptor = task.preemptor;
-  // Writes the apiserver did not answer are retried, as Events are.
-  auto sleep = [](absl::Duration d) {
-    absl::SleepFor(d);
-    return false;
+  auto fields = [&] {
+    return LogFields().Pod(preemptor.namespace_, preemptor.name).Node(task.node);
   };
-  if (!leadership_.AwaitWriteWindow(options_.leadership_wait)) {
+  // Not leading (or the lease is late): what is written stays written,
+  // nothing more is.
+  auto not_leader = [&] {
     LOG(WARNING) << preemptor.Key()
-                 << ": not preempting: not leading (or the lease is late)"
-                 << LogFields()
-                        .Pod(preemptor.namespace_, preemptor.name)
-                        .Node(task.node);
+                 << ": preemption stopped: not leading (or the lease is "
+                    "late)"
+                 << fields();
     outcomes_.With({"not_leader"}).Inc();
     return false;
-  }
+  };
   const kube::PodCondition condition{
       .type = "DisruptionTarget",
       .status = "True",
@@ -117,58 +140,49 @@ bool Preemptor::Run(const PreemptionTask& task) {
                               "pod")};
   for (const auto& v : task.victims) {
     const Pod victim = AsPod(*v);
-    absl::Status s = RetryWhileUnavailable(
-        [&] { return api_.SetPodCondition(victim, condition); }, sleep);
+    absl::Status s = Write([&](absl::Duration timeout) {
+      return api_.SetPodCondition(victim, condition, timeout);
+    });
     if (s.ok()) {
-      s = RetryWhileUnavailable(
-          [&] {
-            return api_.DeletePod(victim.namespace_, victim.name, victim.uid);
-          },
-          sleep);
+      s = Write([&](absl::Duration timeout) {
+        return api_.DeletePod(victim.namespace_, victim.name, victim.uid,
+                              timeout);
+      });
     }
+    if (OutsideWindow(s)) return not_leader();
     if (absl::IsNotFound(s) || absl::IsAborted(s)) {
       MS_VLOG(1) << preemptor.Key() << ": victim " << victim.Key()
-                 << " is already gone"
-                 << LogFields()
-                        .Pod(preemptor.namespace_, preemptor.name)
-                        .Node(task.node);
+                 << " is already gone" << fields();
       continue;
     }
     if (!s.ok()) {
       LOG(WARNING) << preemptor.Key() << ": preempting " << victim.Key()
-                   << " on " << task.node << ": " << s
-                   << LogFields()
-                          .Pod(preemptor.namespace_, preemptor.name)
-                          .Node(task.node)
-                          .Err(s);
+                   << " on " << task.node << ": " << s << fields().Err(s);
       outcomes_.With({"failed"}).Inc();
       return false;
     }
     LOG(INFO) << preemptor.Key() << " preempted " << victim.Key() << " on "
-              << task.node
-              << LogFields()
-                     .Pod(preemptor.namespace_, preemptor.name)
-                     .Node(task.node);
+              << task.node << fields();
     recorder_.Preempted(victim, preemptor, task.node);
   }
   for (const auto& p : task.lower_nominated) {
     const Pod lower = AsPod(*p);
-    absl::Status s = RetryWhileUnavailable(
-        [&] { return api_.SetNominatedNode(lower, ""); }, sleep);
+    absl::Status s = Write([&](absl::Duration timeout) {
+      return api_.SetNominatedNode(lower, "", timeout);
+    });
+    if (OutsideWindow(s)) return not_leader();
     if (!s.ok() && !absl::IsNotFound(s)) {
       LOG(WARNING) << lower.Key() << ": clearing its nominated node: " << s
                    << LogFields().Pod(lower.namespace_, lower.name).Err(s);
     }
   }
-  absl::Status s = RetryWhileUnavailable(
-      [&] { return api_.SetNominatedNode(preemptor, task.node); }, sleep);
+  absl::Status s = Write([&](absl::Duration timeout) {
+    return api_.SetNominatedNode(preemptor, task.node, timeout);
+  });
+  if (OutsideWindow(s)) return not_leader();
   if (!s.ok()) {
     LOG(WARNING) << preemptor.Key() << ": nominating " << task.node << ": "
-                 << s
-                 << LogFields()
-                        .Pod(preemptor.namespace_, preemptor.name)
-                        .Node(task.node)
-                        .Err(s);
+                 << s << fields().Err(s);
     outcomes_.With({"failed"}).Inc();
     return false;
   }

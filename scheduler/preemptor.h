@@ -2,8 +2,12 @@
 // (scoring/preemption.h), off the scheduling loop, as kube-scheduler's
 // prepareCandidate does, on one thread of its own (preemptions are rare;
 // their writes are few and in order):
-//   1. Leadership: nothing is written outside the lease's write window
-//      (a former leader never evicts); the preemption is then dropped.
+//   1. Leadership: every write (each condition, deletion and nomination)
+//      starts inside the lease's write window and gives up after
+//      `timeout`, which the scheduler keeps below the lease's margin as it
+//      does for bindings; so a former leader evicts nothing once a standby
+//      may lead. Outside the window the preemption stops where it is and
+//      is reported as not carried out.
 //   2. Each victim, most important first: the DisruptionTarget condition
 //      (True, reason PreemptionByScheduler, "<scheduler>: preempting to
 //      accommodate a higher priority pod"), then its deletion with its uid
@@ -18,7 +22,8 @@
 // and retries it when pods are deleted; when any write fails, that local
 // nomination is dropped and the preemptor is retried as any unschedulable
 // pod. Writes the apiserver did not answer are retried as Events are
-// (about 25 s). Outcomes are counted in
+// (about 25 s), each try inside the window; Cancel() (shutting down) ends
+// the waits between tries. Outcomes are counted in
 // metrics_scheduler_preemption_outcomes_total, victims in
 // metrics_scheduler_preemption_victims.
 //
@@ -35,6 +40,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
+#include "absl/synchronization/notification.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "model/node_info.h"
@@ -54,9 +61,12 @@ struct PreemptionTask {
 };
 
 struct PreemptorOptions {
-  // How long a preemption waits for a late lease renewal before it is
-  // dropped.
+  // How long a write waits for a late lease renewal before the preemption
+  // is dropped.
   absl::Duration leadership_wait = absl::Seconds(10);
+  // Each write gives up after this. Keep it below the lease duration minus
+  // the renew deadline (scheduler/binder.h).
+  absl::Duration timeout = absl::Seconds(4);
 };
 
 class Preemptor {
@@ -74,11 +84,18 @@ class Preemptor {
   bool InFlight(const std::string& uid);
   // Carries out what is queued, then stops taking tasks.
   void Drain();
+  // Ends the waits between the tries of a write: shutting down. The
+  // preemption under way is then reported as not carried out.
+  void Cancel();
 
  private:
   void Loop();
   // True when every write took effect (or was moot).
   bool Run(const PreemptionTask& task);
+  // One write, `call(timeout)`, tried while the apiserver does not answer,
+  // each try inside the lease's write window. FailedPrecondition
+  // (kOutsideWindow) when the window is closed.
+  absl::Status Write(absl::FunctionRef<absl::Status(absl::Duration)> call);
 
   const PreemptorOptions options_;
   SchedulerApi& api_;
@@ -88,6 +105,7 @@ class Preemptor {
   Family<Counter>& outcomes_;
   Family<Histogram>& victims_;
 
+  absl::Notification cancelled_;
   absl::Mutex mu_;
   std::deque<PreemptionTask> queue_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);

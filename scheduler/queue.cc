@@ -38,6 +38,11 @@ void SchedulingQueue::Upsert(const Pod& pod) {
   std::string key = pod.Key();
   auto [it, inserted] = entries_.try_emplace(key);
   Entry& e = it->second;
+  if (e.where == Where::kDone) {
+    if (e.pod.uid == pod.uid) return;  // a late update of a bound pod
+    inserted = true;  // a new pod under the name
+    e = Entry{};
+  }
   e.deleted_in_flight = false;  // whatever was deleted, this pod exists
   if (inserted) {
     e.pod = pod;
@@ -108,7 +113,11 @@ void SchedulingQueue::Done(const Pod& pod) {
     ToActive(key, e);
     return;
   }
-  entries_.erase(it);
+  if (e.deleted_in_flight) {
+    entries_.erase(it);
+    return;
+  }
+  e.where = Where::kDone;
 }
 
 void SchedulingQueue::Requeue(const QueuedPod& pod, Where where) {
@@ -186,6 +195,7 @@ QueueLengths SchedulingQueue::Lengths() const {
       case Where::kBackoff: l.backoff++; break;
       case Where::kUnschedulable: l.unschedulable++; break;
       case Where::kInFlight: l.in_flight++; break;
+      case Where::kDone: break;
     }
   }
   return l;

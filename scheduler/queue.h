@@ -10,7 +10,11 @@
 //     may make them fit (MoveAllToActive), and after 5 minutes in any case.
 // A pod is in at most one part, or "in flight" between Pop() and Done() /
 // Requeue*(). Updates and deletes that arrive while a pod is in flight are
-// kept and applied when it comes back. A pod in flight does not miss a
+// kept and applied when it comes back. A pod Done() with (bound, or found
+// bound or gone) is remembered until its deletion: the pending-pods watch
+// may still deliver an update written before the binding (our own status
+// patch) before the pod leaves it, and that must not queue a bound pod
+// again (kube-scheduler skips updates of pods it has assumed or bound). A pod in flight does not miss a
 // cluster change (kube-scheduler's moveRequestCycle): when MoveAllToActive()
 // or a change to the pod's own spec comes while it is being tried, a
 // RequeueUnschedulable() that follows sends it to backoff instead, so it
@@ -72,9 +76,10 @@ class SchedulingQueue {
   // pod is in flight until Done() or Requeue*().
   std::optional<QueuedPod> Pop();
 
-  // The in-flight pod was handled (bound, or found bound or gone): forget
-  // it. If it was recreated under the same name meanwhile (another uid), the
-  // new pod becomes active instead.
+  // The in-flight pod was handled (bound, or found bound or gone): it is
+  // not queued again, whatever updates of it come, until Delete() or a pod
+  // of another uid under its name. If it was recreated under the same name
+  // meanwhile, the new pod becomes active instead.
   void Done(const Pod& pod);
   // The in-flight pod fits no node: park it as unschedulable.
   void RequeueUnschedulable(const QueuedPod& pod);
@@ -101,7 +106,8 @@ class SchedulingQueue {
   absl::Duration Backoff(int attempts) const;
 
  private:
-  enum class Where { kActive, kBackoff, kUnschedulable, kInFlight };
+  // kDone: handled; kept only to ignore late updates of that uid.
+  enum class Where { kActive, kBackoff, kUnschedulable, kInFlight, kDone };
   struct Entry {
     Pod pod;
     Where where = Where::kActive;

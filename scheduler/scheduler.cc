@@ -82,7 +82,8 @@ Scheduler::Scheduler(const Config& config, SchedulerOptions options,
                .volume_binding_timeout = options_.volume_binding_timeout},
               api, state_, queue_, leadership, recorder_, clock, registry,
               attempts_),
-      preemptor_({}, api, recorder_, leadership, registry,
+      preemptor_({.timeout = options_.bind_timeout}, api, recorder_,
+                 leadership, registry,
                  [this](const Pod& pod) {
                    // Not carried out: its room is not kept; try again.
                    state_.RemoveNominatedPod(pod);
@@ -341,6 +342,7 @@ void Scheduler::Stop() {
   stopping_.Notify();
   queue_.Close();
   binder_.Cancel();
+  preemptor_.Cancel();
   if (running_.load()) stopped_.WaitForNotification();
 }
 

@@ -74,6 +74,26 @@ class MemoryApi final : public SchedulerApi {
     absl::MutexLock lock(&mu_);
     failures_[key] = {std::move(status), applied, deleted};
   }
+  // While unreachable, every binding and read fails with Unavailable,
+  // changing nothing; while unreadable, every read does.
+  void SetUnreachable(bool unreachable) {
+    absl::MutexLock lock(&mu_);
+    unreachable_ = unreachable;
+  }
+  void SetUnreadable(bool unreadable) {
+    absl::MutexLock lock(&mu_);
+    unreadable_ = unreadable;
+  }
+  // The apiserver commits a binding late (after its client gave up): the
+  // pod is on `node` now; no informer is told.
+  void BindLate(const std::string& key, const std::string& node) {
+    absl::MutexLock lock(&mu_);
+    pods_.at(key).node_name = node;
+  }
+  void DeletePod(const std::string& key) {
+    absl::MutexLock lock(&mu_);
+    pods_.erase(key);
+  }
 
   absl::Status Bind(const Pod& pod, const std::string& node,
                     absl::Duration) override {
@@ -82,6 +102,7 @@ class MemoryApi final : public SchedulerApi {
     {
       absl::MutexLock lock(&mu_);
       ++bind_calls_[pod.Key()];
+      if (unreachable_) return absl::UnavailableError("connection refused");
       auto it = pods_.find(pod.Key());
       if (it == pods_.end()) return absl::NotFoundError("pod not found");
       if (!it->second.node_name.empty()) {
@@ -197,7 +218,8 @@ class MemoryApi final : public SchedulerApi {
     held.second(RecordEvent(held.first));
   }
   absl::Status SetPodCondition(const Pod& pod,
-                               const kube::PodCondition& condition) override {
+                               const kube::PodCondition& condition,
+                               absl::Duration) override {
     absl::MutexLock lock(&mu_);
     ++condition_writes_[pod.Key()];
     conditions_[pod.Key()] = condition;
@@ -207,7 +229,11 @@ class MemoryApi final : public SchedulerApi {
   absl::StatusOr<Pod> GetPod(const std::string& namespace_,
                              const std::string& name) override {
     absl::MutexLock lock(&mu_);
-    auto it = pods_.find(namespace_ + "/" + name);
+    const std::string key = namespace_ + "/" + name;
+    if (unreachable_ || unreadable_) {
+      return absl::UnavailableError("connection refused");
+    }
+    auto it = pods_.find(key);
     if (it == pods_.end()) return absl::NotFoundError("pod not found");
     return it->second;
   }
@@ -275,6 +301,8 @@ class MemoryApi final : public SchedulerApi {
   size_t max_deferred_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, Pod> pods_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Failure> failures_ ABSL_GUARDED_BY(mu_);
+  bool unreachable_ ABSL_GUARDED_BY(mu_) = false;
+  bool unreadable_ ABSL_GUARDED_BY(mu_) = false;
   std::map<std::string, int> bind_calls_ ABSL_GUARDED_BY(mu_);
   std::vector<kube::PodEvent> events_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, kube::PodCondition> conditions_ ABSL_GUARDED_BY(mu_);
@@ -670,6 +698,144 @@ TEST_F(BinderTest, ABindingThatDidNotHappenIsRetried) {
   EXPECT_TRUE(recorded);
 }
 
+// The pending-pods watch delivers an update written before the binding
+// (our own status patch) after the binding's answer and before the pod
+// leaves the pending pods: the pod is not decided again (no second
+// binding, no second Scheduled Event, its charge stays where it is bound).
+TEST_F(BinderTest, AStaleUpdateAfterTheBindingIsNotDecidedAgain) {
+  Pod pod = MakePod("stale", 3000);
+  std::atomic<bool> first = true;
+  api_.on_bound = [&](const Pod& bound) {
+    // The assigned-pods informer sees it at once; the pending-pods one is
+    // late: first an old version, then the pod's departure.
+    scheduler_.OnAssignedPod(bound);
+    if (!first.exchange(false)) scheduler_.OnPendingPod(bound);
+  };
+  Create(pod);
+  Start();
+  ASSERT_TRUE(WaitFor(
+      [&] { return api_.EventPods("Scheduled").count(pod.Key()) == 1; }));
+  const std::string node = api_.Placements().at(pod.Key());
+  Pod stale = pod;
+  stale.resource_version = "2";
+  stale.nominated_node_name = node;
+  scheduler_.OnPendingPod(stale);
+  // A pod created after the stale update is decided after anything it
+  // queued (same priority, later): once it is bound, the stale update has
+  // had every chance to be decided.
+  Pod later = MakePod("later", 100);
+  Create(later);
+  ASSERT_TRUE(WaitFor(
+      [&] { return api_.EventPods("Scheduled").count(later.Key()) == 1; }));
+  EXPECT_EQ(api_.BindCalls(pod.Key()), 1);
+  EXPECT_EQ(api_.EventPods("Scheduled").count(pod.Key()), 1u);
+  EXPECT_EQ(ChargedCpu(node), 3000 + (api_.Placements().at(later.Key()) == node
+                                          ? 100
+                                          : 0));
+  scheduler_.OnPendingPodDeleted(pod);  // it left the pending pods
+  EXPECT_TRUE(QueueEmpty());
+}
+
+// A binding without an answer reads back unbound, and the apiserver
+// commits it later (a server can, after its client gave up). Until the
+// binding is settled its node stays charged: a pod decided meanwhile does
+// not take that room, and the binding sent again finds the first one
+// landed (409, read back on our node).
+TEST_F(BinderTest, AnUnansweredBindingThatLandsLateOverCommitsNothing) {
+  api_.on_bound = nullptr;  // the informers are slow here: told by hand
+  for (const char* n : {"n2", "n3", "n4"}) {
+    Pod filler = MakePod(absl::StrCat("filler-", n), 4000);
+    filler.node_name = n;
+    api_.AddPod(filler);
+    scheduler_.OnAssignedPod(filler);
+  }
+  Pod first = MakePod("first", 3000);
+  api_.FailNextBind(first.Key(), absl::DeadlineExceededError("timed out"),
+                    /*applied=*/false);
+  Create(first);
+  Start();
+  ASSERT_TRUE(WaitFor([&] {
+    return api_.EventPods("FailedScheduling").count(first.Key()) == 1;
+  }));
+  api_.BindLate(first.Key(), "n1");
+  Pod second = MakePod("second", 3000);  // fits only where `first` went
+  Create(second);
+  ASSERT_TRUE(WaitFor([&] {
+    return api_.EventPods("Scheduled").count(second.Key()) +
+               api_.EventPods("FailedScheduling").count(second.Key()) >=
+           1;
+  }));
+  EXPECT_EQ(api_.Placements().at(second.Key()), "");
+  // The informers catch up.
+  Pod bound = first;
+  bound.node_name = "n1";
+  scheduler_.OnAssignedPod(bound);
+  scheduler_.OnPendingPodDeleted(first);
+  ASSERT_TRUE(WaitFor([&] {
+    return api_.EventPods("Scheduled").count(first.Key()) == 1;
+  }));
+  EXPECT_EQ(api_.Placements().at(first.Key()), "n1");
+  EXPECT_EQ(ChargedCpu("n1"), 3000);
+  EXPECT_EQ(Sample("metrics_scheduler_binding_outcomes_total{outcome=\"lost_"
+                   "answer_bound\"}"),
+            1);
+}
+
+// A binding without an answer, the pod not readable (the apiserver is
+// unreachable), and the pod deleted before the binding is settled: its
+// charge is released.
+TEST_F(BinderTest, APodDeletedBeforeItsBindingIsSettledReleasesItsCharge) {
+  Pod pod = MakePod("deleted", 3000);
+  api_.SetUnreachable(true);
+  Create(pod);
+  Start();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return Sample("metrics_scheduler_binding_outcomes_total{outcome="
+                      "\"unknown\"}") >= 1;
+      },
+      absl::Seconds(60)));
+  api_.DeletePod(pod.Key());
+  scheduler_.OnPendingPodDeleted(pod);
+  api_.SetUnreachable(false);
+  ASSERT_TRUE(WaitFor([&] {
+    int64_t total = 0;
+    for (const char* n : {"n1", "n2", "n3", "n4"}) total += ChargedCpu(n);
+    return total == 0 && scheduler_.state().NumAssumed() == 0;
+  }));
+  EXPECT_EQ(api_.EventPods("Scheduled").count(pod.Key()), 0u);
+}
+
+// A 409 and then the pod cannot be read: it is bound somewhere, maybe by
+// this very binding. Nothing is settled on that: the node stays charged
+// and the binding is sent again, whose 409 and read-back show it ours.
+TEST_F(BinderTest, A409WithThePodUnreadableIsSettledOnlyOnEvidence) {
+  api_.on_bound = nullptr;  // the informers are slow here
+  Pod pod = MakePod("conflict", 3000);
+  api_.FailNextBind(pod.Key(), absl::AbortedError("already assigned"),
+                    /*applied=*/true);
+  api_.SetUnreadable(true);
+  Create(pod);
+  Start();
+  // The binder has given up reading it, for now or for good.
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return Sample("metrics_scheduler_binding_outcomes_total{outcome="
+                      "\"unknown\"}") +
+                   Sample("metrics_scheduler_binding_outcomes_total{outcome="
+                          "\"bound_elsewhere\"}") >=
+               1;
+      },
+      absl::Seconds(60)));
+  api_.SetUnreadable(false);
+  ASSERT_TRUE(WaitFor([&] {
+    return api_.EventPods("Scheduled").count(pod.Key()) == 1;
+  }));
+  const std::string node = api_.Placements().at(pod.Key());
+  EXPECT_EQ(ChargedCpu(node), 3000);
+  EXPECT_EQ(scheduler_.state().NumAssumed(), 1u);  // until the informer
+}
+
 TEST_F(BinderTest, APodBoundByAnotherSchedulerStaysWhereItIs) {
   Pod pod = MakePod("taken", 4000);
   Pod elsewhere = pod;
@@ -979,6 +1145,43 @@ TEST_F(BinderTest, AVolumeWriteRefusedKeepsThePodBack) {
   }));
   EXPECT_EQ(api_.BindCalls(pod.Key()), 0);
   EXPECT_GE(Sample("metrics_scheduler_binding_outcomes_total{outcome=\"volumes_failed\"}"), 1);
+}
+
+// The lease's write window closes between two of a pod's volume writes:
+// the second is not written (a former leader writes nothing once a standby
+// may lead), and the pod goes back to the queue.
+TEST_F(BinderTest, AVolumeWriteStartsOnlyInsideTheWriteWindow) {
+  AddStorage(scheduler_, "local", /*with_volume=*/true);
+  scheduler_.OnStorage(PersistentVolumeClaim{.namespace_ = "ns",
+                                             .name = "logs",
+                                             .uid = "logs-uid",
+                                             .resource_version = "1",
+                                             .storage_class = "dynamic",
+                                             .access_modes = kReadWriteOnce},
+                       false);
+  api_.on_bind_volume = [&](const VolumeBindings::Bind&) {
+    leadership_.leader = false;  // the lease is lost after this write
+    return absl::OkStatus();
+  };
+  std::atomic<int> selected = 0;
+  api_.on_select_node = [&](const VolumeBindings::Provision&,
+                            const std::string&) {
+    ++selected;
+    return absl::OkStatus();
+  };
+  Pod pod = MakePod("web");
+  pod.claims = {{.name = "data"}, {.name = "logs"}};
+  Create(pod);
+  Start();
+  ASSERT_TRUE(WaitFor([&] {
+    return Sample("metrics_scheduler_binding_outcomes_total{outcome="
+                  "\"not_leader\"}") >= 1;
+  }));
+  EXPECT_EQ(selected.load(), 0);
+  EXPECT_EQ(api_.BindCalls(pod.Key()), 0);
+  int64_t total = 0;
+  for (const char* n : {"n1", "n2", "n3", "n4"}) total += ChargedCpu(n);
+  EXPECT_EQ(total, 0);
 }
 
 }  // namespace

@@ -75,8 +75,8 @@ class LateAnswersApi final : public SchedulerApi {
     absl::MutexLock lock(&mu_);
     held_.push_back(std::move(done));
   }
-  absl::Status SetPodCondition(const Pod&,
-                               const kube::PodCondition&) override {
+  absl::Status SetPodCondition(const Pod&, const kube::PodCondition&,
+                               absl::Duration) override {
     return absl::OkStatus();
   }
 

@@ -68,7 +68,8 @@ class NoApi final : public SchedulerApi {
   absl::Status RecordEvent(const kube::PodEvent&) override {
     return absl::OkStatus();
   }
-  absl::Status SetPodCondition(const Pod&, const kube::PodCondition&) override {
+  absl::Status SetPodCondition(const Pod&, const kube::PodCondition&,
+                               absl::Duration) override {
     return absl::OkStatus();
   }
 };

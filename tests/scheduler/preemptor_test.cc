@@ -6,7 +6,10 @@
 #include "scheduler/explain.h"
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,11 +24,15 @@ namespace {
 
 using ::testing::ElementsAre;
 
-// Records each write as a line; DeletePod answers from `delete_answers` by
-// pod name (OK when absent).
+// Records each write as a line, and the timeout it was given;
+// DeletePod answers from `delete_answers` by pod name (OK when absent), and
+// SetPodCondition with `condition_answer`. `after_write`, when set (before
+// the Preemptor runs), is called after each write with its line.
 class RecordingApi final : public SchedulerApi {
  public:
   std::map<std::string, absl::Status> delete_answers;
+  absl::Status condition_answer;
+  std::function<void(const std::string&)> after_write;
 
   absl::Status Bind(const Pod&, const std::string&, absl::Duration) override {
     return absl::UnimplementedError("Bind");
@@ -34,35 +41,48 @@ class RecordingApi final : public SchedulerApi {
     Record(absl::StrCat("event ", e.pod_name, " ", e.reason, ": ", e.message));
     return absl::OkStatus();
   }
-  absl::Status SetPodCondition(const Pod& pod,
-                               const kube::PodCondition& c) override {
+  absl::Status SetPodCondition(const Pod& pod, const kube::PodCondition& c,
+                               absl::Duration timeout) override {
     Record(absl::StrCat("condition ", pod.name, " ", c.type, "=", c.status,
-                        " ", c.reason, ": ", c.message));
-    return absl::OkStatus();
+                        " ", c.reason, ": ", c.message),
+           timeout);
+    return condition_answer;
   }
   absl::Status DeletePod(const std::string&, const std::string& name,
-                         const std::string& uid) override {
-    Record(absl::StrCat("delete ", name, " uid=", uid));
+                         const std::string& uid,
+                         absl::Duration timeout) override {
+    Record(absl::StrCat("delete ", name, " uid=", uid), timeout);
     auto it = delete_answers.find(name);
     return it == delete_answers.end() ? absl::OkStatus() : it->second;
   }
-  absl::Status SetNominatedNode(const Pod& pod,
-                                const std::string& node) override {
-    Record(absl::StrCat("nominate ", pod.name, " -> '", node, "'"));
+  absl::Status SetNominatedNode(const Pod& pod, const std::string& node,
+                                absl::Duration timeout) override {
+    Record(absl::StrCat("nominate ", pod.name, " -> '", node, "'"), timeout);
     return absl::OkStatus();
   }
   std::vector<std::string> Calls() {
     absl::MutexLock lock(&mu_);
     return calls_;
   }
+  std::vector<absl::Duration> Timeouts() {
+    absl::MutexLock lock(&mu_);
+    return timeouts_;
+  }
 
  private:
-  void Record(std::string call) {
-    absl::MutexLock lock(&mu_);
-    calls_.push_back(std::move(call));
+  // `timeout`: the write's (none for an Event).
+  void Record(std::string call,
+              std::optional<absl::Duration> timeout = std::nullopt) {
+    {
+      absl::MutexLock lock(&mu_);
+      calls_.push_back(call);
+      if (timeout) timeouts_.push_back(*timeout);
+    }
+    if (after_write) after_write(call);
   }
   absl::Mutex mu_;
   std::vector<std::string> calls_;
+  std::vector<absl::Duration> timeouts_;
 };
 
 class NeverLeader final : public Leadership {
@@ -70,6 +90,18 @@ class NeverLeader final : public Leadership {
   bool IsLeader() const override { return false; }
   bool AwaitWriteWindow(absl::Duration) override { return false; }
   absl::Duration WriteMargin() const override { return absl::ZeroDuration(); }
+};
+
+// Leads until Lose().
+class LosingLeader final : public Leadership {
+ public:
+  void Lose() { leading_ = false; }
+  bool IsLeader() const override { return leading_.load(); }
+  bool AwaitWriteWindow(absl::Duration) override { return leading_.load(); }
+  absl::Duration WriteMargin() const override { return absl::Seconds(1); }
+
+ private:
+  std::atomic<bool> leading_ = true;
 };
 
 std::shared_ptr<const PodInfo> Victim(const std::string& name) {
@@ -96,15 +128,19 @@ struct Fixture {
   absl::Mutex mu;
 
   // Runs `task` to its end; the Preemptor is drained before returning.
-  void Run(PreemptionTask task, Leadership& leadership) {
+  // `started`, when given, is called once the task is submitted.
+  void Run(PreemptionTask task, Leadership& leadership,
+           PreemptorOptions options = {},
+           std::function<void(Preemptor&)> started = nullptr) {
     EventRecorder recorder({.components = {"metrics-scheduler"}}, api,
                            registry);
-    Preemptor preemptor({}, api, recorder,
+    Preemptor preemptor(options, api, recorder,
                         leadership, registry, [this](const Pod& p) {
                           absl::MutexLock lock(&mu);
                           failed.push_back(p.name);
                         });
     preemptor.Submit(std::move(task));
+    if (started) started(preemptor);
     preemptor.Drain();
     EXPECT_FALSE(preemptor.InFlight("uid-high"));
   }
@@ -160,6 +196,50 @@ TEST(PreemptorTest, NothingIsWrittenOutsideTheLeadersWindow) {
   NeverLeader standby;
   f.Run(Task(), standby);
   EXPECT_TRUE(f.api.Calls().empty());
+  EXPECT_THAT(f.failed, ElementsAre("high"));
+}
+
+// The lease is lost after the first victim's deletion: nothing more is
+// written (a former leader evicts nothing once a standby may lead).
+TEST(PreemptorTest, ALeaseLostInTheMiddleStopsItsWrites) {
+  Fixture f;
+  LosingLeader leader;
+  f.api.after_write = [&](const std::string& call) {
+    if (call.rfind("delete a ", 0) == 0) leader.Lose();
+  };
+  f.Run(Task(), leader);
+  EXPECT_THAT(f.api.Calls(),
+              ElementsAre(::testing::StartsWith("condition a "),
+                          "delete a uid=uid-a",
+                          ::testing::StartsWith("event a Preempted")));
+  EXPECT_THAT(f.failed, ElementsAre("high"));
+}
+
+// Each write gives up within the timeout the scheduler keeps below the
+// lease's margin, as a binding does.
+TEST(PreemptorTest, EveryWriteIsBoundedByTheWriteTimeout) {
+  Fixture f;
+  f.Run(Task(), f.leader, {.timeout = absl::Milliseconds(800)});
+  ASSERT_FALSE(f.api.Timeouts().empty());
+  for (absl::Duration t : f.api.Timeouts()) {
+    EXPECT_EQ(t, absl::Milliseconds(800));
+  }
+}
+
+// An apiserver that does not answer: the waits between tries end at
+// shutdown, not after the ~25 s of tries.
+TEST(PreemptorTest, ShutdownCutsShortTheRetriesOfAWrite) {
+  Fixture f;
+  f.api.condition_answer = absl::UnavailableError("connection refused");
+  absl::Notification tried;
+  f.api.after_write = [&](const std::string&) {
+    if (!tried.HasBeenNotified()) tried.Notify();
+  };
+  f.Run(Task(), f.leader, {}, [&](Preemptor& preemptor) {
+    tried.WaitForNotification();
+    preemptor.Cancel();
+  });
+  EXPECT_LT(f.api.Calls().size(), static_cast<size_t>(kRetryAttempts));
   EXPECT_THAT(f.failed, ElementsAre("high"));
 }
 

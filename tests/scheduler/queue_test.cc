@@ -189,6 +189,7 @@ TEST_F(QueueTest, DoneForgetsThePodUnlessItWasRecreated) {
   queue_.Done(first->pod);
   EXPECT_EQ(queue_.Lengths().in_flight, 0u);
   EXPECT_EQ(queue_.Lengths().active, 0u);
+  queue_.Delete("ns/p");  // bound: it left the pending pods
 
   // Deleted and recreated (new uid) while the old one was binding.
   queue_.Add(p);
@@ -200,6 +201,49 @@ TEST_F(QueueTest, DoneForgetsThePodUnlessItWasRecreated) {
   queue_.Done(old->pod);
   std::optional<QueuedPod> next = queue_.Pop();
   EXPECT_EQ(next->pod.uid, "2");
+  EXPECT_EQ(next->attempts, 1);
+}
+
+// The pending-pods watch can deliver an update written before the binding
+// (our own condition patch, say) after the binding's answer and before the
+// pod leaves the pending pods: the pod is bound, and is not queued again.
+// Only its deletion, or a pod recreated under its name, ends that.
+TEST_F(QueueTest, AStaleUpdateAfterDoneDoesNotQueueTheBoundPodAgain) {
+  Pod p = MakePod("p");
+  p.uid = "1";
+  p.resource_version = "10";
+  queue_.Add(p);
+  std::optional<QueuedPod> bound = queue_.Pop();
+  queue_.Done(bound->pod);
+
+  Pod stale = p;
+  stale.resource_version = "11";
+  stale.nominated_node_name = "n1";  // our own nomination, seen late
+  queue_.Update(stale);
+  queue_.MoveAllToActive();
+  clock_.Advance(absl::Minutes(10));
+  queue_.Flush();
+  QueueLengths l = queue_.Lengths();
+  EXPECT_EQ(l.active + l.backoff + l.unschedulable + l.in_flight, 0u);
+
+  // Its deletion (it left the pending pods when bound) ends the memory;
+  // a pod recreated under the name is a new pod.
+  queue_.Delete("ns/p");
+  Pod recreated = p;
+  recreated.uid = "2";
+  queue_.Add(recreated);
+  std::optional<QueuedPod> next = queue_.Pop();
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->pod.uid, "2");
+
+  // Recreated before the old one's deletion was seen: a new pod too.
+  queue_.Done(next->pod);
+  Pod third = p;
+  third.uid = "3";
+  queue_.Update(third);
+  next = queue_.Pop();
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->pod.uid, "3");
   EXPECT_EQ(next->attempts, 1);
 }
 
