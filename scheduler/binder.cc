@@ -545,7 +545,10 @@ void Binder::Resolve(BindTask& task, const absl::Status& status) {
     return;
   }
   const bool unanswered = IsTransient(status);
-  if (!unanswered && !absl::IsAborted(status)) {
+  // A refusal proves the binding refused did not happen; after a sending
+  // again, it says nothing of the first one (a restarting apiserver
+  // answers 403 for a moment): read back, as for no answer.
+  if (!unanswered && !absl::IsAborted(status) && task.sent == 1) {
     LOG(WARNING) << pod.Key() << ": binding to " << task.node
                  << " refused, backing off: " << status
                  << Fields(task).Err(status);
@@ -554,8 +557,8 @@ void Binder::Resolve(BindTask& task, const absl::Status& status) {
     return;
   }
 
-  // No answer (it may have taken effect), or a 409 (bound somewhere):
-  // where is the pod now?
+  // No answer (it may have taken effect), a 409 (bound somewhere), or a
+  // binding sent again refused: where is the pod now?
   ReadBack now = ReadPodBack(pod);
   if (now.kind == ReadBack::Kind::kGone) {
     LOG(INFO) << pod.Key() << ": gone while binding to " << task.node

@@ -72,7 +72,9 @@
 //        dropped and the pod placed again; a sending again: sent again
 //        later, as the first one is still unknown.
 //      - Anything else: the binding was refused; the charge is dropped and
-//        the pod backs off with a FailedScheduling Event.
+//        the pod backs off with a FailedScheduling Event. A binding sent
+//        again that is refused (a restarting apiserver's 403) proves
+//        nothing of the first: the pod is read back as above.
 // Each outcome is counted in metrics_scheduler_binding_outcomes_total.
 //
 // Thread-safe: Submit() from the scheduling loop, the rest from any thread.
