@@ -56,6 +56,8 @@ int HttpStatusOf(AuthVerdict verdict) {
       return 403;
     case AuthVerdict::kUnavailable:
       return 503;
+    case AuthVerdict::kThrottled:
+      return 429;
   }
   return 500;
 }
@@ -91,18 +93,51 @@ DelegatedAuth::DelegatedAuth(AccessReviewer& reviewer, const Clock& clock,
       clock_(clock),
       options_(std::move(options)),
       tokens_(options_.max_entries),
-      accesses_(options_.max_entries) {}
+      accesses_(options_.max_entries),
+      known_(options_.max_entries),
+      budget_(options_.new_token_review_burst),
+      budget_at_(clock_.Monotonic()) {}
 
 AuthDecision DelegatedAuth::Check(absl::string_view authorization,
                                   absl::string_view path,
-                                  absl::string_view method) {
+                                  absl::string_view method,
+                                  const kube::UserInfo* certificate_user) {
   for (const std::string& open : options_.always_allow_paths) {
     if (path == open) return {AuthVerdict::kAllowed, ""};
+  }
+  if (certificate_user != nullptr) {
+    return Authorize(*certificate_user, path, method);
   }
   kube::UserInfo user;
   AuthDecision authenticated = Authenticate(authorization, &user);
   if (authenticated.verdict != AuthVerdict::kAllowed) return authenticated;
   return Authorize(user, path, method);
+}
+
+int64_t DelegatedAuth::token_reviews() const {
+  absl::MutexLock lock(&mu_);
+  return token_reviews_;
+}
+
+int64_t DelegatedAuth::throttled() const {
+  absl::MutexLock lock(&mu_);
+  return throttled_;
+}
+
+bool DelegatedAuth::MayReview(const std::string& key) {
+  const absl::Time now = clock_.Now();
+  if (known_.Find(key, now) != nullptr) return true;
+  const absl::Duration at = clock_.Monotonic();
+  if (at > budget_at_) {
+    budget_ = std::min<double>(
+        options_.new_token_review_burst,
+        budget_ + absl::ToDoubleSeconds(at - budget_at_) *
+                      options_.new_token_reviews_per_second);
+    budget_at_ = at;
+  }
+  if (budget_ < 1) return false;
+  budget_ -= 1;
+  return true;
 }
 
 AuthDecision DelegatedAuth::Authenticate(absl::string_view authorization,
@@ -117,6 +152,16 @@ AuthDecision DelegatedAuth::Authenticate(absl::string_view authorization,
     absl::MutexLock lock(&mu_);
     if (const kube::TokenReview* cached = tokens_.Find(key, clock_.Now())) {
       review = *cached;
+    } else if (!MayReview(key)) {
+      ++throttled_;
+      return {AuthVerdict::kThrottled,
+              absl::StrCat("Too many requests: more than ",
+                           options_.new_token_review_burst,
+                           " tokens not seen before to review at once (",
+                           options_.new_token_reviews_per_second,
+                           " a second after that); retry later")};
+    } else {
+      ++token_reviews_;
     }
   }
   if (!review.has_value()) {
@@ -131,6 +176,11 @@ AuthDecision DelegatedAuth::Authenticate(absl::string_view authorization,
     absl::Time now = clock_.Now();
     absl::MutexLock lock(&mu_);
     tokens_.Put(key, *review, now + options_.token_ttl, now);
+    if (review->authenticated) {
+      known_.Put(key, true, now + options_.known_token_ttl, now);
+    } else {
+      known_.Erase(key);
+    }
   }
   if (!review->authenticated) {
     return {AuthVerdict::kUnauthenticated, "Unauthorized: invalid token"};

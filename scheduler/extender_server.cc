@@ -24,15 +24,17 @@ constexpr char kNodeCacheCapable[] =
 ExtenderServer::ExtenderServer(ClusterState& state,
                                const ScoringConfig& scoring,
                                const metrics::MetricsCache* cache,
-                               Registry& registry)
+                               Registry& registry, size_t max_node_names)
     : state_(state),
       scoring_(scoring),
       cache_(cache),
+      max_node_names_(max_node_names),
       requests_(registry.AddCounter(
           "metrics_scheduler_extender_requests_total",
           "kube-scheduler's extender calls, by verb (filter, prioritize) and "
           "result: metrics (judged by metrics), fallback (no usable metric: "
-          "no opinion), refused (a malformed call, or whole Nodes).",
+          "no opinion), refused (a malformed call, whole Nodes, or more "
+          "node names than --extender-max-node-names).",
           {"verb", "result"})),
       seconds_(registry.AddHistogram(
           "metrics_scheduler_extender_duration_seconds",
@@ -48,12 +50,27 @@ ExtenderServer::ExtenderServer(ClusterState& state,
 
 ExtenderServer::~ExtenderServer() { Stop(); }
 
+std::string ExtenderServer::TooManyNodeNames(size_t count, size_t limit) {
+  return absl::StrCat("too many node names in one call: ", count,
+                      ", the most is ", limit,
+                      " (--extender-max-node-names)");
+}
+
 std::string ExtenderServer::Filter(const std::string& body, int* status) {
   const absl::Time start = absl::Now();
   *status = 200;
   absl::StatusOr<kube::ExtenderArgs> args = kube::DecodeExtenderArgs(body);
   std::string out;
-  if (!args.ok() || args->with_nodes) {
+  if (args.ok() && args->node_names.size() > max_node_names_) {
+    // An HTTP error, which kube-scheduler reports by its status; the
+    // body says why to anyone reading it.
+    requests_.With({"filter", "refused"}).Inc();
+    *status = 400;
+    const std::string error =
+        TooManyNodeNames(args->node_names.size(), max_node_names_);
+    LOG(WARNING) << "extender filter call refused: " << error;
+    out = kube::EncodeFilterResult({}, {}, error);
+  } else if (!args.ok() || args->with_nodes) {
     requests_.With({"filter", "refused"}).Inc();
     const std::string error =
         args.ok() ? kNodeCacheCapable : std::string(args.status().message());
@@ -88,12 +105,16 @@ std::string ExtenderServer::Prioritize(const std::string& body, int* status) {
   const absl::Time start = absl::Now();
   absl::StatusOr<kube::ExtenderArgs> args = kube::DecodeExtenderArgs(body);
   std::string out;
-  if (!args.ok() || args->with_nodes) {
+  if (!args.ok() || args->with_nodes ||
+      args->node_names.size() > max_node_names_) {
     // HostPriorityList has no error field: an HTTP error makes
     // kube-scheduler skip (ignorable) or fail the call.
     requests_.With({"prioritize", "refused"}).Inc();
     *status = 400;
-    out = args.ok() ? kNodeCacheCapable : std::string(args.status().message());
+    out = !args.ok() ? std::string(args.status().message())
+          : args->with_nodes
+              ? kNodeCacheCapable
+              : TooManyNodeNames(args->node_names.size(), max_node_names_);
     LOG(WARNING) << "extender prioritize call refused: " << out;
   } else {
     *status = 200;
@@ -114,13 +135,28 @@ std::string ExtenderServer::Prioritize(const std::string& body, int* status) {
   return out;
 }
 
-absl::StatusOr<int> ExtenderServer::Start(const std::string& address) {
-  server_ = std::make_unique<httplib::Server>();
+absl::StatusOr<int> ExtenderServer::Start(const std::string& address,
+                                          const ConnectionLimits& limits) {
+  absl::StatusOr<std::unique_ptr<httplib::Server>> server =
+      NewGuardedServer(limits);
+  if (!server.ok()) return server.status();
+  return Serve(*std::move(server), address);
+}
+
+absl::StatusOr<int> ExtenderServer::StartSecure(
+    const std::string& address, const TlsServing& tls, DelegatedAuth& auth,
+    const ConnectionLimits& limits) {
+  absl::StatusOr<std::unique_ptr<httplib::Server>> server =
+      NewGuardedServer(limits, &tls);
+  if (!server.ok()) return server.status();
+  RequireDelegatedAuth(**server, auth, "extender");
+  return Serve(*std::move(server), address);
+}
+
+absl::StatusOr<int> ExtenderServer::Serve(
+    std::unique_ptr<httplib::Server> server, const std::string& address) {
+  server_ = std::move(server);
   server_->set_payload_max_length(kMaxRequestBytes);
-  server_->set_read_timeout(5, 0);
-  // An idle keep-alive connection is kept 1 s, not cpp-httplib's 5: its
-  // stop() waits for every open connection, so shutdown would wait too.
-  server_->set_keep_alive_timeout(1);
   server_->Post("/filter",
                 [this](const httplib::Request& req, httplib::Response& res) {
                   int status = 200;
@@ -138,7 +174,7 @@ absl::StatusOr<int> ExtenderServer::Start(const std::string& address) {
                 });
   absl::StatusOr<int> bound = Listen(*server_, address);
   if (!bound.ok()) return bound.status();
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  thread_ = Accept(*server_);
   return bound;
 }
 

@@ -44,6 +44,7 @@
 #include "common/clock.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "common/token_file.h"
 #include "config/config.h"
 #include "glog/logging.h"
 #include "kube/client.h"
@@ -123,7 +124,8 @@ ABSL_FLAG(std::string, http_address, "",
 ABSL_FLAG(int, secure_port, 0,
           "Port of the HTTPS endpoint (kube-scheduler uses 10259), then the "
           "only one serving /metrics, as kube-scheduler's: it needs a bearer "
-          "token the apiserver authenticates (TokenReview) and authorises "
+          "token the apiserver authenticates (TokenReview), or a client "
+          "certificate signed by --client-ca-file, whose user it authorises "
           "for GET /metrics (SubjectAccessReview); /healthz, /livez and "
           "/readyz stay open there and on --http-address. 0: no HTTPS "
           "endpoint, /metrics on --http-address.");
@@ -136,6 +138,26 @@ ABSL_FLAG(std::string, tls_cert_file, "",
           "localhost, 127.0.0.1, the hostname and --bind-address.");
 ABSL_FLAG(std::string, tls_private_key_file, "",
           "PEM private key of --tls-cert-file, read at start.");
+ABSL_FLAG(std::string, client_ca_file, "",
+          "PEM CA certificates, read at start. When set, --secure-port and a "
+          "secure extender port (--extender-secure) ask for a client "
+          "certificate: one signed by these authenticates its CN as the user "
+          "and its Os as groups (as kube's --client-ca-file), who must still "
+          "be authorised (SubjectAccessReview). Empty: bearer tokens only.");
+ABSL_FLAG(bool, extender_secure, false,
+          "Serve the extender port (extender.listenAddress) over HTTPS with "
+          "--secure-port's certificate (--tls-cert-file, or a self-signed "
+          "one), each call authenticated as --secure-port's are (a client "
+          "certificate signed by --client-ca-file, which is what "
+          "kube-scheduler's extender tlsConfig.certFile sends, or a bearer "
+          "token) and authorised to `post` the non-resource URLs /filter and "
+          "/prioritize. false: plain HTTP open to anyone who reaches the "
+          "port, as before.");
+ABSL_FLAG(int64_t, extender_max_node_names, 15000,
+          "The most node names an extender call may carry; a call with more "
+          "is refused (HTTP 400) before the cluster state's lock is taken. "
+          "Default 15000, three times Kubernetes' 5000-node scalability "
+          "target.");
 ABSL_FLAG(std::string, identity, "",
           "This replica's identity in the Lease and in Events. Default: "
           "hostname and a random suffix.");
@@ -439,11 +461,15 @@ std::string DefaultIdentity() {
 }
 
 // The secure port's settings, from --secure-port, --bind-address,
-// --tls-cert-file and --tls-private-key-file. `port` 0: none asked for.
+// --tls-cert-file, --tls-private-key-file, --client-ca-file and
+// --extender-secure. `port` 0: none asked for.
 struct SecureServing {
   int port = 0;
   std::string address;  // "[ip]:port"
-  ServingCertificate certificate;
+  // The certificate and client CA, for the secure port and a secure
+  // extender port; the certificate is empty when neither is on.
+  TlsServing tls;
+  bool extender_secure = false;
 };
 
 // InvalidArgument naming the flag when one is bad or a file unreadable.
@@ -467,17 +493,31 @@ absl::StatusOr<SecureServing> SecureServingFromFlags() {
     return absl::InvalidArgumentError(
         "--tls-cert-file and --tls-private-key-file go together");
   }
-  if (out.port == 0) {
+  out.extender_secure = absl::GetFlag(FLAGS_extender_secure);
+  const std::string client_ca_file = absl::GetFlag(FLAGS_client_ca_file);
+  if (out.port == 0 && !out.extender_secure) {
     if (!cert_file.empty()) {
       return absl::InvalidArgumentError(
           "--tls-cert-file is set but --secure-port is 0 (off)");
     }
+    if (!client_ca_file.empty()) {
+      return absl::InvalidArgumentError(
+          "--client-ca-file is set but neither --secure-port nor "
+          "--extender-secure is on");
+    }
     return out;
   }
-  out.address = v4 ? absl::StrCat(ip, ":", out.port)
-                   : absl::StrCat("[", ip, "]:", out.port);
+  if (!client_ca_file.empty()) {
+    ASSIGN_OR_RETURN(out.tls.client_ca_pem, ReadFile(client_ca_file));
+    RETURN_IF_ERROR(ValidateClientCa(out.tls.client_ca_pem,
+                                     "--client-ca-file=" + client_ca_file));
+  }
+  if (out.port != 0) {
+    out.address = v4 ? absl::StrCat(ip, ":", out.port)
+                     : absl::StrCat("[", ip, "]:", out.port);
+  }
   if (!cert_file.empty()) {
-    ASSIGN_OR_RETURN(out.certificate,
+    ASSIGN_OR_RETURN(out.tls.certificate,
                      LoadServingCertificate(cert_file, key_file));
     return out;
   }
@@ -487,7 +527,8 @@ absl::StatusOr<SecureServing> SecureServingFromFlags() {
     hosts.push_back(host);
   }
   if (ip != "0.0.0.0" && ip != "::" && ip != "127.0.0.1") hosts.push_back(ip);
-  ASSIGN_OR_RETURN(out.certificate, SelfSignedCertificate(hosts, absl::Now()));
+  ASSIGN_OR_RETURN(out.tls.certificate,
+                   SelfSignedCertificate(hosts, absl::Now()));
   return out;
 }
 
@@ -751,6 +792,21 @@ int Run(Config config) {
   absl::StatusOr<SecureServing> secure = SecureServingFromFlags();
   if (!secure.ok()) {
     LOG(ERROR) << secure.status().message();
+    return kExitUsage;
+  }
+  if (secure->extender_secure && config.extender.listen_address.empty()) {
+    LOG(ERROR) << "--extender-secure is set but extender.listenAddress is "
+                  "empty (no extender port)";
+    return kExitUsage;
+  }
+  if (secure->extender_secure && secure->tls.client_ca_pem.empty()) {
+    LOG(WARNING) << "--extender-secure without --client-ca-file: only bearer "
+                    "tokens authenticate, and kube-scheduler's extender "
+                    "client cannot send one (it sends a client certificate)";
+  }
+  if (absl::GetFlag(FLAGS_extender_max_node_names) < 1) {
+    LOG(ERROR) << "--extender-max-node-names must be at least 1, got "
+               << absl::GetFlag(FLAGS_extender_max_node_names);
     return kExitUsage;
   }
   const bool shadow = absl::GetFlag(FLAGS_shadow);
@@ -1046,7 +1102,7 @@ int Run(Config config) {
   // The HTTPS endpoint, its /metrics guarded by the apiserver's reviews.
   if (secure->port != 0) {
     absl::StatusOr<int> secure_port =
-        status.StartSecure(secure->address, secure->certificate, auth);
+        status.StartSecure(secure->address, secure->tls, auth);
     if (!secure_port.ok()) {
       LOG(ERROR) << "--secure-port: " << secure_port.status();
       return kExitFailure;
@@ -1060,16 +1116,23 @@ int Run(Config config) {
   std::unique_ptr<ExtenderServer> extender;
   if (!config.extender.listen_address.empty()) {
     extender = std::make_unique<ExtenderServer>(
-        scheduler.state(), scheduler.scoring(), cache.get(), registry);
+        scheduler.state(), scheduler.scoring(), cache.get(), registry,
+        static_cast<size_t>(absl::GetFlag(FLAGS_extender_max_node_names)));
     absl::StatusOr<int> extender_port =
-        extender->Start(config.extender.listen_address);
+        secure->extender_secure
+            ? extender->StartSecure(config.extender.listen_address,
+                                    secure->tls, auth)
+            : extender->Start(config.extender.listen_address);
     if (!extender_port.ok()) {
       LOG(ERROR) << "extender: " << extender_port.status();
       return kExitFailure;
     }
     LOG(INFO) << "serving kube-scheduler's extender protocol (POST /filter, "
                  "/prioritize) on port "
-              << *extender_port;
+              << *extender_port
+              << (secure->extender_secure
+                      ? " over HTTPS, for identities allowed to post them"
+                      : "");
   }
 
   // Standbys keep their informers warm, so a takeover schedules at once.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
@@ -159,6 +160,106 @@ TEST_F(DelegatedAuthTest, FailedReviewsAreUnavailableAndNotCached) {
   reviewer_.up = false;
   clock_.Advance(absl::Seconds(10));
   EXPECT_EQ(Get("Bearer reader-token"), AuthVerdict::kUnavailable);
+}
+
+TEST_F(DelegatedAuthTest, ABadTokenSentAgainIsReviewedOnce) {
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_EQ(Get("Bearer the-same-bad-token"), AuthVerdict::kUnauthenticated);
+  }
+  EXPECT_EQ(reviewer_.tokens_asked.size(), 1u);
+  EXPECT_EQ(auth_.token_reviews(), 1);
+}
+
+// Random tokens, each new: the cache cannot stop them; the budget does.
+// 1,000 of them at once cost `new_token_review_burst` TokenReviews; the
+// rest are refused (429) unasked. Then the budget refills at
+// `new_token_reviews_per_second`.
+TEST_F(DelegatedAuthTest, MadeUpTokensCostABoundedNumberOfReviews) {
+  int unauthenticated = 0;
+  int throttled = 0;
+  for (int i = 0; i < 1000; ++i) {
+    AuthDecision d = auth_.Check(absl::StrCat("Bearer made-up-", i), "/metrics",
+                                 "GET");
+    unauthenticated += d.verdict == AuthVerdict::kUnauthenticated;
+    throttled += d.verdict == AuthVerdict::kThrottled;
+    if (d.verdict == AuthVerdict::kThrottled) {
+      EXPECT_EQ(d.message,
+                "Too many requests: more than 10 tokens not seen before to "
+                "review at once (1 a second after that); retry later");
+    }
+  }
+  EXPECT_EQ(reviewer_.tokens_asked.size(), 10u);
+  EXPECT_EQ(unauthenticated, 10);
+  EXPECT_EQ(throttled, 990);
+  EXPECT_EQ(auth_.token_reviews(), 10);
+  EXPECT_EQ(auth_.throttled(), 990);
+  EXPECT_EQ(HttpStatusOf(AuthVerdict::kThrottled), 429);
+
+  // Three seconds later, three more; a flood over a minute costs at most
+  // the burst and a review a second.
+  clock_.Advance(absl::Seconds(3));
+  for (int i = 1000; i < 1100; ++i) {
+    Get(absl::StrCat("Bearer made-up-", i));
+  }
+  EXPECT_EQ(reviewer_.tokens_asked.size(), 13u);
+  for (int second = 0; second < 60; ++second) {
+    clock_.Advance(absl::Seconds(1));
+    for (int i = 0; i < 100; ++i) {
+      Get(absl::StrCat("Bearer minute-", second, "-", i));
+    }
+  }
+  EXPECT_EQ(reviewer_.tokens_asked.size(), 13u + 60u);
+}
+
+// A token authenticated before is reviewed again (its cache entry gone)
+// outside the budget: a flood does not lock out the clients already
+// known. A valid token never seen must wait for the budget, like any.
+TEST_F(DelegatedAuthTest, KnownTokensAreReviewedOutsideTheBudget) {
+  EXPECT_EQ(Get("Bearer reader-token"), AuthVerdict::kAllowed);
+  clock_.Advance(absl::Seconds(30));  // its cache entry expires
+  for (int i = 0; i < 100; ++i) Get(absl::StrCat("Bearer made-up-", i));
+  ASSERT_EQ(Get("Bearer made-up-more"), AuthVerdict::kThrottled);
+  const size_t asked = reviewer_.tokens_asked.size();
+  EXPECT_EQ(Get("Bearer reader-token"), AuthVerdict::kAllowed);
+  EXPECT_EQ(reviewer_.tokens_asked.size(), asked + 1);
+  EXPECT_EQ(Get("Bearer other-token"), AuthVerdict::kThrottled);
+
+  // Known for an hour; then it is new again.
+  clock_.Advance(absl::Minutes(61));
+  for (int i = 0; i < 100; ++i) Get(absl::StrCat("Bearer later-", i));
+  EXPECT_EQ(Get("Bearer reader-token"), AuthVerdict::kThrottled);
+
+  // A token that stops being valid stops being known.
+  clock_.Advance(absl::Seconds(30));
+  EXPECT_EQ(Get("Bearer reader-token"), AuthVerdict::kAllowed);
+  reviewer_.users.erase("reader-token");
+  clock_.Advance(absl::Seconds(11));
+  EXPECT_EQ(Get("Bearer reader-token"), AuthVerdict::kUnauthenticated);
+  clock_.Advance(absl::Seconds(11));
+  for (int i = 0; i < 100; ++i) Get(absl::StrCat("Bearer again-", i));
+  EXPECT_EQ(Get("Bearer reader-token"), AuthVerdict::kThrottled);
+}
+
+// The user of a verified client certificate is authorised as a token's
+// user would be, with no TokenReview; the certificate wins over a token.
+TEST_F(DelegatedAuthTest, CertificateUserNeedsNoTokenReview) {
+  const kube::UserInfo client{.username = "reader",
+                              .groups = {"system:authenticated"}};
+  EXPECT_EQ(auth_.Check("", "/metrics", "GET", &client).verdict,
+            AuthVerdict::kAllowed);
+  EXPECT_EQ(auth_.Check("Bearer wrong-token", "/metrics", "GET", &client)
+                .verdict,
+            AuthVerdict::kAllowed);
+  EXPECT_TRUE(reviewer_.tokens_asked.empty());
+  ASSERT_EQ(reviewer_.accesses_asked.size(), 1u);
+  EXPECT_EQ(reviewer_.accesses_asked[0].user, client);
+  const kube::UserInfo stranger{.username = "stranger"};
+  EXPECT_EQ(auth_.Check("Bearer reader-token", "/metrics", "GET", &stranger)
+                .verdict,
+            AuthVerdict::kForbidden);
+  const kube::UserInfo admin{.username = "x", .groups = {"system:masters"}};
+  EXPECT_EQ(auth_.Check("", "/filter", "POST", &admin).verdict,
+            AuthVerdict::kAllowed);
 }
 
 TEST(DelegatedAuthCacheTest, BoundedSize) {

@@ -6,7 +6,10 @@
 // exactly manifests/rbac.yaml; the probes stay open; the plain port
 // (--http-address) keeps the probes only, its /metrics a 404 naming the
 // secure port; the certificate is a self-signed one, or the pair given by
-// --tls-cert-file and --tls-private-key-file.
+// --tls-cert-file and --tls-private-key-file. With --extender-secure, the
+// extender port is HTTPS too, and a stock kube-scheduler calling it with
+// a client certificate (its extender tlsConfig) is served only once RBAC
+// lets the certificate's user post /filter and /prioritize.
 #include <unistd.h>
 
 #include <memory>
@@ -17,6 +20,8 @@
 #include "common/http.h"
 #include "gtest/gtest.h"
 #include "tests/testing/certificates.h"
+#include "tests/testing/kube_scheduler_process.h"
+#include "tests/testing/loopback.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/scheduler_process.h"
 #include "tests/testing/testenv.h"
@@ -50,9 +55,14 @@ class SecurePortTest : public ::testing::Test {
       if (HasFailure()) std::cerr << scheduler_->Log();
       scheduler_->Stop();
     }
-    (void)env_.Admin(
-        "DELETE",
-        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/" + suite_);
+    for (const std::string& object :
+         {"clusterrolebindings/" + suite_,
+          "clusterrolebindings/" + suite_ + "-extender",
+          "clusterroles/" + suite_ + "-extender"}) {
+      (void)env_.Admin("DELETE",
+                       "/apis/rbac.authorization.k8s.io/v1/" + object);
+    }
+    if (!node_.empty()) env_.DeleteNode(node_);
     env_.DeleteNamespace(suite_);
   }
 
@@ -82,11 +92,12 @@ class SecurePortTest : public ::testing::Test {
   // Starts the binary with the secure port on a free loopback port; its
   // Scrape() reads the secure port with `token`.
   void StartScheduler(std::vector<std::string> extra,
-                      const std::string& token = "") {
+                      const std::string& token = "",
+                      const std::string& config = kConfig) {
     extra.push_back("--leader-elect=false");
     absl::StatusOr<std::unique_ptr<SchedulerProcess>> s =
         SchedulerProcess::Start(
-            {.config_yaml = kConfig,
+            {.config_yaml = config,
              .kubeconfig = env_.dir() + "/scheduler.kubeconfig",
              .identity = suite_,
              .extra_args = std::move(extra),
@@ -128,6 +139,7 @@ class SecurePortTest : public ::testing::Test {
 
   Testenv env_;
   std::string suite_;
+  std::string node_;
   int secure_port_ = 0;
   std::unique_ptr<SchedulerProcess> scheduler_;
 };
@@ -215,6 +227,113 @@ TEST_F(SecurePortTest, ServesTheGivenCertificate) {
   EXPECT_TRUE(WaitFor([&] { return Status(pinned, "/healthz") == 200; }))
       << Get(pinned, "/healthz").status();
   EXPECT_EQ(Status(pinned, "/metrics"), 401);
+}
+
+// --extender-secure with --client-ca-file: kube-scheduler, configured as
+// the extender protocol asks (enableHTTPS, tlsConfig with a client
+// certificate), is refused (403) until RBAC grants the certificate's user
+// (its CN, "client") post on /filter and /prioritize, as the apiserver
+// decides through the scheduler's SubjectAccessReviews; then its calls
+// are served and its pod placed. A caller without a certificate or token
+// gets 401.
+TEST_F(SecurePortTest, SecureExtenderServesAnAuthorisedKubeScheduler) {
+  const std::string dir =
+      absl::StrCat(::testing::TempDir(), "/secure-extender-", getpid());
+  ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
+  absl::StatusOr<testing::TestCertificates> certs =
+      testing::MakeTestCertificates(dir);
+  ASSERT_TRUE(certs.ok()) << certs.status();
+  const std::string reader = ServiceAccountToken("reader");
+  ASSERT_FALSE(reader.empty());
+  GrantMetricsReader("reader");
+  const int port = testing::FreeLoopbackPort();
+  ASSERT_GT(port, 0);
+  ASSERT_NO_FATAL_FAILURE(StartScheduler(
+      {"--extender-secure", "--client-ca-file=" + certs->ca,
+       "--tls-cert-file=" + certs->server_cert,
+       "--tls-private-key-file=" + certs->server_key},
+      reader,
+      absl::StrCat(kConfig, "extender: {listenAddress: \"127.0.0.1:", port,
+                   "\"}\n")));
+  const std::string url = absl::StrCat("https://127.0.0.1:", port);
+
+  HttpClient anonymous(TlsOptions{.ca_file = certs->ca});
+  absl::StatusOr<HttpResponse> refused =
+      anonymous.Do({.method = "POST",
+                    .url = url + "/filter",
+                    .body = "{}",
+                    .timeout = absl::Seconds(10)});
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  EXPECT_EQ(refused->status, 401) << refused->body;
+
+  node_ = suite_ + "-node";
+  env_.CreateNode(node_);
+  const std::string profile = suite_ + "-kube";
+  absl::StatusOr<std::unique_ptr<testing::KubeSchedulerProcess>> kube =
+      testing::KubeSchedulerProcess::Start(
+          env_,
+          absl::StrCat("profiles: [{schedulerName: ", profile, "}]\n",
+                       "extenders:\n",
+                       "  - urlPrefix: \"", url, "\"\n",
+                       "    filterVerb: filter\n",
+                       "    prioritizeVerb: prioritize\n",
+                       "    weight: 1\n",
+                       "    nodeCacheCapable: true\n",
+                       "    ignorable: false\n",
+                       "    httpTimeout: 5s\n",
+                       "    enableHTTPS: true\n",
+                       "    tlsConfig:\n",
+                       "      certFile: \"", certs->client_cert, "\"\n",
+                       "      keyFile: \"", certs->client_key, "\"\n",
+                       "      caFile: \"", certs->ca, "\"\n"));
+  ASSERT_TRUE(kube.ok()) << kube.status();
+  auto pod_json = [&](const std::string& name) {
+    return absl::StrCat(
+        R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", name,
+        R"("},"spec":{"schedulerName":")", profile,
+        R"(","containers":[{"name":"c","image":"pause",)",
+        R"("resources":{"requests":{"cpu":"100m"}}}]}})");
+  };
+
+  // Not granted: kube-scheduler's calls are refused, and the extender not
+  // being ignorable, the pod waits with the code in its event.
+  env_.AdminOk("POST", "/api/v1/namespaces/" + suite_ + "/pods",
+               pod_json("waits"));
+  std::string events;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        events = env_.AdminOk("GET", "/api/v1/namespaces/" + suite_ +
+                                         "/events");
+        return events.find("code 403") != std::string::npos;
+      },
+      absl::Seconds(60)))
+      << events << (*kube)->Log();
+  EXPECT_EQ(env_.PodNodes(suite_)["waits"], "");
+
+  // Granted: served, and the pod placed.
+  env_.AdminOk(
+      "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+      absl::StrCat(R"({"apiVersion":"rbac.authorization.k8s.io/v1",)",
+                   R"("kind":"ClusterRole","metadata":{"name":")", suite_,
+                   R"(-extender"},"rules":[{"nonResourceURLs":["/filter",)",
+                   R"("/prioritize"],"verbs":["post"]}]})"));
+  env_.AdminOk(
+      "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+      absl::StrCat(R"({"apiVersion":"rbac.authorization.k8s.io/v1",)",
+                   R"("kind":"ClusterRoleBinding","metadata":{"name":")",
+                   suite_, R"(-extender"},"roleRef":{"apiGroup":)",
+                   R"("rbac.authorization.k8s.io","kind":"ClusterRole",)",
+                   R"("name":")", suite_,
+                   R"(-extender"},"subjects":[{"kind":"User",)",
+                   R"("apiGroup":"rbac.authorization.k8s.io",)",
+                   R"("name":"client"}]})"));
+  EXPECT_TRUE(WaitFor([&] { return !env_.PodNodes(suite_)["waits"].empty(); },
+                      absl::Seconds(90)))
+      << (*kube)->Log();
+  EXPECT_GE(scheduler_->Metric("metrics_scheduler_extender_requests_total{"
+                               "verb=\"filter\",result=\"fallback\"}"),
+            1);
+  EXPECT_TRUE((*kube)->Running());
 }
 
 }  // namespace
