@@ -90,7 +90,7 @@ class MemoryApi final : public SchedulerApi {
     absl::MutexLock lock(&mu_);
     pods_.at(key).node_name = node;
   }
-  void DeletePod(const std::string& key) {
+  void RemovePod(const std::string& key) {
     absl::MutexLock lock(&mu_);
     pods_.erase(key);
   }
@@ -795,7 +795,7 @@ TEST_F(BinderTest, APodDeletedBeforeItsBindingIsSettledReleasesItsCharge) {
                       "\"unknown\"}") >= 1;
       },
       absl::Seconds(60)));
-  api_.DeletePod(pod.Key());
+  api_.RemovePod(pod.Key());
   scheduler_.OnPendingPodDeleted(pod);
   api_.SetUnreachable(false);
   ASSERT_TRUE(WaitFor([&] {
