@@ -17,10 +17,6 @@ namespace {
 
 double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
 
-// What BindVolumes returns when the lease's write window closed between
-// two of its writes.
-constexpr absl::string_view kOutsideWindow = "outside the lease's write window";
-
 // The pod and the chosen node, for the JSON log.
 LogFields Fields(const BindTask& task) {
   const Pod& pod = task.queued.pod;
@@ -354,7 +350,7 @@ absl::Status Binder::BindVolumes(const BindTask& task) {
     return leadership_.AwaitWriteWindow(options_.leadership_wait);
   };
   for (const VolumeBindings::Bind& b : v.binds) {
-    if (!in_window()) return absl::FailedPreconditionError(kOutsideWindow);
+    if (!in_window()) return OutsideWriteWindowError();
     absl::Status s = api_.BindVolume(b, options_.timeout);
     if (!s.ok()) {
       return absl::Status(s.code(),
@@ -367,7 +363,7 @@ absl::Status Binder::BindVolumes(const BindTask& task) {
                << Fields(task);
   }
   for (const VolumeBindings::Provision& p : v.provisions) {
-    if (!in_window()) return absl::FailedPreconditionError(kOutsideWindow);
+    if (!in_window()) return OutsideWriteWindowError();
     absl::Status s = api_.SelectNode(p, v.node, options_.timeout);
     if (!s.ok()) {
       return absl::Status(
@@ -443,8 +439,7 @@ void Binder::Bind(BindTask& task) {
 
   if (!task.decision.volume_bindings.empty()) {
     absl::Status volumes = BindVolumes(task);
-    if (absl::IsFailedPrecondition(volumes) &&
-        volumes.message() == kOutsideWindow) {
+    if (IsOutsideWriteWindow(volumes)) {
       HandBack(task);
       return;
     }

@@ -15,6 +15,8 @@
 #ifndef METRICS_SCHEDULER_SCHEDULER_LEADERSHIP_H_
 #define METRICS_SCHEDULER_SCHEDULER_LEADERSHIP_H_
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace ms {
@@ -40,6 +42,17 @@ class Leadership {
   // starting.
   virtual absl::Duration WriteMargin() const = 0;
 };
+
+// What a write refused before it started because the window closed
+// returns (FailedPrecondition), and how to recognise it.
+inline constexpr absl::string_view kOutsideWriteWindow =
+    "outside the lease's write window";
+inline absl::Status OutsideWriteWindowError() {
+  return absl::FailedPreconditionError(kOutsideWriteWindow);
+}
+inline bool IsOutsideWriteWindow(const absl::Status& s) {
+  return absl::IsFailedPrecondition(s) && s.message() == kOutsideWriteWindow;
+}
 
 // A replica alone: leads always, never waits, no bound on writes.
 class AlwaysLeader final : public Leadership {

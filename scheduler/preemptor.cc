@@ -9,12 +9,6 @@
 namespace ms {
 namespace {
 
-constexpr absl::string_view kOutsideWindow = "outside the lease's write window";
-
-bool OutsideWindow(const absl::Status& s) {
-  return absl::IsFailedPrecondition(s) && s.message() == kOutsideWindow;
-}
-
 // The victim as the API calls name it.
 Pod AsPod(const PodInfo& p) {
   return Pod{.name = p.name, .namespace_ = p.namespace_, .uid = p.uid};
@@ -84,7 +78,7 @@ absl::Status Preemptor::Write(
   return RetryWhileUnavailable(
       [&] {
         if (!leadership_.AwaitWriteWindow(options_.leadership_wait)) {
-          return absl::FailedPreconditionError(kOutsideWindow);
+          return OutsideWriteWindowError();
         }
         return call(options_.timeout);
       },
@@ -149,7 +143,7 @@ bool Preemptor::Run(const PreemptionTask& task) {
                               timeout);
       });
     }
-    if (OutsideWindow(s)) return not_leader();
+    if (IsOutsideWriteWindow(s)) return not_leader();
     if (absl::IsNotFound(s) || absl::IsAborted(s)) {
       MS_VLOG(1) << preemptor.Key() << ": victim " << victim.Key()
                  << " is already gone" << fields();
@@ -170,7 +164,7 @@ bool Preemptor::Run(const PreemptionTask& task) {
     absl::Status s = Write([&](absl::Duration timeout) {
       return api_.SetNominatedNode(lower, "", timeout);
     });
-    if (OutsideWindow(s)) return not_leader();
+    if (IsOutsideWriteWindow(s)) return not_leader();
     if (!s.ok() && !absl::IsNotFound(s)) {
       LOG(WARNING) << lower.Key() << ": clearing its nominated node: " << s
                    << LogFields().Pod(lower.namespace_, lower.name).Err(s);
@@ -179,7 +173,7 @@ bool Preemptor::Run(const PreemptionTask& task) {
   absl::Status s = Write([&](absl::Duration timeout) {
     return api_.SetNominatedNode(preemptor, task.node, timeout);
   });
-  if (OutsideWindow(s)) return not_leader();
+  if (IsOutsideWriteWindow(s)) return not_leader();
   if (!s.ok()) {
     LOG(WARNING) << preemptor.Key() << ": nominating " << task.node << ": "
                  << s << fields().Err(s);

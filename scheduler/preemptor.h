@@ -93,8 +93,8 @@ class Preemptor {
   // True when every write took effect (or was moot).
   bool Run(const PreemptionTask& task);
   // One write, `call(timeout)`, tried while the apiserver does not answer,
-  // each try inside the lease's write window. FailedPrecondition
-  // (kOutsideWindow) when the window is closed.
+  // each try inside the lease's write window. OutsideWriteWindowError()
+  // (scheduler/leadership.h) when the window is closed.
   absl::Status Write(absl::FunctionRef<absl::Status(absl::Duration)> call);
 
   const PreemptorOptions options_;

@@ -26,16 +26,6 @@ using Bio = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
 using Key = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
 using Cert = std::unique_ptr<X509, Deleter<X509, X509_free>>;
 
-// OpenSSL's queued errors, as one line (and the queue emptied).
-std::string OpenSslErrors() {
-  std::string out;
-  for (unsigned long e; (e = ERR_get_error()) != 0;) {  // NOLINT(runtime/int)
-    char buf[256];
-    ERR_error_string_n(e, buf, sizeof(buf));
-    absl::StrAppend(&out, out.empty() ? "" : "; ", buf);
-  }
-  return out.empty() ? "unknown error" : out;
-}
 
 Bio MemoryBio(const std::string& pem) {
   return Bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
@@ -175,6 +165,16 @@ absl::StatusOr<ServingCertificate> SelfSignedCertificate(
   }
   return ServingCertificate{.cert_pem = BioText(cert_out.get()),
                             .key_pem = BioText(key_out.get())};
+}
+
+std::string OpenSslErrors() {
+  std::string out;
+  for (unsigned long e; (e = ERR_get_error()) != 0;) {  // NOLINT(runtime/int)
+    char buf[256];
+    ERR_error_string_n(e, buf, sizeof(buf));
+    absl::StrAppend(&out, out.empty() ? "" : "; ", buf);
+  }
+  return out.empty() ? "unknown error" : out;
 }
 
 }  // namespace ms

@@ -36,6 +36,9 @@ absl::StatusOr<ServingCertificate> SelfSignedCertificate(
 // Checks that `cert` parses and its key matches; InvalidArgument otherwise.
 absl::Status ValidateServingCertificate(const ServingCertificate& cert);
 
+// OpenSSL's queued errors, as one line (and the queue emptied).
+std::string OpenSslErrors();
+
 }  // namespace ms
 
 #endif  // METRICS_SCHEDULER_SCHEDULER_SERVING_CERT_H_

@@ -40,17 +40,6 @@ Steady::duration ToSteady(absl::Duration d) {
       absl::ToChronoNanoseconds(d));
 }
 
-// OpenSSL's queued errors, as one line (and the queue emptied).
-std::string OpenSslErrors() {
-  std::string out;
-  for (unsigned long e; (e = ERR_get_error()) != 0;) {  // NOLINT(runtime/int)
-    char buf[256];
-    ERR_error_string_n(e, buf, sizeof(buf));
-    absl::StrAppend(&out, out.empty() ? "" : "; ", buf);
-  }
-  return out.empty() ? "no detail" : out;
-}
-
 // Puts the certificate chain and key into a TLS server context, TLS 1.2 at
 // least. The certificate was validated beforehand.
 bool LoadIntoContext(const ServingCertificate& certificate, SSL_CTX& ctx) {
