@@ -36,7 +36,7 @@ constexpr int kSlots = kNodes * 13;
 constexpr int kOverfilled = kSlots + 8;
 
 // Bindings that ended without an answer from the apiserver, by outcome
-// (scheduler/binder.h): proof that a fault hit a binding in flight.
+// (scheduler/cycle/binder.h): proof that a fault hit a binding in flight.
 double BindingsWithoutAnswer(SchedulerProcess* s) {
   double n = 0;
   for (const char* outcome :
@@ -200,7 +200,11 @@ TEST_F(ApiserverFaultTest, ConnectionCutAndRefusedInTheMiddleOfABurst) {
   ASSERT_NE(s, nullptr);
   WaitForLeader(s);
 
-  CreatePodsInBackground("cut", kOverfilled, kPodCpu);
+  // Half the slots' pods first, the rest once answers are held back: the
+  // scheduler may bind a whole burst before this thread holds anything
+  // back, and then no binding would be left to catch.
+  constexpr int kFirst = kSlots / 2;
+  CreatePodsInBackground("cut", kFirst, kPodCpu);
   ASSERT_TRUE(WaitFor([&] { return CountBound() >= 20; }, absl::Seconds(60)));
   // Pods bound before answers are held back: deleting one of these in the
   // gap cannot turn the binding the cut hits into a deleted pod.
@@ -213,6 +217,10 @@ TEST_F(ApiserverFaultTest, ConnectionCutAndRefusedInTheMiddleOfABurst) {
   // the proxy just before the delay still counts for a moment.)
   (*proxy)->SetDelay(absl::Seconds(5));
   const std::map<std::string, std::string> at_delay = Placements();
+  JoinCreator();
+  for (int i = kFirst; i < kOverfilled; ++i) {
+    CreatePod(absl::StrCat("cut-", i), kPodCpu);
+  }
   ASSERT_TRUE(WaitFor(
       [&] {
         for (const auto& [pod, node] : Placements()) {
@@ -250,7 +258,6 @@ TEST_F(ApiserverFaultTest, ConnectionCutAndRefusedInTheMiddleOfABurst) {
                          absl::Seconds(8));
   (*proxy)->SetRefuse(false);
   EXPECT_TRUE(retried) << "the scheduler did not try to reconnect";
-  JoinCreator();
 
   const int pods = kOverfilled - 4;
   ASSERT_TRUE(WaitForUnschedulable(kSlots))
