@@ -14,7 +14,7 @@
 // Not implemented: in-tree volumes migrated to CSI (awsElasticBlockStore,
 // gcePersistentDisk, azureDisk, cinder, ... PVs and inline volumes), which
 // kube-scheduler translates to their CSI drivers, and VolumeAttachments not
-// backed by a pod on the node; see the README's limitations.
+// backed by a pod on the node; see docs/limitations.md.
 #ifndef METRICS_SCHEDULER_SCORING_PLUGINS_NODE_VOLUME_LIMITS_H_
 #define METRICS_SCHEDULER_SCORING_PLUGINS_NODE_VOLUME_LIMITS_H_
 

@@ -31,7 +31,7 @@
 // Not implemented: CSI storage capacity (CSIDriver.spec.storageCapacity
 // and CSIStorageCapacity objects), so "did not have enough free storage" is
 // never reported; the provisioner reports it instead (the pod is retried).
-// See the README's limitations.
+// See docs/limitations.md.
 #ifndef METRICS_SCHEDULER_SCORING_PLUGINS_VOLUME_BINDING_H_
 #define METRICS_SCHEDULER_SCORING_PLUGINS_VOLUME_BINDING_H_
 

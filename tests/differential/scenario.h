@@ -54,7 +54,7 @@
 // same text goes to `testenv oracle` (kube-scheduler's plugins) and to our
 // decoder.
 // The scenarios leave out what the scheduler does not implement yet: see
-// the README's "differential" paragraph.
+// docs/testing.md, "The differential suite".
 // Pure and seeded: the same seed gives the same scenario.
 #ifndef METRICS_SCHEDULER_TESTS_DIFFERENTIAL_SCENARIO_H_
 #define METRICS_SCHEDULER_TESTS_DIFFERENTIAL_SCENARIO_H_

@@ -97,7 +97,7 @@ TEST_F(ManifestsDryRunTest, ExampleWorkload) {
 }
 
 // manifests/components/existing-secret with a patch naming the Secret, as
-// the README shows it (tests/manifests/testdata/existing-secret): the
+// docs/deploying.md shows it (tests/manifests/testdata/existing-secret): the
 // template is gone, the volume names the user's Secret, and the server
 // accepts the rest.
 TEST_F(ManifestsDryRunTest, ExistingSecretComponent) {
