@@ -63,7 +63,7 @@ clean:
 # integration tests start the control plane built by `make testenv`.
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
-TSAN_TESTS ?= metrics_test scheduler_test kube_test http_test model_test
+TSAN_TESTS ?= metrics_test scheduler_test kube_test http_test model_test common_test
 sanitize: asan tsan
 
 asan: deps testenv

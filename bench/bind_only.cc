@@ -28,9 +28,10 @@
 //     detection off.
 // It makes no decision (any node will do: no kubelet runs the pods), keeps
 // no accounting, writes no Event, and retries only what it must so as not
-// to lose a pod: a binding that got no answer (scheduler/api.h's
-// IsTransient) is sent again, and a 409 to that says the first one landed.
-// Any other failure is logged and counted, and the pod stays pending.
+// to lose a pod: a binding that got no answer
+// (scheduler/cycle/scheduler_api.h's IsTransient) is sent again, and a 409 to
+// that says the first one landed. Any other failure is logged and counted, and
+// the pod stays pending.
 //
 // It writes "bind-only ready" to stderr once the pending pods are listed,
 // and its counts when SIGTERM or SIGINT stops it.
@@ -63,7 +64,7 @@
 #include "kube/cluster_config.h"
 #include "kube/informer.h"
 #include "model/pod.h"
-#include "scheduler/api.h"
+#include "scheduler/cycle/scheduler_api.h"
 
 ABSL_FLAG(std::string, kubeconfig, "",
           "The kubeconfig to reach the apiserver with (required).");
@@ -77,7 +78,7 @@ namespace ms::bench {
 namespace {
 
 // metrics-scheduler's binding timeout without leader election: BindTimeout
-// in scheduler/main.cc, at most 30 s.
+// in scheduler/cmd/main.cc, at most 30 s.
 constexpr absl::Duration kBindTimeout = absl::Seconds(30);
 
 // The signals that stop the process, waited for with sigwait().
@@ -245,7 +246,7 @@ int main(int argc, char** argv) {
   // this, has them blocked.
   const sigset_t stop = ms::bench::StopSignals();
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
-  // As metrics-scheduler's main() (scheduler/main.cc) sets the process up.
+  // As metrics-scheduler's main() (scheduler/cmd/main.cc) sets the process up.
   mallopt(M_ARENA_MAX, 2);
   mallopt(M_MMAP_THRESHOLD, 256 << 10);
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);

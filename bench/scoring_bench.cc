@@ -19,8 +19,8 @@
 //
 //   build/bench/scoring_bench --benchmark_filter='BM_Decide/5000/4'
 #include <algorithm>
-#include <ctime>
 #include <cstdint>
+#include <ctime>
 #include <map>
 #include <random>
 #include <string>
@@ -289,12 +289,14 @@ void BM_Decide(benchmark::State& state) {
                        [&](const TermResult& t) { return t.name == term; });
   };
   if (constraints &&
-      !(scored(kTermInterPodAffinity) && scored(kTermPodTopologySpread) &&
-        scored(kTermNodeAffinity))) {
+      !(scored(BuiltinTermName(BuiltinTerm::kInterPodAffinity)) &&
+        scored(BuiltinTermName(BuiltinTerm::kPodTopologySpread)) &&
+        scored(BuiltinTermName(BuiltinTerm::kNodeAffinity)))) {
     state.SkipWithError(
         "InterPodAffinity, PodTopologySpread or NodeAffinity did not score");
   }
-  if (!(scored(kTermTaintToleration) && scored(kTermImageLocality))) {
+  if (!(scored(BuiltinTermName(BuiltinTerm::kTaintToleration)) &&
+        scored(BuiltinTermName(BuiltinTerm::kImageLocality)))) {
     state.SkipWithError("TaintToleration or ImageLocality did not score");
   }
 }

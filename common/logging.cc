@@ -82,8 +82,8 @@ class JsonSink final : public google::LogSink {
   }
 };
 
-// "scheduler/binder.cc" of "/src/scheduler/binder.cc": the file and its
-// folder, as klog's caller names a Go file and its package.
+// "cycle/binder.cc" of "/src/scheduler/cycle/binder.cc": the file and
+// its folder, as klog's caller names a Go file and its package.
 absl::string_view ShortPath(absl::string_view file) {
   size_t last = file.rfind('/');
   if (last == absl::string_view::npos || last == 0) return file;

@@ -6,7 +6,7 @@
 // - text (the default): glog's own lines, unchanged;
 // - json: one JSON object per line, in the format Kubernetes components
 //   write with --logging-format=json (klog's JSON format):
-//     {"ts":1700000000123.456,"caller":"scheduler/binder.cc:301",
+//     {"ts":1700000000123.456,"caller":"cycle/binder.cc:301",
 //      "msg":"default/web-1: bound to n1","v":0,
 //      "pod":{"name":"web-1","namespace":"default"},"node":"n1"}
 //   ts: milliseconds since the Unix epoch; caller: the source file (its

@@ -1,11 +1,6 @@
 #include "config/config.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <exception>
 #include <fstream>
@@ -27,6 +22,7 @@
 #include "common/status_macros.h"
 #include "common/yaml.h"
 #include "config/join_regex.h"
+#include "config/yaml_reader.h"
 #include "yaml-cpp/yaml.h"
 
 namespace ms {
@@ -53,39 +49,6 @@ std::string UrlHost(absl::string_view url) {
 bool IsLoopbackHost(absl::string_view host) {
   return host == "localhost" || host == "::1" ||
          absl::StartsWith(host, "127.");
-}
-
-using YNode = YAML::Node;
-
-// The built-in term names a metric may not take.
-constexpr const char* kBuiltinNames[] = {"leastAllocated", "balancedAllocation",
-                                         "recentPlacements",
-                                         "interPodAffinity",
-                                         "podTopologySpread", "nodeAffinity",
-                                         "taintToleration", "imageLocality"};
-
-std::string Child(const std::string& path, absl::string_view key) {
-  return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);
-}
-
-std::string Quote(absl::string_view s) { return absl::StrCat("\"", s, "\""); }
-
-// Edit distance, for "did you mean" hints on unknown keys.
-int Distance(absl::string_view a, absl::string_view b) {
-  std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = static_cast<int>(j);
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = static_cast<int>(i);
-    for (size_t j = 1; j <= b.size(); ++j) {
-      int subst = prev[j - 1] + (absl::ascii_tolower(a[i - 1]) ==
-                                         absl::ascii_tolower(b[j - 1])
-                                     ? 0
-                                     : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
 }
 
 bool IsDns1123Label(absl::string_view s) {
@@ -158,243 +121,26 @@ bool SameFetch(const MetricConfig& a, const MetricConfig& b) {
 // Beware: YAML::Node has reference semantics, and assigning to a node that
 // is already bound (`a = b`) overwrites the document node `a` points to.
 // Node handles are therefore only ever constructed or rebound with reset().
-class Loader {
+class Loader : public YamlReader {
  public:
   Loader(absl::string_view file, const LoadOptions& options)
-      : file_(file), options_(options) {}
+      : YamlReader(file, options.check_files) {}
 
   absl::Status Load(const YNode& root, Config* config);
 
-  // "<file>:<line>:<col>: <path>: <msg>", pointing at `at`.
-  absl::Status Error(const YNode& at, const std::string& path,
-                     absl::string_view msg) const {
-    return ErrorAt(at.Mark(), path, msg);
-  }
-  absl::Status ErrorAt(const YAML::Mark& mark, const std::string& path,
-                       absl::string_view msg) const {
-    int line = mark.line >= 0 ? mark.line + 1 : 1;
-    int column = mark.column >= 0 ? mark.column + 1 : 1;
-    if (path.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(file_, ":", line, ":", column, ": ", msg));
-    }
-    return absl::InvalidArgumentError(
-        absl::StrCat(file_, ":", line, ":", column, ": ", path, ": ", msg));
-  }
-
  private:
-  // `node` must be a mapping whose keys are all in `known`, each once.
-  absl::Status CheckMap(const YNode& node, const std::string& path,
-                        std::initializer_list<const char*> known) const;
-
-  // The value under `key`, or an undefined node when absent or null.
-  static YNode Find(const YNode& map, const char* key) {
-    const YNode& cmap = map;
-    YNode v = cmap[key];
-    if (!v.IsDefined() || v.IsNull()) return YNode(YAML::NodeType::Undefined);
-    return v;
-  }
-
-  // With options_.check_files: `file` (the value at `at`) can be opened
-  // and read and, for a `secret`, holds more than white space.
-  absl::Status CheckFile(const YNode& at, const std::string& path,
-                         const std::string& file, bool secret) const {
-    if (!options_.check_files || file.empty()) return absl::OkStatus();
-    auto cannot = [&](int err) {
-      return Error(at, path, absl::StrCat("cannot read ", file, ": ",
-                                          std::strerror(err)));
-    };
-    struct stat st;
-    if (stat(file.c_str(), &st) != 0) return cannot(errno);
-    if (S_ISDIR(st.st_mode)) return cannot(EISDIR);
-    int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return cannot(errno);
-    // A secret is short; a prefix shows whether it is blank.
-    char buffer[4096];
-    ssize_t n = read(fd, buffer, sizeof buffer);
-    int err = errno;
-    close(fd);
-    if (n < 0) return cannot(err);
-    if (secret && absl::StripAsciiWhitespace(absl::string_view(
-                      buffer, static_cast<size_t>(n))).empty()) {
-      return Error(at, path, absl::StrCat("file ", file, " is empty"));
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status Scalar(const YNode& v, const std::string& path,
-                      std::string* out) const {
-    if (!v.IsScalar()) return Error(v, path, "must be a string");
-    *out = v.Scalar();
-    return absl::OkStatus();
-  }
-
-  // A scalar that must read as `expected` ("a finite number"): a list or a
-  // mapping is named as such rather than called "not a string".
-  absl::Status TypedScalar(const YNode& v, const std::string& path,
-                           absl::string_view expected,
-                           std::string* out) const {
-    if (!v.IsScalar()) {
-      return Error(v, path,
-                   absl::StrCat("must be ", expected, ", got ",
-                                v.IsSequence() ? "a list" : "a mapping"));
-    }
-    *out = v.Scalar();
-    return absl::OkStatus();
-  }
-
-  // Each Get* leaves *out alone when the key is absent or null, and returns
-  // the value node in *where (undefined when absent) for later checks.
-  absl::Status GetString(const YNode& map, const std::string& path,
-                         const char* key, std::string* out,
-                         YNode* where = nullptr) const {
-    YNode v = Find(map, key);
-    if (where != nullptr) where->reset(v);
-    if (!v.IsDefined()) return absl::OkStatus();
-    return Scalar(v, Child(path, key), out);
-  }
-
-  absl::Status GetDouble(const YNode& map, const std::string& path,
-                         const char* key, double* out,
-                         YNode* where = nullptr) const {
-    YNode v = Find(map, key);
-    if (where != nullptr) where->reset(v);
-    if (!v.IsDefined()) return absl::OkStatus();
-    std::string s;
-    RETURN_IF_ERROR(TypedScalar(v, Child(path, key), "a finite number", &s));
-    double d;
-    if (!absl::SimpleAtod(s, &d) || !std::isfinite(d)) {
-      return Error(v, Child(path, key),
-                   absl::StrCat("must be a finite number, got ", Quote(s)));
-    }
-    *out = d;
-    return absl::OkStatus();
-  }
-
-  // An integer in [lo, hi].
-  absl::Status GetInt(const YNode& map, const std::string& path,
-                      const char* key, int64_t lo, int64_t hi,
-                      int32_t* out) const {
-    YNode v = Find(map, key);
-    if (!v.IsDefined()) return absl::OkStatus();
-    std::string s;
-    RETURN_IF_ERROR(TypedScalar(v, Child(path, key), "an integer", &s));
-    int64_t i;
-    if (!absl::SimpleAtoi(s, &i) || i < lo || i > hi) {
-      return Error(v, Child(path, key),
-                   absl::StrCat("must be an integer in [", lo, ", ", hi,
-                                "], got ", Quote(s)));
-    }
-    *out = static_cast<int32_t>(i);
-    return absl::OkStatus();
-  }
-
-  absl::Status GetBool(const YNode& map, const std::string& path,
-                       const char* key, bool* out) const {
-    YNode v = Find(map, key);
-    if (!v.IsDefined()) return absl::OkStatus();
-    std::string s;
-    RETURN_IF_ERROR(TypedScalar(v, Child(path, key), "true or false", &s));
-    if (s == "true") {
-      *out = true;
-    } else if (s == "false") {
-      *out = false;
-    } else {
-      return Error(v, Child(path, key),
-                   absl::StrCat("must be true or false, got ", Quote(s)));
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status GetDuration(const YNode& map, const std::string& path,
-                           const char* key, absl::Duration* out,
-                           YNode* where = nullptr) const {
-    YNode v = Find(map, key);
-    if (where != nullptr) where->reset(v);
-    if (!v.IsDefined()) return absl::OkStatus();
-    std::string s;
-    RETURN_IF_ERROR(
-        TypedScalar(v, Child(path, key), "a duration such as 15s", &s));
-    absl::StatusOr<absl::Duration> d = ParseDuration(s);
-    if (!d.ok()) return Error(v, Child(path, key), d.status().message());
-    *out = *d;
-    return absl::OkStatus();
-  }
-
-  // A duration that must be > 0.
-  absl::Status GetPositiveDuration(const YNode& map, const std::string& path,
-                                   const char* key, absl::Duration* out,
-                                   YNode* where = nullptr) const {
-    YNode v;
-    RETURN_IF_ERROR(GetDuration(map, path, key, out, &v));
-    if (where != nullptr) where->reset(v);
-    if (v.IsDefined() && *out <= absl::ZeroDuration()) {
-      return Error(v, Child(path, key), "must be > 0");
-    }
-    return absl::OkStatus();
-  }
-
-  // A size in bytes: a whole number, optionally with a suffix k, M, G
-  // (powers of 1000) or Ki, Mi, Gi (powers of 1024), as Kubernetes writes
-  // quantities; > 0.
-  absl::Status GetByteSize(const YNode& map, const std::string& path,
-                           const char* key, int64_t* out) const {
-    YNode v = Find(map, key);
-    if (!v.IsDefined()) return absl::OkStatus();
-    std::string s;
-    RETURN_IF_ERROR(
-        TypedScalar(v, Child(path, key), "a size such as 64Mi", &s));
-    static constexpr std::pair<const char*, int64_t> kSuffixes[] = {
-        {"Ki", int64_t{1} << 10}, {"Mi", int64_t{1} << 20},
-        {"Gi", int64_t{1} << 30}, {"k", 1000},
-        {"M", 1000 * 1000},       {"G", 1000 * 1000 * 1000}};
-    absl::string_view digits = s;
-    int64_t unit = 1;
-    for (const auto& [suffix, value] : kSuffixes) {
-      if (absl::ConsumeSuffix(&digits, suffix)) {
-        unit = value;
-        break;
-      }
-    }
-    int64_t n = 0;
-    if (digits.empty() || !absl::c_all_of(digits, absl::ascii_isdigit) ||
-        !absl::SimpleAtoi(digits, &n) || n <= 0 ||
-        n > std::numeric_limits<int64_t>::max() / unit) {
-      return Error(v, Child(path, key),
-                   absl::StrCat("must be a positive size such as 67108864 or "
-                                "64Mi, got ",
-                                Quote(s)));
-    }
-    *out = n * unit;
-    return absl::OkStatus();
-  }
-
-  template <typename E>
-  absl::Status GetEnum(const YNode& map, const std::string& path,
-                       const char* key,
-                       std::initializer_list<std::pair<const char*, E>> values,
-                       E* out, YNode* where = nullptr) const {
-    YNode v = Find(map, key);
-    if (where != nullptr) where->reset(v);
-    if (!v.IsDefined()) return absl::OkStatus();
-    std::string s;
-    RETURN_IF_ERROR(Scalar(v, Child(path, key), &s));
-    std::vector<std::string> names;
-    for (const auto& [name, value] : values) {
-      if (s == name) {
-        *out = value;
-        return absl::OkStatus();
-      }
-      names.push_back(name);
-    }
-    return Error(v, Child(path, key),
-                 absl::StrCat("must be one of ", absl::StrJoin(names, ", "),
-                              "; got ", Quote(s)));
-  }
-
   absl::Status LoadBackend(const YNode& node, const std::string& path,
-                           BackendConfig* out, YNode* url_node,
-                           YNode* basic_auth_node, YNode* sysdig_node);
+                           BackendConfig* out);
+  // backend.basicAuth and backend.sysdig, once the type is known.
+  absl::Status LoadBasicAuth(const YNode& node, const std::string& path,
+                             BackendConfig* out);
+  absl::Status LoadSysdig(const YNode& node, const std::string& path,
+                          BackendConfig* out);
+  // `profiles`, each profile in order, and the query metrics they share.
+  absl::Status LoadProfiles(const YNode& root, const YNode& profiles,
+                            Config* config);
+  absl::Status LoadPreemption(const YNode& node, const std::string& path,
+                              PreemptionConfig* out);
   absl::Status LoadCache(const YNode& node, const std::string& path,
                          CacheConfig* out);
   // A profile's keys in `node` (the root for the one-profile form, path
@@ -403,6 +149,12 @@ class Loader {
                            const Config& config, ProfileConfig* out);
   absl::Status LoadMetric(const YNode& node, const std::string& path,
                           const Config& config, MetricConfig* out);
+  absl::Status LoadMetricOrigin(const YNode& node, const std::string& path,
+                                const Config& config, MetricConfig* out);
+  absl::Status LoadFreshness(const YNode& node, const std::string& path,
+                             const CacheConfig& cache, MetricConfig* out);
+  absl::Status LoadAggregations(const YNode& node, const std::string& path,
+                                AggregationsConfig* out);
   absl::Status LoadNormalization(const YNode& node, const std::string& path,
                                  NormalizationConfig* out);
   absl::Status LoadJoin(const YNode& node, const std::string& path,
@@ -427,45 +179,7 @@ class Loader {
   // `{listenAddress: "[host]:port"}` (http, extender).
   absl::Status LoadListenAddress(const YNode& node, const std::string& path,
                                  std::string* out);
-
-  std::string file_;
-  const LoadOptions options_;
 };
-
-absl::Status Loader::CheckMap(const YNode& node, const std::string& path,
-                              std::initializer_list<const char*> known) const {
-  if (!node.IsMap()) return Error(node, path, "must be a mapping");
-  std::set<std::string> seen;
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    // A copy: `it->first` lives in a proxy destroyed with this statement.
-    const YNode key = it->first;
-    if (!key.IsScalar()) return Error(key, path, "keys must be strings");
-    const std::string& name = key.Scalar();
-    bool found = false;
-    std::string best;
-    int best_distance = 3;  // suggest only close matches
-    for (const char* k : known) {
-      if (name == k) {
-        found = true;
-        break;
-      }
-      int d = Distance(name, k);
-      if (d < best_distance) {
-        best_distance = d;
-        best = k;
-      }
-    }
-    if (!found) {
-      std::string msg = "unknown key";
-      if (!best.empty()) absl::StrAppend(&msg, " (did you mean ", best, "?)");
-      return Error(key, Child(path, name), msg);
-    }
-    if (!seen.insert(name).second) {
-      return Error(key, Child(path, name), "duplicate key");
-    }
-  }
-  return absl::OkStatus();
-}
 
 absl::Status Loader::Load(const YNode& root, Config* config) {
   if (!root.IsDefined() || root.IsNull()) {
@@ -496,67 +210,15 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
     }
   }
 
-  YNode url_node, basic_auth_node, sysdig_node;
   if (YNode n = Find(root, "backend"); n.IsDefined()) {
-    RETURN_IF_ERROR(LoadBackend(n, "backend", &config->backend, &url_node,
-                                &basic_auth_node, &sysdig_node));
+    RETURN_IF_ERROR(LoadBackend(n, "backend", &config->backend));
   }
   if (YNode n = Find(root, "cache"); n.IsDefined()) {
     RETURN_IF_ERROR(LoadCache(n, "cache", &config->cache));
   }
 
   if (YNode profiles = Find(root, "profiles"); profiles.IsDefined()) {
-    for (const char* key : {"schedulerName", "metrics", "builtins", "herd"}) {
-      if (YNode k = Find(root, key); k.IsDefined()) {
-        return Error(k, key,
-                     "not used together with profiles: move it into a "
-                     "profile (the top-level schedulerName, metrics, "
-                     "builtins and herd are the one-profile form)");
-      }
-    }
-    if (!profiles.IsSequence() || profiles.size() == 0) {
-      return Error(profiles, "profiles", "must be a non-empty list");
-    }
-    config->profiles.clear();
-    // Query metrics by name, as first defined: one series per name.
-    std::map<std::string, std::pair<const MetricConfig*, std::string>> queries;
-    for (size_t i = 0; i < profiles.size(); ++i) {
-      std::string path = absl::StrCat("profiles[", i, "]");
-      RETURN_IF_ERROR(CheckMap(
-          profiles[i], path, {"schedulerName", "metrics", "builtins", "herd"}));
-      YNode name = Find(profiles[i], "schedulerName");
-      if (!name.IsDefined()) {
-        return Error(profiles[i], Child(path, "schedulerName"), "required");
-      }
-      ProfileConfig profile;
-      RETURN_IF_ERROR(LoadProfile(profiles[i], path, *config, &profile));
-      if (FindProfile(*config, profile.scheduler_name) != nullptr) {
-        return Error(name, Child(path, "schedulerName"),
-                     absl::StrCat("duplicate scheduler name ",
-                                  Quote(profile.scheduler_name)));
-      }
-      config->profiles.push_back(std::move(profile));
-    }
-    // Each profile's vector is final now: pointers into it stay valid.
-    for (size_t i = 0; i < config->profiles.size(); ++i) {
-      const std::vector<MetricConfig>& metrics = config->profiles[i].metrics;
-      for (size_t j = 0; j < metrics.size(); ++j) {
-        const MetricConfig& m = metrics[j];
-        if (!m.origin.is_query()) continue;
-        std::string path = absl::StrCat("profiles[", i, "].metrics[", j, "]");
-        auto [it, added] = queries.try_emplace(m.name, &m, path);
-        if (added || SameFetch(*it->second.first, m)) continue;
-        return Error(Find(Find(profiles[i], "metrics")[j], "name"),
-                     Child(path, "name"),
-                     absl::StrCat(Quote(m.name), " is fetched differently at ",
-                                  it->second.second,
-                                  ": a name is one series, so its query, "
-                                  "join, ttl, maxStaleness and aggregations "
-                                  "must be the same (weight, direction, "
-                                  "normalization, missing and filter may "
-                                  "differ); or give it another name"));
-      }
-    }
+    RETURN_IF_ERROR(LoadProfiles(root, profiles, config));
   } else {
     RETURN_IF_ERROR(LoadProfile(root, "", *config, &config->profiles[0]));
   }
@@ -581,22 +243,7 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
     }
   }
   if (YNode n = Find(root, "preemption"); n.IsDefined()) {
-    RETURN_IF_ERROR(CheckMap(n, "preemption",
-                             {"enabled", "minCandidateNodesPercentage",
-                              "minCandidateNodesAbsolute"}));
-    PreemptionConfig& p = config->preemption;
-    RETURN_IF_ERROR(GetBool(n, "preemption", "enabled", &p.enabled));
-    RETURN_IF_ERROR(GetInt(n, "preemption", "minCandidateNodesPercentage", 0,
-                           100, &p.min_candidate_nodes_percentage));
-    RETURN_IF_ERROR(GetInt(n, "preemption", "minCandidateNodesAbsolute", 0,
-                           std::numeric_limits<int32_t>::max(),
-                           &p.min_candidate_nodes_absolute));
-    if (p.min_candidate_nodes_percentage == 0 &&
-        p.min_candidate_nodes_absolute == 0) {
-      return Error(n, "preemption",
-                   "minCandidateNodesPercentage and minCandidateNodesAbsolute "
-                   "cannot both be 0");
-    }
+    RETURN_IF_ERROR(LoadPreemption(n, "preemption", &config->preemption));
   }
   if (YNode n = Find(root, "leaderElection"); n.IsDefined()) {
     RETURN_IF_ERROR(
@@ -613,20 +260,96 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
   return absl::OkStatus();
 }
 
+absl::Status Loader::LoadProfiles(const YNode& root, const YNode& profiles,
+                                  Config* config) {
+  for (const char* key : {"schedulerName", "metrics", "builtins", "herd"}) {
+    if (YNode k = Find(root, key); k.IsDefined()) {
+      return Error(k, key,
+                   "not used together with profiles: move it into a "
+                   "profile (the top-level schedulerName, metrics, "
+                   "builtins and herd are the one-profile form)");
+    }
+  }
+  if (!profiles.IsSequence() || profiles.size() == 0) {
+    return Error(profiles, "profiles", "must be a non-empty list");
+  }
+  config->profiles.clear();
+  // Query metrics by name, as first defined: one series per name.
+  std::map<std::string, std::pair<const MetricConfig*, std::string>> queries;
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    std::string path = absl::StrCat("profiles[", i, "]");
+    RETURN_IF_ERROR(CheckMap(profiles[i], path,
+                             {"schedulerName", "metrics", "builtins", "herd"}));
+    YNode name = Find(profiles[i], "schedulerName");
+    if (!name.IsDefined()) {
+      return Error(profiles[i], Child(path, "schedulerName"), "required");
+    }
+    ProfileConfig profile;
+    RETURN_IF_ERROR(LoadProfile(profiles[i], path, *config, &profile));
+    if (FindProfile(*config, profile.scheduler_name) != nullptr) {
+      return Error(name, Child(path, "schedulerName"),
+                   absl::StrCat("duplicate scheduler name ",
+                                Quote(profile.scheduler_name)));
+    }
+    config->profiles.push_back(std::move(profile));
+  }
+  // Each profile's vector is final now: pointers into it stay valid.
+  for (size_t i = 0; i < config->profiles.size(); ++i) {
+    const std::vector<MetricConfig>& metrics = config->profiles[i].metrics;
+    for (size_t j = 0; j < metrics.size(); ++j) {
+      const MetricConfig& m = metrics[j];
+      if (!m.origin.is_query()) continue;
+      std::string path = absl::StrCat("profiles[", i, "].metrics[", j, "]");
+      auto [it, added] = queries.try_emplace(m.name, &m, path);
+      if (added || SameFetch(*it->second.first, m)) continue;
+      return Error(Find(Find(profiles[i], "metrics")[j], "name"),
+                   Child(path, "name"),
+                   absl::StrCat(Quote(m.name), " is fetched differently at ",
+                                it->second.second,
+                                ": a name is one series, so its query, "
+                                "join, ttl, maxStaleness and aggregations "
+                                "must be the same (weight, direction, "
+                                "normalization, missing and filter may "
+                                "differ); or give it another name"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadPreemption(const YNode& node, const std::string& path,
+                                    PreemptionConfig* out) {
+  RETURN_IF_ERROR(CheckMap(
+      node, path,
+      {"enabled", "minCandidateNodesPercentage", "minCandidateNodesAbsolute"}));
+  PreemptionConfig& p = *out;
+  RETURN_IF_ERROR(GetBool(node, path, "enabled", &p.enabled));
+  RETURN_IF_ERROR(GetInt(node, path, "minCandidateNodesPercentage", 0, 100,
+                         &p.min_candidate_nodes_percentage));
+  RETURN_IF_ERROR(GetInt(node, path, "minCandidateNodesAbsolute", 0,
+                         std::numeric_limits<int32_t>::max(),
+                         &p.min_candidate_nodes_absolute));
+  if (p.min_candidate_nodes_percentage == 0 &&
+      p.min_candidate_nodes_absolute == 0) {
+    return Error(node, path,
+                 "minCandidateNodesPercentage and minCandidateNodesAbsolute "
+                 "cannot both be 0");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Loader::LoadBackend(const YNode& node, const std::string& path,
-                                 BackendConfig* out, YNode* url_node,
-                                 YNode* basic_auth_node, YNode* sysdig_node) {
-  RETURN_IF_ERROR(CheckMap(node, path,
-                           {"type", "url", "timeout", "tokenFile", "caFile",
-                            "certFile", "keyFile", "insecureSkipVerify",
-                            "maxResponseBytes", "headers", "proxyURL",
-                            "basicAuth", "sysdig"}));
-  RETURN_IF_ERROR(GetEnum<BackendType>(
-      node, path, "type",
-      {{"prometheus", BackendType::kPrometheus},
-       {"sysdig", BackendType::kSysdig},
-       {"metricsServer", BackendType::kMetricsServer}},
-      &out->type));
+                                 BackendConfig* out) {
+  RETURN_IF_ERROR(
+      CheckMap(node, path,
+               {"type", "url", "timeout", "tokenFile", "caFile", "certFile",
+                "keyFile", "insecureSkipVerify", "maxResponseBytes", "headers",
+                "proxyURL", "basicAuth", "sysdig"}));
+  RETURN_IF_ERROR(
+      GetEnum<BackendType>(node, path, "type",
+                           {{"prometheus", BackendType::kPrometheus},
+                            {"sysdig", BackendType::kSysdig},
+                            {"metricsServer", BackendType::kMetricsServer}},
+                           &out->type));
   if (out->type == BackendType::kMetricsServer) {
     // The list goes through the apiserver connection: its address and
     // credentials are the scheduler's own.
@@ -641,17 +364,18 @@ absl::Status Loader::LoadBackend(const YNode& node, const std::string& path,
       }
     }
   }
-  RETURN_IF_ERROR(GetString(node, path, "url", &out->url, url_node));
-  if (url_node->IsDefined() && !out->url.empty() &&
+  YNode url_node;
+  RETURN_IF_ERROR(GetString(node, path, "url", &out->url, &url_node));
+  if (url_node.IsDefined() && !out->url.empty() &&
       !(absl::StartsWith(out->url, "http://") ||
         absl::StartsWith(out->url, "https://"))) {
-    return Error(*url_node, Child(path, "url"),
+    return Error(url_node, Child(path, "url"),
                  absl::StrCat("must start with http:// or https://, got ",
                               Quote(out->url)));
   }
   if (absl::StrContains(UrlAuthority(out->url), '@')) {
     // Not quoted back: it holds a password.
-    return Error(*url_node, Child(path, "url"),
+    return Error(url_node, Child(path, "url"),
                  "must not hold credentials (user:password@): put the user "
                  "in backend.basicAuth.username and the password in the "
                  "file backend.basicAuth.passwordFile names");
@@ -701,57 +425,62 @@ absl::Status Loader::LoadBackend(const YNode& node, const std::string& path,
                               Quote(out->proxy_url)));
   }
 
-  basic_auth_node->reset(Find(node, "basicAuth"));
-  if (basic_auth_node->IsDefined()) {
-    std::string p = Child(path, "basicAuth");
-    if (out->type != BackendType::kPrometheus) {
-      return Error(*basic_auth_node, p, "only valid with type prometheus");
-    }
-    RETURN_IF_ERROR(CheckMap(*basic_auth_node, p, {"username", "passwordFile"}));
-    RETURN_IF_ERROR(GetString(*basic_auth_node, p, "username",
-                              &out->basic_auth.username));
-    YNode password_node;
-    RETURN_IF_ERROR(GetString(*basic_auth_node, p, "passwordFile",
-                              &out->basic_auth.password_file, &password_node));
-    RETURN_IF_ERROR(CheckFile(password_node, Child(p, "passwordFile"),
-                              out->basic_auth.password_file,
-                              /*secret=*/true));
-    if (!out->basic_auth.username.empty() &&
-        out->basic_auth.password_file.empty()) {
-      return Error(*basic_auth_node, Child(p, "passwordFile"),
-                   "required when username is set");
-    }
-    if (out->basic_auth.username.empty() &&
-        !out->basic_auth.password_file.empty()) {
-      return Error(*basic_auth_node, Child(p, "username"),
-                   "required when passwordFile is set");
+  if (YNode n = Find(node, "basicAuth"); n.IsDefined()) {
+    RETURN_IF_ERROR(LoadBasicAuth(n, Child(path, "basicAuth"), out));
+  }
+  if (YNode n = Find(node, "sysdig"); n.IsDefined()) {
+    RETURN_IF_ERROR(LoadSysdig(n, Child(path, "sysdig"), out));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadBasicAuth(const YNode& node, const std::string& p,
+                                   BackendConfig* out) {
+  if (out->type != BackendType::kPrometheus) {
+    return Error(node, p, "only valid with type prometheus");
+  }
+  RETURN_IF_ERROR(CheckMap(node, p, {"username", "passwordFile"}));
+  RETURN_IF_ERROR(GetString(node, p, "username", &out->basic_auth.username));
+  YNode password_node;
+  RETURN_IF_ERROR(GetString(node, p, "passwordFile",
+                            &out->basic_auth.password_file, &password_node));
+  RETURN_IF_ERROR(CheckFile(password_node, Child(p, "passwordFile"),
+                            out->basic_auth.password_file,
+                            /*secret=*/true));
+  if (!out->basic_auth.username.empty() &&
+      out->basic_auth.password_file.empty()) {
+    return Error(node, Child(p, "passwordFile"),
+                 "required when username is set");
+  }
+  if (out->basic_auth.username.empty() &&
+      !out->basic_auth.password_file.empty()) {
+    return Error(node, Child(p, "username"),
+                 "required when passwordFile is set");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadSysdig(const YNode& node, const std::string& p,
+                                BackendConfig* out) {
+  if (out->type != BackendType::kSysdig) {
+    return Error(node, p, "only valid with type sysdig");
+  }
+  RETURN_IF_ERROR(CheckMap(node, p, {"last", "sampling", "dataSourceType"}));
+  for (const auto& [key, field] :
+       {std::pair<const char*, absl::Duration*>{"last", &out->sysdig.last},
+        {"sampling", &out->sysdig.sampling}}) {
+    YNode v;
+    RETURN_IF_ERROR(GetPositiveDuration(node, p, key, field, &v));
+    if (v.IsDefined() &&
+        *field != absl::Seconds(absl::ToInt64Seconds(*field))) {
+      return Error(v, Child(p, key), "must be a whole number of seconds");
     }
   }
-
-  sysdig_node->reset(Find(node, "sysdig"));
-  if (sysdig_node->IsDefined()) {
-    std::string p = Child(path, "sysdig");
-    if (out->type != BackendType::kSysdig) {
-      return Error(*sysdig_node, p, "only valid with type sysdig");
-    }
-    RETURN_IF_ERROR(
-        CheckMap(*sysdig_node, p, {"last", "sampling", "dataSourceType"}));
-    for (const auto& [key, field] :
-         {std::pair<const char*, absl::Duration*>{"last", &out->sysdig.last},
-          {"sampling", &out->sysdig.sampling}}) {
-      YNode v;
-      RETURN_IF_ERROR(GetPositiveDuration(*sysdig_node, p, key, field, &v));
-      if (v.IsDefined() &&
-          *field != absl::Seconds(absl::ToInt64Seconds(*field))) {
-        return Error(v, Child(p, key), "must be a whole number of seconds");
-      }
-    }
-    YNode v;
-    RETURN_IF_ERROR(GetString(*sysdig_node, p, "dataSourceType",
-                              &out->sysdig.data_source_type, &v));
-    if (v.IsDefined() && out->sysdig.data_source_type.empty()) {
-      return Error(v, Child(p, "dataSourceType"), "must not be empty");
-    }
+  YNode v;
+  RETURN_IF_ERROR(
+      GetString(node, p, "dataSourceType", &out->sysdig.data_source_type, &v));
+  if (v.IsDefined() && out->sysdig.data_source_type.empty()) {
+    return Error(v, Child(p, "dataSourceType"), "must not be empty");
   }
   return absl::OkStatus();
 }
@@ -960,26 +689,11 @@ absl::Status Loader::LoadProfile(const YNode& node, const std::string& path,
   return absl::OkStatus();
 }
 
-absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
-                                const Config& config, MetricConfig* out) {
-  RETURN_IF_ERROR(CheckMap(node, path,
-                           {"name", "query", "source", "filter", "weight",
-                            "direction", "normalization", "missing",
-                            "maxStaleness", "ttl", "join", "aggregations"}));
+// `source`, or `query` with what the backend type allows of it.
+absl::Status Loader::LoadMetricOrigin(const YNode& node,
+                                      const std::string& path,
+                                      const Config& config, MetricConfig* out) {
   YNode v;
-  RETURN_IF_ERROR(GetString(node, path, "name", &out->name, &v));
-  if (!v.IsDefined()) return Error(node, Child(path, "name"), "required");
-  if (!IsMetricName(out->name)) {
-    return Error(v, Child(path, "name"),
-                 absl::StrCat("must match [A-Za-z_][A-Za-z0-9_.:-]*, got ",
-                              Quote(out->name)));
-  }
-  for (const char* builtin : kBuiltinNames) {
-    if (out->name == builtin) {
-      return Error(v, Child(path, "name"),
-                   absl::StrCat(Quote(out->name), " is a built-in term name"));
-    }
-  }
   if (YNode n = Find(node, "source"); n.IsDefined()) {
     RETURN_IF_ERROR(LoadSource(n, Child(path, "source"), &out->origin));
     // What only a query metric has.
@@ -1013,6 +727,53 @@ absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
       }
     }
   }
+  return absl::OkStatus();
+}
+
+// `ttl` and `maxStaleness`, each the cache's unless set.
+absl::Status Loader::LoadFreshness(const YNode& node, const std::string& path,
+                                   const CacheConfig& cache,
+                                   MetricConfig* out) {
+  out->ttl = cache.ttl;
+  out->max_staleness = cache.max_staleness;
+  YNode ttl_node, stale_node;
+  RETURN_IF_ERROR(GetPositiveDuration(node, path, "ttl", &out->ttl, &ttl_node));
+  RETURN_IF_ERROR(GetPositiveDuration(node, path, "maxStaleness",
+                                      &out->max_staleness, &stale_node));
+  if (out->max_staleness < out->ttl) {
+    if (stale_node.IsDefined()) {
+      return Error(stale_node, Child(path, "maxStaleness"),
+                   absl::StrCat("must be >= the metric's ttl (",
+                                absl::FormatDuration(out->ttl), ")"));
+    }
+    return Error(ttl_node, Child(path, "ttl"),
+                 absl::StrCat("must be <= the metric's maxStaleness (",
+                              absl::FormatDuration(out->max_staleness), ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
+                                const Config& config, MetricConfig* out) {
+  RETURN_IF_ERROR(CheckMap(node, path,
+                           {"name", "query", "source", "filter", "weight",
+                            "direction", "normalization", "missing",
+                            "maxStaleness", "ttl", "join", "aggregations"}));
+  YNode v;
+  RETURN_IF_ERROR(GetString(node, path, "name", &out->name, &v));
+  if (!v.IsDefined()) return Error(node, Child(path, "name"), "required");
+  if (!IsMetricName(out->name)) {
+    return Error(v, Child(path, "name"),
+                 absl::StrCat("must match [A-Za-z_][A-Za-z0-9_.:-]*, got ",
+                              Quote(out->name)));
+  }
+  for (const BuiltinTermSpec& builtin : kBuiltinTerms) {
+    if (out->name == builtin.name) {
+      return Error(v, Child(path, "name"),
+                   absl::StrCat(Quote(out->name), " is a built-in term name"));
+    }
+  }
+  RETURN_IF_ERROR(LoadMetricOrigin(node, path, config, out));
   if (YNode n = Find(node, "filter"); n.IsDefined()) {
     RETURN_IF_ERROR(LoadThreshold(n, Child(path, "filter"), &out->filter));
   }
@@ -1034,23 +795,7 @@ absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
                                           {"exclude", MissingPolicy::kExclude},
                                           {"skip", MissingPolicy::kSkip}},
                                          &out->missing));
-  out->ttl = config.cache.ttl;
-  out->max_staleness = config.cache.max_staleness;
-  YNode ttl_node, stale_node;
-  RETURN_IF_ERROR(GetPositiveDuration(node, path, "ttl", &out->ttl, &ttl_node));
-  RETURN_IF_ERROR(GetPositiveDuration(node, path, "maxStaleness",
-                                      &out->max_staleness, &stale_node));
-  if (out->max_staleness < out->ttl) {
-    if (stale_node.IsDefined()) {
-      return Error(stale_node, Child(path, "maxStaleness"),
-                   absl::StrCat("must be >= the metric's ttl (",
-                                absl::FormatDuration(out->ttl), ")"));
-    }
-    return Error(ttl_node, Child(path, "ttl"),
-                 absl::StrCat("must be <= the metric's maxStaleness (",
-                              absl::FormatDuration(out->max_staleness), ")"));
-  }
-
+  RETURN_IF_ERROR(LoadFreshness(node, path, config.cache, out));
   const bool sysdig = config.backend.type == BackendType::kSysdig;
   out->join.label = sysdig ? "host.hostName" : "node";
   if (YNode n = Find(node, "join"); n.IsDefined()) {
@@ -1059,20 +804,26 @@ absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
   if (YNode n = Find(node, "aggregations"); n.IsDefined()) {
     std::string p = Child(path, "aggregations");
     if (!sysdig) return Error(n, p, "only valid with backend type sysdig");
-    RETURN_IF_ERROR(CheckMap(n, p, {"time", "group"}));
-    for (const auto& [key, field] :
-         {std::pair<const char*, std::string*>{"time", &out->aggregations.time},
-          {"group", &out->aggregations.group}}) {
-      YNode a;
-      RETURN_IF_ERROR(GetString(n, p, key, field, &a));
-      static const std::set<std::string> kAggregations = {
-          "avg", "timeAvg", "sum", "min", "max", "count", "concat", "distinct"};
-      if (a.IsDefined() && kAggregations.count(*field) == 0) {
-        return Error(a, Child(p, key),
-                     absl::StrCat("must be one of avg, timeAvg, sum, min, max, "
-                                  "count, concat, distinct; got ",
-                                  Quote(*field)));
-      }
+    RETURN_IF_ERROR(LoadAggregations(n, p, &out->aggregations));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadAggregations(const YNode& node, const std::string& p,
+                                      AggregationsConfig* out) {
+  RETURN_IF_ERROR(CheckMap(node, p, {"time", "group"}));
+  for (const auto& [key, field] :
+       {std::pair<const char*, std::string*>{"time", &out->time},
+        {"group", &out->group}}) {
+    YNode a;
+    RETURN_IF_ERROR(GetString(node, p, key, field, &a));
+    static const std::set<std::string> kAggregations = {
+        "avg", "timeAvg", "sum", "min", "max", "count", "concat", "distinct"};
+    if (a.IsDefined() && kAggregations.count(*field) == 0) {
+      return Error(a, Child(p, key),
+                   absl::StrCat("must be one of avg, timeAvg, sum, min, max, "
+                                "count, concat, distinct; got ",
+                                Quote(*field)));
     }
   }
   return absl::OkStatus();
@@ -1125,24 +876,16 @@ absl::Status Loader::LoadThreshold(const YNode& node, const std::string& path,
 
 absl::Status Loader::LoadBuiltins(const YNode& node, const std::string& path,
                                   BuiltinWeights* out) {
-  RETURN_IF_ERROR(CheckMap(node, path,
-                           {"leastAllocated", "balancedAllocation",
-                            "recentPlacements", "interPodAffinity",
-                            "podTopologySpread", "nodeAffinity",
-                            "taintToleration", "imageLocality"}));
-  for (const auto& [key, field] :
-       {std::pair<const char*, double*>{"leastAllocated",
-                                        &out->least_allocated},
-        {"balancedAllocation", &out->balanced_allocation},
-        {"recentPlacements", &out->recent_placements},
-        {"interPodAffinity", &out->inter_pod_affinity},
-        {"podTopologySpread", &out->pod_topology_spread},
-        {"nodeAffinity", &out->node_affinity},
-        {"taintToleration", &out->taint_toleration},
-        {"imageLocality", &out->image_locality}}) {
+  std::vector<const char*> names;
+  for (const BuiltinTermSpec& builtin : kBuiltinTerms) {
+    names.push_back(builtin.name);
+  }
+  RETURN_IF_ERROR(CheckMap(node, path, names));
+  for (const BuiltinTermSpec& builtin : kBuiltinTerms) {
+    double& weight = (*out)[builtin.term];
     YNode v;
-    RETURN_IF_ERROR(GetDouble(node, path, key, field, &v));
-    if (*field < 0) return Error(v, Child(path, key), "must be >= 0");
+    RETURN_IF_ERROR(GetDouble(node, path, builtin.name, &weight, &v));
+    if (weight < 0) return Error(v, Child(path, builtin.name), "must be >= 0");
   }
   return absl::OkStatus();
 }
@@ -1357,68 +1100,6 @@ absl::Status Loader::LoadListenAddress(const YNode& node,
 }
 
 }  // namespace
-
-absl::StatusOr<absl::Duration> ParseDuration(absl::string_view text) {
-  auto invalid = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid duration \"", text, "\": ", why,
-                     " (examples: 500ms, 15s, 2m, 1h30m)"));
-  };
-  if (text == "0") return absl::ZeroDuration();
-  if (text.empty()) return invalid("empty");
-  if (text[0] == '-' || text[0] == '+') return invalid("must not be signed");
-  absl::Duration total = absl::ZeroDuration();
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t start = i;
-    int64_t whole = 0;
-    bool digits = false;
-    for (; i < text.size() && absl::ascii_isdigit(text[i]); ++i) {
-      if (whole > 1000000000000LL) return invalid("too large");
-      whole = whole * 10 + (text[i] - '0');
-      digits = true;
-    }
-    double fraction = 0;
-    if (i < text.size() && text[i] == '.') {
-      ++i;
-      double scale = 0.1;
-      for (; i < text.size() && absl::ascii_isdigit(text[i]); ++i) {
-        fraction += (text[i] - '0') * scale;
-        scale /= 10;
-        digits = true;
-      }
-    }
-    if (!digits) {
-      return invalid(start == i ? "expected a number" : "no digits");
-    }
-    size_t unit_start = i;
-    while (i < text.size() && !absl::ascii_isdigit(text[i]) && text[i] != '.') {
-      ++i;
-    }
-    absl::string_view unit = text.substr(unit_start, i - unit_start);
-    absl::Duration u;
-    if (unit == "ns") {
-      u = absl::Nanoseconds(1);
-    } else if (unit == "us" || unit == "\xc2\xb5s" || unit == "\xce\xbcs") {
-      u = absl::Microseconds(1);
-    } else if (unit == "ms") {
-      u = absl::Milliseconds(1);
-    } else if (unit == "s") {
-      u = absl::Seconds(1);
-    } else if (unit == "m") {
-      u = absl::Minutes(1);
-    } else if (unit == "h") {
-      u = absl::Hours(1);
-    } else if (unit.empty()) {
-      return invalid("missing unit (ns, us, ms, s, m, h)");
-    } else {
-      return invalid(absl::StrCat("unknown unit \"", unit, "\""));
-    }
-    total += whole * u + fraction * u;
-  }
-  if (total > absl::Hours(24 * 365 * 100)) return invalid("too large");
-  return total;
-}
 
 absl::StatusOr<Config> LoadConfigString(absl::string_view text,
                                         absl::string_view display_name,

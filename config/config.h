@@ -107,8 +107,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "config/duration.h"  // ParseDuration, for the durations below
 #include "model/metrics.h"
 #include "model/pod.h"
+#include "model/policy.h"
 
 namespace ms {
 
@@ -127,28 +129,6 @@ enum class BackendType {
 // usage over the Node's allocatable (metrics/metrics_server_source.h).
 inline constexpr const char* kMetricsServerQueries[] = {
     "cpu", "memory", "cpuUtilization", "memoryUtilization"};
-
-// Which value of a metric is better.
-enum class Direction { kLower, kHigher };
-
-enum class NormalizationType {
-  // 100 for the best node among the feasible ones, 0 for the worst, linear
-  // between; all equal: 100 for all.
-  kMinMax,
-  // Linear over the fixed range [min, max], clamped to [0, 100].
-  kRange,
-  // best / value (lower is better) or value / best (higher is better),
-  // times 100, over values clamped at 0.
-  kRatio,
-};
-
-// What a node whose value is missing, NaN/Inf or stale gets.
-enum class MissingPolicy {
-  kNeutral,  // a score of 50
-  kWorst,    // a score of 0
-  kExclude,  // the node is filtered out
-  kSkip,     // the term is left out for that node; weights renormalised
-};
 
 struct BasicAuthConfig {
   std::string username;       // default ""; basic auth is off when empty
@@ -204,12 +184,6 @@ struct CacheConfig {
   absl::Duration refresh_timeout = absl::Seconds(5);  // > 0
 };
 
-struct NormalizationConfig {
-  NormalizationType type = NormalizationType::kMinMax;
-  double min = 0;  // kRange only; finite, < max
-  double max = 0;  // kRange only; finite, > min
-};
-
 // How the series of a query name nodes.
 enum class JoinMatch {
   kName,     // the label holds the node name (sysdig: or its short form)
@@ -245,8 +219,7 @@ struct MetricThreshold {
 
 struct MetricConfig {
   // Required, unique, [A-Za-z_][A-Za-z0-9_.:-]*, and not the name of a
-  // built-in term (leastAllocated, balancedAllocation, recentPlacements,
-  // interPodAffinity, podTopologySpread).
+  // built-in term (kBuiltinTerms, model/policy.h).
   std::string name;
   // `source`: a query (the default), or a Node annotation or label whose
   // value is a decimal or a Kubernetes quantity (ParseAttributeValue); its
@@ -265,19 +238,6 @@ struct MetricConfig {
   absl::Duration ttl = absl::Seconds(15);
   JoinConfig join;
   AggregationsConfig aggregations;  // sysdig only
-};
-
-// Weights of the built-in terms; 0 turns a term off. Finite, >= 0.
-struct BuiltinWeights {
-  double least_allocated = 1;
-  double balanced_allocation = 1;
-  double recent_placements = 1;
-  // kube-scheduler's default weights:
-  double inter_pod_affinity = 2;
-  double pod_topology_spread = 2;
-  double node_affinity = 2;
-  double taint_toleration = 3;
-  double image_locality = 1;
 };
 
 // NodeAffinity's addedAffinity (kube-scheduler's NodeAffinityArgs): node
@@ -330,7 +290,7 @@ struct HttpConfig {
   std::string listen_address = ":10260";
 };
 
-// kube-scheduler's extender protocol (scheduler/extender_server.h).
+// kube-scheduler's extender protocol (scheduler/serve/extender_server.h).
 struct ExtenderConfig {
   // "[host]:port" for POST /filter and /prioritize; "" (default): not
   // served.
@@ -340,8 +300,8 @@ struct ExtenderConfig {
 // One scheduler name and how it places pods (kube-scheduler's profiles).
 struct ProfileConfig {
   std::string scheduler_name = "metrics-scheduler";  // DNS-1123 subdomain
-  std::vector<MetricConfig> metrics;  // default: none
-  BuiltinWeights builtins;
+  std::vector<MetricConfig> metrics;                 // default: none
+  BuiltinWeights builtins;                           // model/policy.h
   HerdConfig herd;
 };
 
@@ -375,10 +335,6 @@ const ProfileConfig* FindProfile(const Config& config,
 
 // The scheduler names of the profiles, in configuration order.
 std::vector<std::string> SchedulerNames(const Config& config);
-
-// Parses a Go-style duration (`500ms`, `15s`, `2m`, `1h30m`, `1.5s`, `0`).
-// InvalidArgument for anything else, including negative durations.
-absl::StatusOr<absl::Duration> ParseDuration(absl::string_view text);
 
 struct LoadOptions {
   // Also check the files the configuration names, as the process that loads

@@ -103,7 +103,7 @@ struct ResponseLimits {
   // One event of a watch stream.
   size_t max_watch_event_bytes = size_t{16} << 20;
 };
-// The scheduler's flags that set them (scheduler/main.cc), named by the
+// The scheduler's flags that set them (scheduler/cmd/main.cc), named by the
 // errors.
 inline constexpr char kMaxResponseBytesFlag[] =
     "--max-apiserver-response-bytes";

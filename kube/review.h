@@ -3,7 +3,7 @@
 // apiserver asks the apiserver who a bearer token belongs to, and whether
 // that user may do something. kube components (kube-scheduler's secure
 // port among them) guard their /metrics this way; scheduler/ does too
-// (scheduler/delegated_auth.h).
+// (scheduler/serve/delegated_auth.h).
 //
 // This file holds the wire format only: the request bodies and their
 // decoding. KubeClient::ReviewToken and ReviewAccess send them.

@@ -1,6 +1,7 @@
 #include "scoring/decide.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -9,13 +10,11 @@
 #include "scoring/filter.h"
 #include "scoring/internal/kernels.h"
 #include "scoring/plugins/balanced_allocation.h"
-#include "scoring/plugins/default_normalize.h"
-#include "scoring/plugins/image_locality.h"
 #include "scoring/plugins/metric_terms.h"
 #include "scoring/plugins/node_resources_fit.h"
-#include "scoring/plugins/recent_placements.h"
 #include "scoring/plugins/volume_restrictions.h"
 #include "scoring/preemption.h"
+#include "scoring/score_plugins.h"
 
 namespace ms {
 
@@ -39,27 +38,14 @@ struct Workspace::Scratch {
   // not itself), by node index.
   std::vector<const NominatedPod*> nominated;
   std::vector<NodeCheck> checks;  // [node]: when no node fits
-  // InterPodAffinity: the pre-filter and pre-score states; per node the raw
-  // and the normalised score (feasible nodes only).
+  // The pre-filter states of InterPodAffinity and PodTopologySpread.
   InterPodAffinityFilter affinity_filter;
-  InterPodAffinityScore affinity_score;
-  std::vector<int64_t> affinity_raw;
-  std::vector<double> affinity;
-  // PodTopologySpread: likewise.
   PodTopologySpreadFilter spread_filter;
-  PodTopologySpreadScore spread_score;
-  std::vector<int64_t> spread_raw;
-  std::vector<double> spread;
-  // NodeAffinity and TaintToleration: whether each scores this pod; per
-  // node the raw and the normalised score (feasible nodes only).
-  bool node_affinity_on = false;
-  bool taint_toleration_on = false;
-  std::vector<int64_t> node_affinity_raw, taint_toleration_raw;
-  std::vector<double> node_affinity, taint_toleration;
-  // ImageLocality: likewise (raw: the sum of scaled image sizes).
-  bool image_locality_on = false;
-  std::vector<int64_t> image_locality_raw;
-  std::vector<double> image_locality;
+  // The built-in score plugins, by BuiltinTerm; whether each counts for
+  // this pod; what they read of this decision.
+  ScorePlugins plugins = MakeScorePlugins();
+  std::array<bool, kNumBuiltinTerms> counts{};
+  ScoreContext context;
 };
 
 Workspace::Workspace() : scratch_(std::make_unique<Scratch>()) {}
@@ -319,116 +305,19 @@ void PreScore(const DecideInput& in, const ScoringConfig& cfg, bool exclude,
   for (MetricPlan& p : s.plans) FeasibleStats(feasible, n, count, p);
 }
 
-// 3-4. InterPodAffinity's pre-score and normalisation, over the feasible
-// nodes; s.affinity_score stays inactive when the plugin is skipped.
-void PodAffinityScores(const DecideInput& in, const NodeTable& table,
-                       const NamespaceLabels& namespaces, Scratch& s) {
-  const std::vector<NodeInfo>& nodes = *in.nodes;
-  s.affinity_score.Build(*in.pod, table.placed(nodes), namespaces);
-  if (!s.affinity_score.active()) return;
-  const size_t n = nodes.size();
-  Grow(s.affinity_raw, n);
-  Grow(s.affinity, n);
-  for (size_t i = 0; i < n; ++i) {
-    if (s.feasible[i] != 0) {
-      s.affinity_raw[i] = s.affinity_score.Raw(i);
-    }
-  }
-  NormalizeInterPodAffinity(s.affinity_raw.data(), s.feasible.data(), n,
-                            s.affinity.data());
-}
-
-// 3-4. PodTopologySpread's pre-score and normalisation, over the feasible
-// nodes; s.spread_score stays inactive when the plugin is skipped.
-void SpreadScores(const DecideInput& in, const NodeTable& table, Scratch& s) {
-  const std::vector<NodeInfo>& nodes = *in.nodes;
-  s.spread_score.Build(*in.pod, table.placed(nodes), s.feasible.data(),
-                       in.workloads);
-  if (!s.spread_score.active()) return;
-  const size_t n = nodes.size();
-  Grow(s.spread_raw, n);
-  Grow(s.spread, n);
-  for (size_t i = 0; i < n; ++i) {
-    if (s.feasible[i] != 0) s.spread_raw[i] = s.spread_score.Raw(i);
-  }
-  NormalizePodTopologySpread(s.spread_raw.data(), s.feasible.data(), n,
-                             s.spread.data());
-}
-
-// 3-4. NodeAffinity's score and normalisation over the feasible nodes,
-// when the pod (or addedAffinity) has preferred terms.
-void NodeAffinityScores(const DecideInput& in, const ScoringConfig& cfg,
-                        Scratch& s) {
-  s.node_affinity_on =
-      ScoresNodeAffinity(*in.pod, cfg.added_preferred_affinity);
-  if (!s.node_affinity_on) return;
-  const std::vector<NodeInfo>& nodes = *in.nodes;
-  const size_t n = nodes.size();
-  Grow(s.node_affinity_raw, n);
-  Grow(s.node_affinity, n);
-  for (size_t i = 0; i < n; ++i) {
-    if (s.feasible[i] == 0) continue;
-    s.node_affinity_raw[i] =
-        NodeAffinityScore(*in.pod, cfg.added_preferred_affinity, nodes[i].node);
-  }
-  DefaultNormalizeScore(s.node_affinity_raw.data(), s.feasible.data(), n,
-                        /*reverse=*/false, s.node_affinity.data());
-}
-
-// 3-4. TaintToleration's score and normalisation: only the nodes with
-// PreferNoSchedule taints can score below 100, so only they are counted;
-// off when none of the feasible ones has a taint the pod does not
-// tolerate (every node would score 100).
-void TaintTolerationScores(const DecideInput& in, const NodeTable& table,
-                           Scratch& s) {
-  const std::vector<NodeInfo>& nodes = *in.nodes;
-  const size_t n = nodes.size();
-  s.taint_toleration_on = false;
-  int64_t hi = 0;
-  bool zeroed = false;
-  for (uint32_t i : table.soft_tainted()) {
-    if (s.feasible[i] == 0) continue;
-    if (!zeroed) {
-      Grow(s.taint_toleration_raw, n);
-      std::fill_n(s.taint_toleration_raw.begin(), n, 0);
-      zeroed = true;
-    }
-    const int64_t count =
-        TaintTolerationScore(in.pod->tolerations, nodes[i].node.taints);
-    s.taint_toleration_raw[i] = count;
-    hi = std::max(hi, count);
-  }
-  if (hi == 0) return;
-  s.taint_toleration_on = true;
-  // DefaultNormalizeScore, reversed, over the only nodes that can differ
-  // from 100.
-  Grow(s.taint_toleration, n);
-  std::fill_n(s.taint_toleration.begin(), n, kMaxNodeScore);
-  for (uint32_t i : table.soft_tainted()) {
-    const int64_t count = s.taint_toleration_raw[i];
-    if (s.feasible[i] == 0 || count == 0) continue;
-    constexpr int64_t kMax = static_cast<int64_t>(kMaxNodeScore);
-    s.taint_toleration[i] = static_cast<double>(kMax - kMax * count / hi);
+// 3-4. The built-in plugins' pre-score and normalisation over the feasible
+// nodes, in table order.
+void PreScoreBuiltins(Scratch& s) {
+  for (size_t k = 0; k < kNumBuiltinTerms; ++k) {
+    s.counts[k] = s.plugins[k]->PreScore(s.context);
   }
 }
 
-// 3-4. ImageLocality's score (it needs no normalisation): from the nodes
-// that hold the pod's images; off when no feasible node scores above 0.
-void ImageLocalityScores(const DecideInput& in, const NodeTable& table,
-                         Scratch& s) {
-  const Pod& pod = *in.pod;
-  const size_t n = in.nodes->size();
-  s.image_locality_on = false;
-  Grow(s.image_locality_raw, n);
-  if (!ImageLocalitySums(pod, table.images(), n, s.feasible.data(),
-                         s.image_locality_raw.data())) {
-    return;
-  }
-  Grow(s.image_locality, n);
-  s.image_locality_on = ::ms::ImageLocalityScores(
-      s.image_locality_raw.data(), s.feasible.data(), n,
-      pod.init_containers.size() + pod.containers.size(),
-      s.image_locality.data());
+// The weight `term` counts with for this pod: 0 when it does not.
+double BuiltinWeight(const ScoringConfig& cfg, const Scratch& s,
+                     BuiltinTerm term) {
+  return s.counts[static_cast<size_t>(term)] ? std::max(cfg.builtins[term], 0.0)
+                                             : 0.0;
 }
 
 // 4. Normalise: resolves the plan of each metric that scores into
@@ -458,31 +347,27 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
            double metric_weight, bool per_node_weights, Scratch& s) {
   const std::vector<NodeInfo>& nodes = *in.nodes;
   const size_t n = nodes.size();
-  const double w_la = std::max(cfg.least_allocated_weight, 0.0);
-  const double w_ba = BalancedAllocationApplies(pod.requests)
-                          ? std::max(cfg.balanced_allocation_weight, 0.0)
-                          : 0.0;
-  const double w_rp = std::max(cfg.recent_placements_weight, 0.0);
-  const double w_ipa = s.affinity_score.active()
-                           ? std::max(cfg.inter_pod_affinity_weight, 0.0)
-                           : 0.0;
-  const double w_pts = s.spread_score.active()
-                           ? std::max(cfg.pod_topology_spread_weight, 0.0)
-                           : 0.0;
-  const double w_na = s.node_affinity_on
-                          ? std::max(cfg.node_affinity_weight, 0.0)
-                          : 0.0;
-  const double w_tt = s.taint_toleration_on
-                          ? std::max(cfg.taint_toleration_weight, 0.0)
-                          : 0.0;
-  const double w_il = s.image_locality_on
-                          ? std::max(cfg.image_locality_weight, 0.0)
-                          : 0.0;
-  const double builtin_weight =
-      w_la + w_ba + w_rp + w_ipa + w_pts + w_na + w_tt + w_il;
-  const bool resources = w_la > 0 || w_ba > 0;
-  const bool builtins = resources || w_ipa > 0 || w_pts > 0 || w_na > 0 ||
-                        w_tt > 0 || w_il > 0;
+  // The kernels' terms: leastAllocated and balancedAllocation from the
+  // NodeTable's columns, recentPlacements in the combining pass.
+  const double least_allocated =
+      BuiltinWeight(cfg, s, BuiltinTerm::kLeastAllocated);
+  const double balanced_allocation =
+      BuiltinWeight(cfg, s, BuiltinTerm::kBalancedAllocation);
+  const double recent_placements =
+      BuiltinWeight(cfg, s, BuiltinTerm::kRecentPlacements);
+  // The plugins normalised in the pre-score phase, with their weights, in
+  // table order.
+  std::array<std::pair<double, const double*>, kNumBuiltinTerms> normalised;
+  size_t num_normalised = 0;
+  double builtin_weight = 0;
+  for (size_t k = 0; k < kNumBuiltinTerms; ++k) {
+    const double w = BuiltinWeight(cfg, s, static_cast<BuiltinTerm>(k));
+    builtin_weight += w;
+    const double* scores = s.plugins[k]->Scores();
+    if (w > 0 && scores != nullptr) normalised[num_normalised++] = {w, scores};
+  }
+  const bool resources = least_allocated > 0 || balanced_allocation > 0;
+  const bool builtins = resources || num_normalised > 0;
   const double uniform_weight = metric_weight + builtin_weight;
 
   Grow(s.scores, n);
@@ -500,7 +385,7 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
                         ? in.recent_placements->data()
                         : nullptr,
       .feasible = s.feasible.data(),
-      .w_rp = w_rp,
+      .w_rp = recent_placements,
       .penalty = cfg.penalty_per_placement,
       .inv_weight = uniform_weight > 0 ? 1 / uniform_weight : 0.0,
       .builtin_weight = builtin_weight,
@@ -526,8 +411,8 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
         suspects = internal::DenseBuiltins(
             table.score_columns(b), len, static_cast<double>(nz.milli_cpu),
             static_cast<double>(nz.memory), static_cast<double>(req.milli_cpu),
-            static_cast<double>(req.memory), w_la, w_ba, builtin,
-            s.suspect.data());
+            static_cast<double>(req.memory), least_allocated,
+            balanced_allocation, builtin, s.suspect.data());
       }
       if (suspects > 0 || any_huge) {
         for (size_t j = 0; j < len; ++j) {
@@ -537,18 +422,17 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
             continue;
           }
           builtin[j] =
-              w_la * LeastAllocatedTerm(nodes[i], nz, w_la).raw +
-              w_ba * BalancedAllocationTerm(nodes[i], req, w_ba).raw;
+              least_allocated *
+                  LeastAllocatedTerm(nodes[i], nz, least_allocated).raw +
+              balanced_allocation *
+                  BalancedAllocationTerm(nodes[i], req, balanced_allocation)
+                      .raw;
         }
       }
     }
-    // The plugins normalised in the pre-score phase, in plugin order.
-    for (const auto& [w, scores] :
-         {std::pair{w_pts, &s.spread}, std::pair{w_ipa, &s.affinity},
-          std::pair{w_na, &s.node_affinity}, std::pair{w_tt, &s.taint_toleration},
-          std::pair{w_il, &s.image_locality}}) {
-      if (w <= 0) continue;
-      const double* score = scores->data() + b;
+    for (size_t k = 0; k < num_normalised; ++k) {
+      const auto [w, scores] = normalised[k];
+      const double* score = scores + b;
       for (size_t j = 0; j < len; ++j) builtin[j] += w * score[j];
     }
     s.block_best[b / kBlock] = internal::ScoreBlock(
@@ -589,8 +473,8 @@ size_t Pick(const std::vector<NodeInfo>& nodes, const NodeTable& table,
 // 7. Explain: the terms of node i, each from its plugin: the metrics in
 // configuration order, then the built-ins.
 void NodeTerms(const DecideInput& in, const ScoringConfig& cfg,
-               ScoringMode mode, const PodScoring& pod, const Scratch& s,
-               size_t i, std::vector<TermResult>* out) {
+               ScoringMode mode, const Scratch& s, size_t i,
+               std::vector<TermResult>* out) {
   out->clear();
   for (size_t m = 0; m < cfg.metrics.size(); ++m) {
     const MetricColumn* column = in.metrics != nullptr &&
@@ -601,49 +485,20 @@ void NodeTerms(const DecideInput& in, const ScoringConfig& cfg,
                                  mode == ScoringMode::kMetrics, column, i,
                                  in.now_ms));
   }
-  const NodeInfo& node = (*in.nodes)[i];
-  out->push_back(
-      LeastAllocatedTerm(node, pod.non_zero, cfg.least_allocated_weight));
-  out->push_back(BalancedAllocationTerm(node, pod.requests,
-                                        cfg.balanced_allocation_weight));
-  const int32_t placements = in.recent_placements != nullptr &&
-                                     i < in.recent_placements->size()
-                                 ? (*in.recent_placements)[i]
-                                 : 0;
-  out->push_back(RecentPlacementsTerm(placements, cfg.penalty_per_placement,
-                                      cfg.recent_placements_weight));
-  // Only for a pod the plugin scores: most pods have no row for these.
-  if (s.spread_score.active()) {
-    out->push_back(PodTopologySpreadTerm(s.spread_raw[i], s.spread[i],
-                                         cfg.pod_topology_spread_weight));
-  }
-  if (s.affinity_score.active()) {
-    out->push_back(InterPodAffinityTerm(s.affinity_raw[i], s.affinity[i],
-                                        cfg.inter_pod_affinity_weight));
-  }
-  if (s.node_affinity_on) {
-    out->push_back(BuiltinTermRow(
-        kTermNodeAffinity, static_cast<double>(s.node_affinity_raw[i]),
-        s.node_affinity[i], cfg.node_affinity_weight));
-  }
-  if (s.taint_toleration_on) {
-    out->push_back(BuiltinTermRow(
-        kTermTaintToleration, static_cast<double>(s.taint_toleration_raw[i]),
-        s.taint_toleration[i], cfg.taint_toleration_weight));
-  }
-  if (s.image_locality_on) {
-    out->push_back(BuiltinTermRow(
-        kTermImageLocality, static_cast<double>(s.image_locality_raw[i]),
-        s.image_locality[i], cfg.image_locality_weight));
+  for (size_t k = 0; k < kNumBuiltinTerms; ++k) {
+    const ScorePlugin& plugin = *s.plugins[k];
+    if (!s.counts[k] && !plugin.ExplainedWhenOff()) continue;
+    const double weight =
+        s.counts[k] ? cfg.builtins[static_cast<BuiltinTerm>(k)] : 0.0;
+    out->push_back(plugin.Row(s.context, i, weight));
   }
 }
 
 // 7. Explain: one row per node. `refused` (the pre-filter's sentence), when
 // set, is every node's reason; otherwise a node outside F gives its filter
 // reasons, or the metric whose own filter removed it.
-Explanation Explain(const DecideInput& in, const ScoringConfig& cfg,
-                    const Decision& d, const PodFilter& pf,
-                    const PodScoring& pod, Scratch& s,
+Explanation ExplainNodes(const DecideInput& in, const ScoringConfig& cfg,
+                    const Decision& d, const PodFilter& pf, Scratch& s,
                     const std::string& refused) {
   const std::vector<NodeInfo>& nodes = *in.nodes;
   Explanation e{.mode = d.mode,
@@ -657,7 +512,7 @@ Explanation Explain(const DecideInput& in, const ScoringConfig& cfg,
     } else if (s.feasible[i] != 0) {
       ne.feasible = true;
       ne.total = s.scores[i];
-      NodeTerms(in, cfg, d.mode, pod, s, i, &ne.terms);
+      NodeTerms(in, cfg, d.mode, s, i, &ne.terms);
     } else {
       NodeCheck c = CheckFully(pf, nodes[i], i, s);
       if (c.feasible() && i < s.excluded.size() &&
@@ -748,7 +603,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
     d.filter_summary =
         absl::StrCat("0/", n, " nodes are available: ", refused, ".");
     RunPreemption(in, cfg, pf, /*pre_filter_rejected=*/true, s, d);
-    if (in.explain) d.explanation = Explain(in, cfg, d, pf, pod, s, refused);
+    if (in.explain) d.explanation = ExplainNodes(in, cfg, d, pf, s, refused);
     return d;
   }
   const NodeTable* table = in.table;
@@ -785,11 +640,17 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
     RunPreemption(in, cfg, pf, /*pre_filter_rejected=*/false, s, d);
   } else {
     // 4. Normalise. 5. Score. 6. Pick.
-    SpreadScores(in, *table, s);
-    PodAffinityScores(in, *table, namespaces, s);
-    NodeAffinityScores(in, cfg, s);
-    TaintTolerationScores(in, *table, s);
-    ImageLocalityScores(in, *table, s);
+    s.context = {.pod = in.pod,
+                 .requests = &pod.requests,
+                 .non_zero = &pod.non_zero,
+                 .nodes = &nodes,
+                 .table = table,
+                 .feasible = s.feasible.data(),
+                 .config = &cfg,
+                 .namespaces = &namespaces,
+                 .workloads = in.workloads,
+                 .recent_placements = in.recent_placements};
+    PreScoreBuiltins(s);
     bool per_node_weights = false;
     const double metric_weight =
         Normalise(cfg, d.mode, count, s, per_node_weights);
@@ -797,7 +658,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
     const size_t best = Pick(nodes, *table, in.seed, s);
     d.node_index = static_cast<int>(best);
     d.score = s.scores[best];
-    NodeTerms(in, cfg, d.mode, pod, s, best, &d.terms);
+    NodeTerms(in, cfg, d.mode, s, best, &d.terms);
     if (pf.volumes != nullptr) {
       VolumeBindingCheck(s.volumes.binding, nodes[best].node, catalog,
                          &d.volume_bindings);
@@ -805,7 +666,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
   }
 
   // 7. Explain.
-  if (in.explain) d.explanation = Explain(in, cfg, d, pf, pod, s, "");
+  if (in.explain) d.explanation = ExplainNodes(in, cfg, d, pf, s, "");
   return d;
 }
 

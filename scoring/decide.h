@@ -1,6 +1,6 @@
 // Decide: where one pod goes. The pure heart of the scheduler.
 //
-//   ScoringConfig scoring = MakeScoringConfig(config, profile);  // once
+//   ScoringConfig scoring = ...;  // once (scheduler/cycle/scoring_profile.h)
 //   NodeTable table; table.Build(nodes);                 // on node changes
 //   MetricTable prepared; prepared.Build(columns, n);    // on metric changes
 //   Workspace ws;                                        // one per thread
@@ -13,8 +13,7 @@
 //   if (d.ok()) Bind(pod, nodes[d.node_index].node.name, SummarizeTerms(...));
 //   else Report(pod, d.filter_summary);  // FailedScheduling message
 //
-// Phases (DESIGN.md, "Scoring model"), each rule in its plugin file under
-// scoring/plugins/:
+// Phases, each rule in its plugin file under scoring/plugins/:
 // 1. Pre-filter. Each filter plugin's per-pod facts are computed once
 //    (filter.h): the volume plugins' claims and PVs (volume_binding.h and
 //    the others), PodTopologySpread's and InterPodAffinity's counts over
@@ -39,13 +38,12 @@
 //    bound; in fallback mode no metric filters.
 // 4. Normalise (metric_terms.h). Each used metric's normalisation over F is
 //    resolved into a plan; missing values follow their policy.
-// 5. Score. Built-in terms: leastAllocated (node_resources_fit.h),
-//    balancedAllocation (balanced_allocation.h), kube-scheduler's formulas,
-//    recentPlacements (recent_placements.h), herd avoidance from the
-//    caller's per-node counts, podTopologySpread (pod_topology_spread.h)
-//    for a pod with a ScheduleAnyway constraint (its own or the system
-//    defaults), and interPodAffinity (inter_pod_affinity.h) for a pod some
-//    pod term concerns. A weight of 0 turns a term off.
+// 5. Score. The built-in terms (model/policy.h's kBuiltinTerms, each a
+//    ScorePlugin of score_plugin.h): leastAllocated and balancedAllocation,
+//    kube-scheduler's formulas, recentPlacements, herd avoidance from the
+//    caller's per-node counts, then those that score only a pod they
+//    concern (podTopologySpread, interPodAffinity, nodeAffinity,
+//    taintToleration, imageLocality). A weight of 0 turns a term off.
 //    Score(n) = sum(w_i * s_i(n)) / sum(w_i) over the terms counted for n,
 //    in [0, 100] (0 when no term counts).
 // 6. Pick. The highest score wins; ties are broken by a hash of (seed, node
@@ -64,11 +62,10 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
 #include "model/metrics.h"
 #include "model/node_info.h"
 #include "model/pod.h"
-#include "scoring/explain.h"
+#include "scoring/explanation.h"
 #include "scoring/metric_table.h"
 #include "scoring/node_table.h"
 #include "scoring/preemption.h"

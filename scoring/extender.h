@@ -1,5 +1,5 @@
 // JudgeByMetrics: the metric half of a decision, for kube-scheduler's
-// extender protocol (scheduler/extender_server.h).
+// extender protocol (scheduler/serve/extender_server.h).
 //
 // kube-scheduler has already filtered the nodes it asks about; what
 // metrics-scheduler adds is what Decide (decide.h) does with metrics, over

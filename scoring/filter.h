@@ -33,13 +33,14 @@
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "model/resources.h"
+#include "scoring/filter_failure.h"
 #include "scoring/plugins/inter_pod_affinity.h"
 #include "scoring/plugins/node_affinity.h"
 #include "scoring/plugins/node_name.h"
 #include "scoring/plugins/node_ports.h"
-#include "scoring/plugins/node_volume_limits.h"
 #include "scoring/plugins/node_resources_fit.h"
 #include "scoring/plugins/node_unschedulable.h"
+#include "scoring/plugins/node_volume_limits.h"
 #include "scoring/plugins/pod_topology_spread.h"
 #include "scoring/plugins/taint_toleration.h"
 #include "scoring/plugins/volume_binding.h"
@@ -48,47 +49,6 @@
 #include "scoring/scoring_config.h"
 
 namespace ms {
-
-// Why a node was rejected: a bit set, so one node can report several
-// insufficient resources.
-enum FilterFailure : uint32_t {
-  kFailUnschedulable = 1u << 0,
-  kFailNodeName = 1u << 1,
-  kFailTaint = 1u << 2,
-  kFailEnforcedAffinity = 1u << 3,  // the configured addedAffinity
-  kFailAffinity = 1u << 4,
-  kFailPorts = 1u << 5,
-  kFailTooManyPods = 1u << 6,
-  kFailCpu = 1u << 7,
-  kFailMemory = 1u << 8,
-  kFailEphemeralStorage = 1u << 9,
-  kFailScalar = 1u << 10,  // NodeCheck::scalars says which
-  kFailDiskConflict = 1u << 11,      // VolumeRestrictions
-  kFailReadWriteOncePod = 1u << 12,
-  kFailVolumeLimits = 1u << 13,      // NodeVolumeLimits
-  kFailVolumeNodeConflict = 1u << 14,  // VolumeBinding, as many as apply
-  kFailVolumeBindConflict = 1u << 15,
-  kFailVolumeMissing = 1u << 16,
-  kFailVolumeZone = 1u << 17,  // VolumeZone
-  kFailTopologySpreadLabel = 1u << 18,
-  kFailTopologySpread = 1u << 19,
-  kFailPodAffinity = 1u << 20,
-  kFailPodAntiAffinity = 1u << 21,
-  kFailExistingAntiAffinity = 1u << 22,
-  // Not filter plugins: the metrics' own filters, set by Decide only;
-  // NodeCheck::metric says which metric. A metric with `missing: exclude`
-  // had no usable value on the node; a fresh value was above the metric's
-  // `filter.max` or below its `filter.min`.
-  kFailMissingMetric = 1u << 23,
-  kFailMetricAbove = 1u << 24,
-  kFailMetricBelow = 1u << 25,
-};
-inline constexpr uint32_t kFailMetric =
-    kFailMissingMetric | kFailMetricAbove | kFailMetricBelow;
-// How many FilterFailure bits there are; every table indexed by bit has
-// this many entries.
-inline constexpr int kNumFilterFailures = 26;
-static_assert(kFailMetricBelow == 1u << (kNumFilterFailures - 1));
 
 // A pod that a preemption made room for (status.nominatedNodeName, set by
 // any scheduler) and that is not bound yet. While it waits, a pod of no

@@ -1,8 +1,7 @@
 // ScoringConfig: what scoring/ needs of the configuration, resolved once.
 //
-// MakeScoringConfig converts a validated Config's profile; tests build one
-// by hand.
-// Plain value; thread-compatible.
+// scheduler/cycle/scoring_profile.h makes one from a validated Config's
+// profile; tests build one by hand. Plain value; thread-compatible.
 #ifndef METRICS_SCHEDULER_SCORING_SCORING_CONFIG_H_
 #define METRICS_SCHEDULER_SCORING_SCORING_CONFIG_H_
 
@@ -11,7 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
+#include "model/metrics.h"
+#include "model/pod.h"
+#include "model/policy.h"
 
 namespace ms {
 
@@ -44,14 +45,7 @@ struct PreemptionSettings {
 
 struct ScoringConfig {
   std::vector<MetricTerm> metrics;  // in configuration order
-  double least_allocated_weight = 1;
-  double balanced_allocation_weight = 1;
-  double recent_placements_weight = 1;
-  double inter_pod_affinity_weight = 2;
-  double pod_topology_spread_weight = 2;
-  double node_affinity_weight = 2;
-  double taint_toleration_weight = 3;
-  double image_locality_weight = 1;
+  BuiltinWeights builtins;          // <= 0 turns a term off
   // NodeAffinity's addedAffinity: required terms (ORed; empty: none) and
   // preferred terms, for every pod.
   std::vector<NodeSelectorTerm> added_affinity;
@@ -62,11 +56,6 @@ struct ScoringConfig {
   int64_t herd_window_ms = 30000;
   PreemptionSettings preemption;
 };
-
-// The policy of `profile` (one of config.profiles) with the settings all
-// profiles share (nodeAffinity, preemption).
-ScoringConfig MakeScoringConfig(const Config& config,
-                                const ProfileConfig& profile);
 
 }  // namespace ms
 

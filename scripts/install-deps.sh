@@ -8,7 +8,7 @@ packages=(
   libcurl4-openssl-dev libsimdjson-dev libabsl-dev libfmt-dev
   libgoogle-glog-dev libgflags-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  libcpp-httplib-dev libre2-dev prometheus
+  libcpp-httplib-dev libre2-dev prometheus python3
   clang libclang-rt-14-dev
 )
 

@@ -10,8 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "scoring/metric_plan.h"
 #include "scoring/node_table.h"
-#include "scoring/plugins/metric_terms.h"
 
 namespace ms::internal {
 

@@ -31,8 +31,29 @@ TermResult BalancedAllocationTerm(const NodeInfo& info,
   const double score = static_cast<double>(BalancedAllocationScore(
       alloc.milli_cpu, SaturatingAdd(used.milli_cpu, requests.milli_cpu),
       alloc.memory, SaturatingAdd(used.memory, requests.memory)));
-  return BuiltinTermRow(kTermBalancedAllocation, score, score,
+  return BuiltinTermRow(BuiltinTermName(BuiltinTerm::kBalancedAllocation),
+                        score, score,
                         BalancedAllocationApplies(requests) ? weight : 0);
+}
+
+namespace {
+
+class BalancedAllocationPlugin final : public ScorePlugin {
+ public:
+  bool PreScore(const ScoreContext& ctx) override {
+    return BalancedAllocationApplies(*ctx.requests);
+  }
+  TermResult Row(const ScoreContext& ctx, size_t i,
+                 double weight) const override {
+    return BalancedAllocationTerm((*ctx.nodes)[i], *ctx.requests, weight);
+  }
+  bool ExplainedWhenOff() const override { return true; }
+};
+
+}  // namespace
+
+std::unique_ptr<ScorePlugin> MakeBalancedAllocationPlugin() {
+  return std::make_unique<BalancedAllocationPlugin>();
 }
 
 }  // namespace ms

@@ -11,14 +11,14 @@
 #define METRICS_SCHEDULER_SCORING_PLUGINS_BALANCED_ALLOCATION_H_
 
 #include <cstdint>
+#include <memory>
 
 #include "model/node_info.h"
 #include "model/resources.h"
-#include "scoring/explain.h"
+#include "scoring/explanation.h"
+#include "scoring/score_plugin.h"
 
 namespace ms {
-
-inline constexpr char kTermBalancedAllocation[] = "balancedAllocation";
 
 // Pre-score: whether the term scores this pod (`requests` is
 // PodRequests(pod)).
@@ -36,6 +36,9 @@ int64_t BalancedAllocationScore(int64_t alloc_cpu, int64_t requested_cpu,
 // apply to, or with a weight <= 0.
 TermResult BalancedAllocationTerm(const NodeInfo& node,
                                   const Resources& requests, double weight);
+
+// The balancedAllocation term (scored by the kernels; Scores() is null).
+std::unique_ptr<ScorePlugin> MakeBalancedAllocationPlugin();
 
 }  // namespace ms
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "scoring/explain.h"
+#include "scoring/explanation.h"
 
 namespace ms {
 

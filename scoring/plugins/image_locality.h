@@ -14,15 +14,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/strings/string_view.h"
 #include "model/pod.h"
 #include "scoring/image_index.h"
+#include "scoring/score_plugin.h"
 
 namespace ms {
-
-inline constexpr char kTermImageLocality[] = "imageLocality";
 
 // normalizedImageName: `image` with ":latest" appended when the last ':'
 // does not come after the last '/'.
@@ -43,6 +43,9 @@ bool ImageLocalitySums(const Pod& pod, const ImageIndex& index,
 // feasible node i (0 for the others). Returns whether any is above 0.
 bool ImageLocalityScores(const int64_t* sums, const int64_t* feasible,
                          size_t num_nodes, size_t num_containers, double* out);
+
+// The imageLocality term; counts only when a feasible node scores above 0.
+std::unique_ptr<ScorePlugin> MakeImageLocalityPlugin();
 
 }  // namespace ms
 

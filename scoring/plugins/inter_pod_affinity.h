@@ -41,14 +41,16 @@
 #define METRICS_SCHEDULER_SCORING_PLUGINS_INTER_POD_AFFINITY_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "model/pod_affinity.h"
-#include "scoring/explain.h"
+#include "scoring/explanation.h"
 #include "scoring/pod_label_index.h"
+#include "scoring/score_plugin.h"
 #include "scoring/topology_index.h"
 
 namespace ms {
@@ -59,7 +61,6 @@ inline constexpr char kReasonPodAntiAffinity[] =
     "node(s) didn't match pod anti-affinity rules";
 inline constexpr char kReasonExistingAntiAffinity[] =
     "node(s) didn't satisfy existing pods anti-affinity rules";
-inline constexpr char kTermInterPodAffinity[] = "interPodAffinity";
 
 // Counts per topology pair (a node label key and value) for the few
 // distinct keys a pod's terms use, in arrays indexed by the value's id in
@@ -147,6 +148,9 @@ void NormalizeInterPodAffinity(const int64_t* raw, const int64_t* feasible,
 // The explanation row of a pod the plugin scores: raw and normalised
 // score; unused with a weight <= 0.
 TermResult InterPodAffinityTerm(int64_t raw, double score, double weight);
+
+// The interPodAffinity term: InterPodAffinityScore, normalised.
+std::unique_ptr<ScorePlugin> MakeInterPodAffinityPlugin();
 
 }  // namespace ms
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "scoring/filter.h"
+#include "scoring/filter_failure.h"
 #include "scoring/internal/kernels.h"
 
 namespace ms {

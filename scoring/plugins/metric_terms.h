@@ -25,23 +25,15 @@
 #include <limits>
 #include <vector>
 
-#include "config/config.h"
 #include "model/metrics.h"
-#include "scoring/explain.h"
+#include "scoring/explanation.h"
+#include "scoring/metric_plan.h"
 #include "scoring/metric_table.h"
 #include "scoring/scoring_config.h"
 
 namespace ms {
 
 inline constexpr double kNeutralScore = 50;
-
-// What normalisation needs to know of the usable values of one metric over
-// the feasible nodes.
-struct ColumnStats {
-  int usable = 0;  // nodes with a finite, fresh value
-  double min = 0;  // over the usable values
-  double max = 0;
-};
 
 // The reference: the score in [0, 100] of a usable value `v`:
 //   minmax, lower:  (max - v) * 100 / (max - min); all equal: 100
@@ -59,34 +51,6 @@ double NormalizeValue(Direction direction, const NormalizationConfig& norm,
 // 0 (worst); kExclude and kSkip have none (the node is filtered or the term
 // skipped).
 double MissingScore(MissingPolicy policy);
-
-// A normalisation resolved for one decision: the three shapes
-// NormalizeValue reduces to once the stats are known.
-enum class Normalizer {
-  kLinear,       // minmax and range: clamp((v - origin) * k + base, 0, 100)
-  kRatioLower,   // v <= 0 ? 100 : min(best / v, 100)
-  kRatioHigher,  // min(max(v, 0) * k + base, 100)
-};
-
-// One metric for the current decision: where its usable values are, their
-// stats over the feasible nodes, and the resolved normalisation.
-struct MetricPlan {
-  // The usable values over all nodes (NaN: none), from the MetricTable or a
-  // copy cleaned for this decision; null when the metric has none.
-  const double* values = nullptr;
-  // When `values` is a fresh prepared column: that column (its min, max
-  // and missing nodes stand for a pass); null for a cleaned copy.
-  const MetricTable::Column* prepared = nullptr;
-  bool complete = false;  // every node has a usable value (no NaN)
-  ColumnStats stats;
-  bool on = false;  // usable data on some feasible node
-  // Set by PlanMetric.
-  Normalizer normalizer = Normalizer::kLinear;
-  double origin = 0, k = 0, base = 0, best = 0;
-  double miss = 0;    // the score without a usable value; NaN: skipped
-  double weight = 0;
-  bool per_node = false;  // skipped on some feasible node: per-node weights
-};
 
 // Pre-score: points `plan` at the usable values of prepared column `m` at
 // `now_ms` (cleaning a copy into `scratch` when only some are fresh).
@@ -111,7 +75,7 @@ size_t FilterNodesByMetrics(const std::vector<MetricTerm>& terms,
                             size_t count, int64_t* feasible, size_t n,
                             std::vector<int32_t>& excluded);
 
-// Which kFailMetric bit (filter.h) node i fails for `term`, whose plan
+// Which kFailMetric bit (filter_failure.h) node i fails for `term`, whose plan
 // removed it: kFailMissingMetric without a usable value, else
 // kFailMetricAbove or kFailMetricBelow.
 uint32_t MetricFailure(const MetricTerm& term, const MetricPlan& plan,
@@ -121,30 +85,7 @@ uint32_t MetricFailure(const MetricTerm& term, const MetricPlan& plan,
 void PlanMetric(const MetricTerm& term, size_t feasible_count,
                 MetricPlan& plan);
 
-// Score: the score of value `v` under a resolved plan (NaN: skipped), in the
-// arithmetic of NormalizeValue. Inline, so that the vectorised kernels
-// (internal/kernels.h) compute exactly what PlanScore does.
-template <Normalizer kShape, bool kComplete = false>
-__attribute__((always_inline)) inline double PlanScore(
-    double origin, double k, double base, double best, double miss,
-    double v) {
-  constexpr double kMax = kMaxNodeScore;
-  double s;
-  if constexpr (kShape == Normalizer::kLinear) {
-    const double y = (v - origin) * k + base;
-    s = y < 0.0 ? 0.0 : (kMax < y ? kMax : y);  // clamp, as selects
-  } else if constexpr (kShape == Normalizer::kRatioLower) {
-    const double x = v < 0.0 ? 0.0 : v;
-    const double q = best / x;
-    s = x == 0 ? kMax : (kMax < q ? kMax : q);
-  } else {
-    const double x = v < 0.0 ? 0.0 : v;
-    const double y = x * k + base;
-    s = kMax < y ? kMax : y;
-  }
-  if constexpr (kComplete) return s;  // v is never NaN
-  return v == v ? s : miss;
-}
+// Score: PlanScore (metric_plan.h) for any plan.
 double PlanScore(const MetricPlan& plan, double v);
 
 // The explanation row of node `i`: the raw value from `column` (the

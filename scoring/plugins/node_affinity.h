@@ -19,11 +19,13 @@
 #define METRICS_SCHEDULER_SCORING_PLUGINS_NODE_AFFINITY_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "model/node.h"
 #include "model/pod.h"
+#include "scoring/score_plugin.h"
 
 namespace ms {
 
@@ -31,7 +33,6 @@ inline constexpr char kReasonAffinity[] =
     "node(s) didn't match Pod's node affinity/selector";
 inline constexpr char kReasonEnforcedAffinity[] =
     "node(s) didn't match scheduler-enforced node affinity";
-inline constexpr char kTermNodeAffinity[] = "nodeAffinity";
 
 // Pre-filter: whether the pod has anything for the filter to check.
 inline bool HasNodeAffinity(const Pod& pod) {
@@ -63,6 +64,10 @@ inline bool ScoresNodeAffinity(const Pod& pod,
 int64_t NodeAffinityScore(const Pod& pod,
                           const std::vector<PreferredNodeTerm>& added,
                           const Node& node);
+
+// The nodeAffinity term: NodeAffinityScore, normalised; counts for a pod
+// ScoresNodeAffinity says it scores.
+std::unique_ptr<ScorePlugin> MakeNodeAffinityPlugin();
 
 }  // namespace ms
 

@@ -50,7 +50,26 @@ TermResult LeastAllocatedTerm(const NodeInfo& info,
   const double score = static_cast<double>(LeastAllocatedScore(
       alloc.milli_cpu, SaturatingAdd(nz.milli_cpu, pod_non_zero.milli_cpu),
       alloc.memory, SaturatingAdd(nz.memory, pod_non_zero.memory)));
-  return BuiltinTermRow(kTermLeastAllocated, score, score, weight);
+  return BuiltinTermRow(BuiltinTermName(BuiltinTerm::kLeastAllocated), score,
+                        score, weight);
+}
+
+namespace {
+
+class LeastAllocatedPlugin final : public ScorePlugin {
+ public:
+  bool PreScore(const ScoreContext&) override { return true; }
+  TermResult Row(const ScoreContext& ctx, size_t i,
+                 double weight) const override {
+    return LeastAllocatedTerm((*ctx.nodes)[i], *ctx.non_zero, weight);
+  }
+  bool ExplainedWhenOff() const override { return true; }
+};
+
+}  // namespace
+
+std::unique_ptr<ScorePlugin> MakeLeastAllocatedPlugin() {
+  return std::make_unique<LeastAllocatedPlugin>();
 }
 
 }  // namespace ms

@@ -20,15 +20,16 @@
 #define METRICS_SCHEDULER_SCORING_PLUGINS_NODE_RESOURCES_FIT_H_
 
 #include <cstdint>
+#include <memory>
 
 #include "model/node_info.h"
 #include "model/resources.h"
-#include "scoring/explain.h"
+#include "scoring/explanation.h"
+#include "scoring/score_plugin.h"
 
 namespace ms {
 
 inline constexpr char kReasonTooManyPods[] = "Too many pods";
-inline constexpr char kTermLeastAllocated[] = "leastAllocated";
 
 // What does not fit; all false: the pod fits.
 struct FitResult {
@@ -56,6 +57,9 @@ int64_t LeastAllocatedScore(int64_t alloc_cpu, int64_t requested_cpu,
 // unused.
 TermResult LeastAllocatedTerm(const NodeInfo& node,
                               const Resources& pod_non_zero, double weight);
+
+// The leastAllocated term (scored by the kernels; Scores() is null).
+std::unique_ptr<ScorePlugin> MakeLeastAllocatedPlugin();
 
 }  // namespace ms
 

@@ -39,6 +39,7 @@
 #define METRICS_SCHEDULER_SCORING_PLUGINS_POD_TOPOLOGY_SPREAD_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,8 +47,9 @@
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "model/topology_spread.h"
-#include "scoring/explain.h"
+#include "scoring/explanation.h"
 #include "scoring/pod_label_index.h"
+#include "scoring/score_plugin.h"
 #include "scoring/topology_index.h"
 
 namespace ms {
@@ -57,7 +59,6 @@ inline constexpr char kReasonTopologySpread[] =
 inline constexpr char kReasonTopologySpreadLabel[] =
     "node(s) didn't match pod topology spread constraints (missing required "
     "label)";
-inline constexpr char kTermPodTopologySpread[] = "podTopologySpread";
 
 // A constraint ready to count with (kube-scheduler's
 // topologySpreadConstraint).
@@ -154,6 +155,9 @@ void NormalizePodTopologySpread(const int64_t* raw, const int64_t* feasible,
 
 // The explanation row of a pod the plugin scores.
 TermResult PodTopologySpreadTerm(int64_t raw, double score, double weight);
+
+// The podTopologySpread term: PodTopologySpreadScore, normalised.
+std::unique_ptr<ScorePlugin> MakePodTopologySpreadPlugin();
 
 }  // namespace ms
 

@@ -8,12 +8,12 @@
 #define METRICS_SCHEDULER_SCORING_PLUGINS_RECENT_PLACEMENTS_H_
 
 #include <cstdint>
+#include <memory>
 
-#include "scoring/explain.h"
+#include "scoring/explanation.h"
+#include "scoring/score_plugin.h"
 
 namespace ms {
-
-inline constexpr char kTermRecentPlacements[] = "recentPlacements";
 
 // Score. Inline, as a select, so that the vectorised kernel uses it as is.
 inline double RecentPlacementsScore(double placements, double penalty) {
@@ -25,6 +25,9 @@ inline double RecentPlacementsScore(double placements, double penalty) {
 // unused.
 TermResult RecentPlacementsTerm(int32_t placements, double penalty,
                                 double weight);
+
+// The recentPlacements term (scored by the kernels; Scores() is null).
+std::unique_ptr<ScorePlugin> MakeRecentPlacementsPlugin();
 
 }  // namespace ms
 

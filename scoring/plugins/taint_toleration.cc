@@ -1,5 +1,7 @@
 #include "scoring/plugins/taint_toleration.h"
 
+#include <algorithm>
+
 namespace ms {
 
 bool ToleratesTaint(const Toleration& t, const Taint& taint) {
@@ -47,6 +49,58 @@ int64_t TaintTolerationScore(const std::vector<Toleration>& tolerations,
     }
   }
   return count;
+}
+
+namespace {
+
+class TaintTolerationPlugin final : public ScorePlugin {
+ public:
+  // Only the nodes with PreferNoSchedule taints can score below 100, so
+  // only they are counted.
+  bool PreScore(const ScoreContext& ctx) override {
+    const std::vector<NodeInfo>& nodes = *ctx.nodes;
+    const size_t n = nodes.size();
+    const std::vector<uint32_t>& soft = ctx.table->soft_tainted();
+    int64_t hi = 0;
+    bool zeroed = false;
+    for (uint32_t i : soft) {
+      if (ctx.feasible[i] == 0) continue;
+      if (!zeroed) {
+        if (raw_.size() < n) raw_.resize(n);
+        std::fill_n(raw_.begin(), n, 0);
+        zeroed = true;
+      }
+      raw_[i] =
+          TaintTolerationScore(ctx.pod->tolerations, nodes[i].node.taints);
+      hi = std::max(hi, raw_[i]);
+    }
+    if (hi == 0) return false;
+    // DefaultNormalizeScore, reversed, over the only nodes that can differ
+    // from 100.
+    if (scores_.size() < n) scores_.resize(n);
+    std::fill_n(scores_.begin(), n, kMaxNodeScore);
+    constexpr int64_t kMax = static_cast<int64_t>(kMaxNodeScore);
+    for (uint32_t i : soft) {
+      if (ctx.feasible[i] == 0 || raw_[i] == 0) continue;
+      scores_[i] = static_cast<double>(kMax - kMax * raw_[i] / hi);
+    }
+    return true;
+  }
+  const double* Scores() const override { return scores_.data(); }
+  TermResult Row(const ScoreContext&, size_t i, double weight) const override {
+    return BuiltinTermRow(BuiltinTermName(BuiltinTerm::kTaintToleration),
+                          static_cast<double>(raw_[i]), scores_[i], weight);
+  }
+
+ private:
+  std::vector<int64_t> raw_;    // [node]
+  std::vector<double> scores_;  // [node]
+};
+
+}  // namespace
+
+std::unique_ptr<ScorePlugin> MakeTaintTolerationPlugin() {
+  return std::make_unique<TaintTolerationPlugin>();
 }
 
 }  // namespace ms

@@ -15,10 +15,12 @@
 #ifndef METRICS_SCHEDULER_SCORING_PLUGINS_TAINT_TOLERATION_H_
 #define METRICS_SCHEDULER_SCORING_PLUGINS_TAINT_TOLERATION_H_
 
+#include <memory>
 #include <vector>
 
 #include "model/node.h"
 #include "model/pod.h"
+#include "scoring/score_plugin.h"
 
 namespace ms {
 
@@ -38,11 +40,15 @@ const Taint* FirstUntoleratedTaint(const std::vector<Toleration>& tolerations,
 
 inline constexpr char kReasonUntoleratedTaint[] =
     "node(s) had untolerated taint(s)";
-inline constexpr char kTermTaintToleration[] = "taintToleration";
 
 // Score.
 int64_t TaintTolerationScore(const std::vector<Toleration>& tolerations,
                              const std::vector<Taint>& taints);
+
+// The taintToleration term: TaintTolerationScore, normalised reversed;
+// counts only when a feasible node has a PreferNoSchedule taint the pod does
+// not tolerate (otherwise every node scores 100).
+std::unique_ptr<ScorePlugin> MakeTaintTolerationPlugin();
 
 }  // namespace ms
 

@@ -15,12 +15,12 @@ TEST(JsonLogLineTest, InfoLine) {
   EXPECT_EQ(
       JsonLogLine({.severity = LogRecord::Severity::kInfo,
                    .time = absl::FromUnixMicros(kMicros),
-                   .file = "/src/metrics-scheduler/scheduler/binder.cc",
+                   .file = "/src/metrics-scheduler/scheduler/cycle/binder.cc",
                    .line = 301,
                    .message = "ns/web-1: bound to n1",
                    .verbosity = 2,
                    .fields = R"(,"pod":{"name":"web-1","namespace":"ns"})"}),
-      R"({"ts":1700000000123.456,"caller":"scheduler/binder.cc:301",)"
+      R"({"ts":1700000000123.456,"caller":"cycle/binder.cc:301",)"
       R"("msg":"ns/web-1: bound to n1","v":2,)"
       R"("pod":{"name":"web-1","namespace":"ns"}})");
 }

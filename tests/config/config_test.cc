@@ -93,14 +93,14 @@ TEST(LoadConfigTest, MinimalGivesDefaults) {
   EXPECT_EQ(c->cache.max_staleness, absl::Minutes(2));
   EXPECT_EQ(c->cache.refresh_timeout, absl::Seconds(5));
   EXPECT_TRUE(c->profiles[0].metrics.empty());
-  EXPECT_EQ(c->profiles[0].builtins.least_allocated, 1);
-  EXPECT_EQ(c->profiles[0].builtins.balanced_allocation, 1);
-  EXPECT_EQ(c->profiles[0].builtins.recent_placements, 1);
-  EXPECT_EQ(c->profiles[0].builtins.inter_pod_affinity, 2);
-  EXPECT_EQ(c->profiles[0].builtins.pod_topology_spread, 2);
-  EXPECT_EQ(c->profiles[0].builtins.node_affinity, 2);
-  EXPECT_EQ(c->profiles[0].builtins.taint_toleration, 3);
-  EXPECT_EQ(c->profiles[0].builtins.image_locality, 1);
+  EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kLeastAllocated], 1);
+  EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kBalancedAllocation], 1);
+  EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kRecentPlacements], 1);
+  EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kInterPodAffinity], 2);
+  EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kPodTopologySpread], 2);
+  EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kNodeAffinity], 2);
+  EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kTaintToleration], 3);
+  EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kImageLocality], 1);
   EXPECT_TRUE(c->node_affinity.added_required.empty());
   EXPECT_TRUE(c->node_affinity.added_preferred.empty());
   EXPECT_EQ(c->fallback.cold_cache_deadline, absl::Milliseconds(500));
@@ -213,9 +213,9 @@ http: {listenAddress: "127.0.0.1:8080"}
             NormalizationType::kRatio);
   EXPECT_EQ(c->profiles[0].metrics[3].missing, MissingPolicy::kSkip);
 
-  EXPECT_EQ(c->profiles[0].builtins.least_allocated, 2);
-  EXPECT_EQ(c->profiles[0].builtins.balanced_allocation, 0);
-  EXPECT_EQ(c->profiles[0].builtins.recent_placements, 1.5);
+  EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kLeastAllocated], 2);
+  EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kBalancedAllocation], 0);
+  EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kRecentPlacements], 1.5);
   EXPECT_EQ(c->fallback.cold_cache_deadline, absl::Milliseconds(250));
   EXPECT_EQ(c->profiles[0].herd.penalty_per_placement, 20);
   EXPECT_EQ(c->profiles[0].herd.window, absl::Minutes(1));
@@ -753,9 +753,9 @@ TEST(LoadConfigTest, Profiles) {
   const ProfileConfig& second = c->profiles[1];
   EXPECT_EQ(FindProfile(*c, "latency-first"), &second);
   EXPECT_EQ(FindProfile(*c, "default-scheduler"), nullptr);
-  EXPECT_EQ(first.builtins.least_allocated, 1);
+  EXPECT_EQ(first.builtins[BuiltinTerm::kLeastAllocated], 1);
   EXPECT_EQ(first.herd.window, absl::Seconds(30));
-  EXPECT_EQ(second.builtins.least_allocated, 0);
+  EXPECT_EQ(second.builtins[BuiltinTerm::kLeastAllocated], 0);
   EXPECT_EQ(second.herd.penalty_per_placement, 20);
   EXPECT_EQ(second.herd.window, absl::Minutes(1));
   EXPECT_EQ(first.metrics[0].weight, 1);
@@ -770,13 +770,6 @@ TEST(LoadConfigTest, Profiles) {
       NodeAnnotationKeys(*c),
       (std::vector<std::string>{"example.com/cost", "example.com/zone-cost"}));
   EXPECT_TRUE(ConfigWarnings(*c).empty());
-
-  ScoringConfig scoring = MakeScoringConfig(*c, second);
-  ASSERT_EQ(scoring.metrics.size(), 3u);
-  EXPECT_EQ(scoring.metrics[0].weight, 5);
-  EXPECT_EQ(scoring.least_allocated_weight, 0);
-  EXPECT_EQ(scoring.penalty_per_placement, 20);
-  EXPECT_EQ(scoring.herd_window_ms, 60000);
 }
 
 // One query under two names is legal, but fetched twice: said once.
@@ -824,9 +817,9 @@ nodeAffinity:
                              {key: cores, operator: Gt, values: ["8"]}]
 )");
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->profiles[0].builtins.node_affinity, 5);
-  EXPECT_EQ(c->profiles[0].builtins.taint_toleration, 0);
-  EXPECT_EQ(c->profiles[0].builtins.image_locality, 0.5);
+  EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kNodeAffinity], 5);
+  EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kTaintToleration], 0);
+  EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kImageLocality], 0.5);
   const NodeAffinityConfig& a = c->node_affinity;
   ASSERT_EQ(a.added_required.size(), 2u);
   EXPECT_EQ(a.added_required[0].match_expressions[0],

@@ -32,6 +32,7 @@
 // (default 1), plus every seed in regression_seeds.txt. A disagreement
 // prints the seed, what differs and the scenario (the first MS_DIFF_SHOW,
 // default 5).
+#include <simdjson.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -46,8 +47,6 @@
 #include <string_view>
 #include <vector>
 
-#include <simdjson.h>
-
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -58,7 +57,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/decode.h"
-#include "scheduler/cluster_state.h"
+#include "scheduler/cycle/cluster_state.h"
 #include "tests/differential/scenario.h"
 #include "tests/testing/paths.h"
 
@@ -193,7 +192,7 @@ Result Ours(const Scenario& s) {
   if (!pod.ok()) return {.error = pod.status().ToString()};
   out.nominated_node = pod->nominated_node_name;
   ScoringConfig config;  // kube-scheduler's weights, no metrics
-  config.recent_placements_weight = 0;
+  config.builtins[BuiltinTerm::kRecentPlacements] = 0;
   Workspace workspace;
   Decision d = state.DecideAndAssume({.pod = &*pod,
                                       .config = &config,

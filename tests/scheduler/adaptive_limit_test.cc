@@ -1,4 +1,4 @@
-#include "scheduler/adaptive_limit.h"
+#include "scheduler/cycle/adaptive_limit.h"
 
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-#include "scheduler/attempt_metrics.h"
+#include "scheduler/telemetry/attempt_metrics.h"
 
 #include <string>
 #include <utility>
@@ -8,7 +8,7 @@
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/self_metrics.h"
+#include "scheduler/telemetry/self_metrics.h"
 
 namespace ms {
 namespace {

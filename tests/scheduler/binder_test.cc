@@ -21,10 +21,10 @@
 #include "absl/synchronization/mutex.h"
 #include "config/config.h"
 #include "gtest/gtest.h"
-#include "scheduler/api.h"
-#include "scheduler/event_recorder.h"
-#include "scheduler/scheduler.h"
-#include "scheduler/self_metrics.h"
+#include "scheduler/cycle/event_recorder.h"
+#include "scheduler/cycle/scheduler.h"
+#include "scheduler/cycle/scheduler_api.h"
+#include "scheduler/telemetry/self_metrics.h"
 #include "tests/testing/testenv.h"
 
 namespace ms {

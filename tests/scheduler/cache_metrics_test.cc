@@ -1,4 +1,4 @@
-#include "scheduler/cache_metrics.h"
+#include "scheduler/telemetry/cache_metrics.h"
 
 #include <string>
 #include <utility>
@@ -10,7 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "metrics/cache.h"
-#include "scheduler/self_metrics.h"
+#include "scheduler/telemetry/self_metrics.h"
 #include "tests/metrics/fake_source.h"
 
 namespace ms {

@@ -213,7 +213,7 @@ TEST(CliTest, JsonLoggingWritesOneObjectPerLine) {
     EXPECT_EQ(doc["ts"].get(ts), simdjson::SUCCESS) << lines[i];
     EXPECT_GT(ts, 1.6e12) << lines[i];  // milliseconds since the epoch
     EXPECT_EQ(doc["caller"].get(caller), simdjson::SUCCESS) << lines[i];
-    EXPECT_TRUE(caller.starts_with("scheduler/main.cc:")) << caller;
+    EXPECT_TRUE(caller.starts_with("cmd/main.cc:")) << caller;
     EXPECT_EQ(doc["msg"].get(msg), simdjson::SUCCESS) << lines[i];
     int64_t v = -1;
     simdjson::error_code has_v = doc["v"].get(v);

@@ -1,4 +1,4 @@
-#include "scheduler/cluster_state.h"
+#include "scheduler/cycle/cluster_state.h"
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -33,8 +33,8 @@ class ClusterStateTest : public ::testing::Test {
  protected:
   // Only leastAllocated scores: the emptiest node wins.
   ClusterStateTest() {
-    config_.balanced_allocation_weight = 0;
-    config_.recent_placements_weight = 0;
+    config_.builtins[BuiltinTerm::kBalancedAllocation] = 0;
+    config_.builtins[BuiltinTerm::kRecentPlacements] = 0;
   }
 
   std::string Place(const Pod& pod) {
@@ -233,7 +233,7 @@ TEST_F(ClusterStateTest, UpsertNodeReportsSchedulingRelevantChanges) {
 // follows the Node: a changed annotation is a relevant change, and the next
 // decision reads the new value; a filter on it applies at once.
 TEST_F(ClusterStateTest, NodeAttributeMetricsFollowTheNode) {
-  config_.least_allocated_weight = 0;
+  config_.builtins[BuiltinTerm::kLeastAllocated] = 0;
   config_.metrics.push_back(
       {.name = "price",
        .origin = {MetricOrigin::Kind::kNodeAnnotation, "example.com/cost"},
@@ -312,9 +312,9 @@ TEST(ClusterStateProfilesTest,
   ClusterState state(clock, absl::Seconds(60));  // the longest window
   ScoringConfig by_latency, by_cost;
   for (ScoringConfig* c : {&by_latency, &by_cost}) {
-    c->least_allocated_weight = 0;
-    c->balanced_allocation_weight = 0;
-    c->recent_placements_weight = 0;
+    c->builtins[BuiltinTerm::kLeastAllocated] = 0;
+    c->builtins[BuiltinTerm::kBalancedAllocation] = 0;
+    c->builtins[BuiltinTerm::kRecentPlacements] = 0;
   }
   by_latency.metrics.push_back({.name = "latency"});
   by_latency.herd_window_ms = 10000;

@@ -1,7 +1,7 @@
-// DelegatedAuth (scheduler/delegated_auth.h) over a fake reviewer that
+// DelegatedAuth (scheduler/serve/delegated_auth.h) over a fake reviewer that
 // records the reviews asked and answers from tables, with a fake clock for
 // the cache's TTLs.
-#include "scheduler/delegated_auth.h"
+#include "scheduler/serve/delegated_auth.h"
 
 #include <map>
 #include <set>

@@ -646,7 +646,7 @@ TEST_F(EndToEndTest, JsonLogLinesNameThePodAndTheNode) {
     EXPECT_EQ(pod_name, "logged");
     EXPECT_EQ(pod_namespace, suite_);
     EXPECT_EQ(node, Node(0));
-    EXPECT_TRUE(caller.starts_with("scheduler/scheduler.cc:")) << line;
+    EXPECT_TRUE(caller.starts_with("cycle/scheduler.cc:")) << line;
   }
   EXPECT_EQ(decisions, 1) << log;
 }

@@ -1,12 +1,14 @@
 // The EventRecorder's lifetime against answers that come late: Events sent
 // without waiting are answered on the apiserver client's I/O thread, which
-// outlives the recorder (scheduler/event_recorder.h). The recorder's
+// outlives the recorder (scheduler/cycle/event_recorder.h). The recorder's
 // ordinary behaviour (retries, yielding to bindings) is tested with the
 // binder in tests/scheduler/binder_test.cc.
 //
 // Run under AddressSanitizer (`make asan`), a callback that touches the
 // recorder after its destructor returned is a heap-use-after-free; the
 // counts below catch the same thing in any build.
+#include "scheduler/cycle/event_recorder.h"
+
 #include <atomic>
 #include <deque>
 #include <memory>
@@ -22,9 +24,8 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "model/pod.h"
-#include "scheduler/api.h"
-#include "scheduler/event_recorder.h"
-#include "scheduler/self_metrics.h"
+#include "scheduler/cycle/scheduler_api.h"
+#include "scheduler/telemetry/self_metrics.h"
 #include "tests/testing/testenv.h"
 
 namespace ms {
@@ -44,7 +45,7 @@ Pod MakePod(const std::string& name) {
 // client's I/O thread), which outlives any recorder. Their answers are
 // held until the recorder makes a blocking write, which it does only once
 // closing (its writers give the Events still queued their last attempt,
-// scheduler/event_recorder.h), or until StartAnswering(): so the answers
+// scheduler/cycle/event_recorder.h), or until StartAnswering(): so the answers
 // are provably outstanding when the destructor begins. From then on they
 // are given one by one, `delay` apart, every third one Unavailable (a lost
 // answer, retried).

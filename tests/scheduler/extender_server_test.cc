@@ -3,7 +3,7 @@
 // decision's metric terms, on the extender's scale. The names per call are
 // bounded; over HTTPS, calls are authenticated (client certificate or
 // token) and authorised by a fake reviewer.
-#include "scheduler/extender_server.h"
+#include "scheduler/serve/extender_server.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "scheduler/leader_election.h"
+#include "scheduler/ha/leader_election.h"
 
 #include <atomic>
 #include <functional>

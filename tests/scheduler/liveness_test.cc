@@ -1,7 +1,7 @@
 // Liveness: a part that holds work past the bound is stalled, and /livez
 // says so; a wedged scheduling loop fails the probe, and passes again once
 // the loop moves.
-#include "scheduler/liveness.h"
+#include "scheduler/telemetry/liveness.h"
 
 #include <httplib.h>
 
@@ -14,11 +14,11 @@
 #include "config/config.h"
 #include "gtest/gtest.h"
 #include "metrics/cache.h"
-#include "scheduler/api.h"
-#include "scheduler/leadership.h"
-#include "scheduler/scheduler.h"
-#include "scheduler/self_metrics.h"
-#include "scheduler/status_server.h"
+#include "scheduler/cycle/scheduler.h"
+#include "scheduler/cycle/scheduler_api.h"
+#include "scheduler/ha/leadership.h"
+#include "scheduler/serve/status_server.h"
+#include "scheduler/telemetry/self_metrics.h"
 #include "tests/metrics/fake_source.h"
 #include "tests/testing/testenv.h"
 

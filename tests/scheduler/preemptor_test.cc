@@ -1,9 +1,7 @@
 // The Preemptor against a recording SchedulerApi: the writes of one
 // preemption in kube-scheduler's order, victims already gone passed over,
 // a refused write reported, and nothing written by a replica not leading.
-#include "scheduler/preemptor.h"
-
-#include "scheduler/explain.h"
+#include "scheduler/cycle/preemptor.h"
 
 #include <algorithm>
 #include <atomic>
@@ -18,6 +16,7 @@
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scheduler/cmd/explain.h"
 
 namespace ms {
 namespace {

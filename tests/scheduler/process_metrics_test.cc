@@ -1,4 +1,4 @@
-#include "scheduler/process_metrics.h"
+#include "scheduler/telemetry/process_metrics.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/self_metrics.h"
+#include "scheduler/telemetry/self_metrics.h"
 
 namespace ms {
 namespace {

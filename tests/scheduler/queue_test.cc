@@ -1,4 +1,4 @@
-#include "scheduler/queue.h"
+#include "scheduler/cycle/queue.h"
 
 #include <thread>
 

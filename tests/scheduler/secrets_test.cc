@@ -3,7 +3,7 @@
 // bearer tokens and never writes either in its logs; rotated token files
 // are picked up; turning TLS verification off is logged as a warning; and a
 // metrics backend that cannot be reached at start does not stop it (it
-// schedules with the built-in terms, DESIGN.md "Fallback"); an exec
+// schedules with the built-in terms: docs/scoring.md, "Fallback"); an exec
 // credential plugin's token is sent and never logged either.
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "scheduler/self_metrics.h"
+#include "scheduler/telemetry/self_metrics.h"
 
 #include <string>
 

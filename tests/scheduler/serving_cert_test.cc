@@ -1,7 +1,7 @@
-// The secure port's certificate (scheduler/serving_cert.h): the
+// The secure port's certificate (scheduler/serve/serving_cert.h): the
 // self-signed one names the hosts asked for and is valid now; files are
 // read and checked.
-#include "scheduler/serving_cert.h"
+#include "scheduler/serve/serving_cert.h"
 
 #include <openssl/bio.h>
 #include <openssl/pem.h>

@@ -1,7 +1,7 @@
 // Shadow over a ClusterState fed as the informers feed it: pods of the
 // watched scheduler seen pending then bound are judged once, as if still
 // pending, whichever informer charged them first.
-#include "scheduler/shadow.h"
+#include "scheduler/cycle/shadow.h"
 
 #include <string>
 
@@ -41,9 +41,9 @@ class ShadowTest : public ::testing::Test {
  protected:
   ShadowTest() {
     // Only the latency label scores: the lowest wins.
-    scoring_.least_allocated_weight = 0;
-    scoring_.balanced_allocation_weight = 0;
-    scoring_.recent_placements_weight = 0;
+    scoring_.builtins[BuiltinTerm::kLeastAllocated] = 0;
+    scoring_.builtins[BuiltinTerm::kBalancedAllocation] = 0;
+    scoring_.builtins[BuiltinTerm::kRecentPlacements] = 0;
     scoring_.metrics.push_back(
         {.name = "latency",
          .origin = {MetricOrigin::Kind::kNodeLabel, "latency"}});

@@ -1,4 +1,4 @@
-// StatusServer (scheduler/status_server.h): what each port serves. The
+// StatusServer (scheduler/serve/status_server.h): what each port serves. The
 // plain port serves every endpoint unless the secure port is on, when it
 // keeps the probes and sends /metrics to the secure port with a 404; the
 // secure port serves /metrics to a token or client certificate its
@@ -6,7 +6,7 @@
 // slow clients cannot keep a probe from being answered, heads are bounded.
 // Real servers on loopback ports, raw sockets for the slow clients, a fake
 // AccessReviewer.
-#include "scheduler/status_server.h"
+#include "scheduler/serve/status_server.h"
 
 #include <arpa/inet.h>
 #include <httplib.h>
@@ -30,9 +30,9 @@
 #include "common/token_file.h"
 #include "glog/logging.h"
 #include "gtest/gtest.h"
-#include "scheduler/delegated_auth.h"
-#include "scheduler/self_metrics.h"
-#include "scheduler/serving_cert.h"
+#include "scheduler/serve/delegated_auth.h"
+#include "scheduler/serve/serving_cert.h"
+#include "scheduler/telemetry/self_metrics.h"
 #include "tests/testing/certificates.h"
 
 namespace ms {

@@ -239,9 +239,9 @@ inline MetricTerm Term(const std::string& name, double weight = 1,
 inline ScoringConfig MetricsOnly(std::vector<MetricTerm> metrics) {
   ScoringConfig c;
   c.metrics = std::move(metrics);
-  c.least_allocated_weight = 0;
-  c.balanced_allocation_weight = 0;
-  c.recent_placements_weight = 0;
+  c.builtins[BuiltinTerm::kLeastAllocated] = 0;
+  c.builtins[BuiltinTerm::kBalancedAllocation] = 0;
+  c.builtins[BuiltinTerm::kRecentPlacements] = 0;
   return c;
 }
 

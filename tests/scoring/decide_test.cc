@@ -14,9 +14,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/image_names.h"
-#include "scoring/explain.h"
-#include "scoring/metric_table.h"
+#include "scoring/explanation.h"
 #include "scoring/filter.h"
+#include "scoring/metric_table.h"
 #include "scoring/plugins/balanced_allocation.h"
 #include "scoring/plugins/metric_terms.h"
 #include "scoring/plugins/node_resources_fit.h"
@@ -313,7 +313,7 @@ TEST(DecideTest, FallbackModes) {
 
 TEST(DecideTest, BuiltinTermsUseKubeSchedulerFormulas) {
   ScoringConfig cfg;
-  cfg.recent_placements_weight = 0;
+  cfg.builtins[BuiltinTerm::kRecentPlacements] = 0;
   Fixture f;
   f.pod = MakePod().Req(1000, 1 * kGi);
   f.nodes = {MakeNode("n1").Capacity(4000, 8 * kGi).Requested(2000, 1 * kGi)};
@@ -321,7 +321,7 @@ TEST(DecideTest, BuiltinTermsUseKubeSchedulerFormulas) {
   ASSERT_TRUE(d.ok());
   // leastAllocated: cpu (4000 - 3000) * 100 / 4000 = 25,
   // memory (8Gi - 2Gi) * 100 / 8Gi = 75 -> (25 + 75) / 2 = 50.
-  EXPECT_EQ(d.terms[0].name, kTermLeastAllocated);
+  EXPECT_EQ(d.terms[0].name, BuiltinTermName(BuiltinTerm::kLeastAllocated));
   EXPECT_EQ(d.terms[0].score, 50);
   // balancedAllocation: 3000/4000 = 0.75, 2Gi/8Gi = 0.25,
   // std = 0.25 -> (1 - 0.25) * 100 = 75.
@@ -344,7 +344,7 @@ TEST(DecideTest, SummaryNamesEveryPluginThatScored) {
               .Spread(1, kHost, UnsatisfiableAction::kScheduleAnyway, "app",
                       "web");
   ScoringConfig cfg;
-  cfg.recent_placements_weight = 0;
+  cfg.builtins[BuiltinTerm::kRecentPlacements] = 0;
   Decision d = f.Run(cfg);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(f.nodes[d.node_index].node.name, "n2");
@@ -369,14 +369,14 @@ TEST(DecideTest, PreferredNodeAffinityFillsPreferredNodesFirst) {
       {"lifecycle", SelectorOperator::kIn, {"spot"}});
   f.pod.preferred_node_affinity = {{.weight = 1, .preference = spot}};
   ScoringConfig cfg;
-  cfg.recent_placements_weight = 0;
+  cfg.builtins[BuiltinTerm::kRecentPlacements] = 0;
   Decision d = f.Run(cfg);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(f.nodes[d.node_index].node.name, "spot-1");
   EXPECT_THAT(SummarizeTerms(d.score, d.mode, d.terms),
               HasSubstr("nodeAffinity 100.0 (w=2)"));
   // Weight 0 turns it off: the emptier on-demand nodes win.
-  cfg.node_affinity_weight = 0;
+  cfg.builtins[BuiltinTerm::kNodeAffinity] = 0;
   d = f.Run(cfg);
   EXPECT_NE(f.nodes[d.node_index].node.name, "spot-1");
 }
@@ -389,7 +389,7 @@ TEST(DecideTest, AddedAffinityAppliesToEveryPod) {
              MakeNode("b").Label("pool", "web"),
              MakeNode("c").Label("pool", "web").Label("disk", "ssd")};
   ScoringConfig cfg;
-  cfg.recent_placements_weight = 0;
+  cfg.builtins[BuiltinTerm::kRecentPlacements] = 0;
   NodeSelectorTerm web;
   web.match_expressions.push_back({"pool", SelectorOperator::kIn, {"web"}});
   cfg.added_affinity = {web};
@@ -411,7 +411,7 @@ TEST(DecideTest, PreferNoScheduleTaintsAreAvoided) {
                                        TaintEffect::kPreferNoSchedule),
              MakeNode("staying").Requested(2000, 0)};
   ScoringConfig cfg;
-  cfg.recent_placements_weight = 0;
+  cfg.builtins[BuiltinTerm::kRecentPlacements] = 0;
   Decision d = f.Run(cfg);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(f.nodes[d.node_index].node.name, "staying");
@@ -450,7 +450,7 @@ TEST(DecideTest, ImageLocalityPrefersNodesThatHoldTheImage) {
       InternImageName("decide-test/app:1", int64_t{900} << 20));
   f.pod.containers[0].image = "decide-test/app:1";
   ScoringConfig cfg;
-  cfg.recent_placements_weight = 0;
+  cfg.builtins[BuiltinTerm::kRecentPlacements] = 0;
   Decision d = f.Run(cfg);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(f.nodes[d.node_index].node.name, "warm");
@@ -461,7 +461,7 @@ TEST(DecideTest, ImageLocalityPrefersNodesThatHoldTheImage) {
 
 TEST(DecideTest, BalancedAllocationIsSkippedForBestEffortPods) {
   ScoringConfig cfg;
-  cfg.recent_placements_weight = 0;
+  cfg.builtins[BuiltinTerm::kRecentPlacements] = 0;
   Fixture f;
   f.pod = MakePod();  // no requests
   f.nodes = {MakeNode("n1").Capacity(4000, 8 * kGi).Requested(2000, 1 * kGi)};
@@ -477,7 +477,7 @@ TEST(DecideTest, BalancedAllocationIsSkippedForBestEffortPods) {
 
 TEST(DecideTest, RecentPlacementsSpreadABurst) {
   ScoringConfig cfg = MetricsOnly({Term("m")});
-  cfg.recent_placements_weight = 1;
+  cfg.builtins[BuiltinTerm::kRecentPlacements] = 1;
   cfg.penalty_per_placement = 30;
   Fixture f;
   f.nodes = ThreeNodes();
@@ -540,7 +540,7 @@ TEST(DecideTest, ExplanationTable) {
              MakeNode("kubeworker3").Unschedulable()};
   f.columns = {Column({61664.877, 1200.5, 10})};
   ScoringConfig cfg = MetricsOnly({Term("net.http.request.time", 2)});
-  cfg.least_allocated_weight = 1;
+  cfg.builtins[BuiltinTerm::kLeastAllocated] = 1;
   Decision d = f.Run(cfg);
   std::string table = FormatExplanation(*d.explanation);
   // kubeworker2: (2 * 100 + 1 * 97) / 3 = 99; kubeworker1: (0 + 97) / 3.
@@ -638,9 +638,9 @@ Generated Generate(uint64_t seed) {
     }
     g.columns.push_back(col);
   }
-  g.cfg.least_allocated_weight = uniform(0, 2);
-  g.cfg.balanced_allocation_weight = uniform(0, 2);
-  g.cfg.recent_placements_weight = uniform(0, 2);
+  g.cfg.builtins[BuiltinTerm::kLeastAllocated] = uniform(0, 2);
+  g.cfg.builtins[BuiltinTerm::kBalancedAllocation] = uniform(0, 2);
+  g.cfg.builtins[BuiltinTerm::kRecentPlacements] = uniform(0, 2);
   for (int i = 0; i < n; ++i) g.placements.push_back(uniform(0, 3));
   g.pod = MakePod().Req(uniform(0, 4) * 250, uniform(0, 4) * 256 * kMi);
   if (uniform(0, 4) == 0) g.pod.node_selector = {{"zone", "a"}};
@@ -924,7 +924,7 @@ TEST(DecidePropertyTest, BuiltinsMatchTheIntegerFormulas) {
                            Pod(MakePod().Req(1, int64_t{1} << 43))}) {
       f.pod = pod;
       ScoringConfig cfg;
-      cfg.recent_placements_weight = 0;
+      cfg.builtins[BuiltinTerm::kRecentPlacements] = 0;
       Decision d = f.Run(cfg);
       ASSERT_TRUE(d.explanation.has_value());
       const Resources nz = PodNonZeroRequests(pod);

@@ -5,10 +5,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "scoring/pod_label_index.h"
-
 #include "gtest/gtest.h"
 #include "scoring/decide.h"
+#include "scoring/pod_label_index.h"
 #include "tests/scoring/builders.h"
 
 namespace ms {
@@ -369,7 +368,7 @@ TEST(InterPodAffinityDecideTest, ReasonsAndWeight) {
   EXPECT_EQ(nodes[d.node_index].node.name, "n2");
   ASSERT_FALSE(d.terms.empty());
   const TermResult& row = d.terms.back();
-  EXPECT_EQ(row.name, kTermInterPodAffinity);
+  EXPECT_EQ(row.name, BuiltinTermName(BuiltinTerm::kInterPodAffinity));
   EXPECT_EQ(row.raw, 0);
   EXPECT_EQ(row.score, 100);
   EXPECT_EQ(row.weight, 2);  // kube-scheduler's default weight

@@ -315,9 +315,10 @@ TEST(PodTopologySpreadDecideTest, SoftSpreadOutweighsLeastAllocated) {
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(nodes[d.node_index].node.name, "b");
   bool has_row = false;
-  for (const TermResult& t : d.terms) has_row |= t.name == kTermPodTopologySpread;
+  for (const TermResult& t : d.terms)
+    has_row |= t.name == BuiltinTermName(BuiltinTerm::kPodTopologySpread);
   EXPECT_TRUE(has_row);
-  cfg.pod_topology_spread_weight = 0;
+  cfg.builtins[BuiltinTerm::kPodTopologySpread] = 0;
   d = Decide({.pod = &pod, .nodes = &nodes}, cfg, ws);
   EXPECT_EQ(nodes[d.node_index].node.name, "a");
 }
