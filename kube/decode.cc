@@ -1332,6 +1332,13 @@ void IdentityInto(const RejectedObject& r, PersistentVolumeClaim& c) {
   c.resource_version = r.resource_version;
 }
 
+void IdentityInto(const RejectedObject& r, PodDisruptionBudget& b) {
+  b.namespace_ = r.namespace_;
+  b.name = r.name;
+  b.uid = r.uid;
+  b.resource_version = r.resource_version;
+}
+
 // Cluster-scoped storage objects.
 template <typename T>
 void IdentityInto(const RejectedObject& r, T& object) {

@@ -591,6 +591,27 @@ TEST(DecodeWatchTest, ADeletedObjectIsItsIdentity) {
   EXPECT_EQ(deleted->object, tombstone);
 }
 
+// The tombstone of a namespaced object keeps its namespace: the informer
+// finds the object it removes by its "namespace/name" key.
+TEST(DecodeWatchTest, ADeletedNamespacedObjectKeepsItsNamespace) {
+  constexpr absl::string_view kDeleted =
+      R"({"type":"DELETED","object":{"metadata":{"name":"x",)"
+      R"("namespace":"n","uid":"u","resourceVersion":"3"}}})";
+  absl::StatusOr<WatchEvent<PodDisruptionBudget>> budget =
+      DecodeBudgetWatchEvent(kDeleted);
+  ASSERT_TRUE(budget.ok()) << budget.status();
+  EXPECT_EQ(budget->object.Key(), "n/x");
+  absl::StatusOr<WatchEvent<PersistentVolumeClaim>> claim =
+      DecodeClaimWatchEvent(kDeleted);
+  ASSERT_TRUE(claim.ok()) << claim.status();
+  EXPECT_EQ(claim->object.Key(), "n/x");
+  absl::StatusOr<WatchEvent<Workload>> workload =
+      DecodeWorkloadWatchEvent(kDeleted, WorkloadKind::kReplicaSet);
+  ASSERT_TRUE(workload.ok()) << workload.status();
+  EXPECT_EQ(workload->object.namespace_, "n");
+  EXPECT_EQ(workload->object.name, "x");
+}
+
 // A refused object in an ADDED or MODIFIED event is reported with its
 // identity; in a DELETED event it is a tombstone, all a delete needs.
 TEST(DecodeWatchTest, ARefusedObjectIsReportedNotFatal) {
