@@ -1265,11 +1265,24 @@ void ReleaseLargeParsers() {
   if (ItemParser().capacity() > kKeep) ItemParser() = od::parser();
 }
 
+// How the list and watch core decodes one kind T:
+//   static T From(od::value object, const DecodeContext<T>& context);
+//       the object's decoder: throws DecodeError (or simdjson's error) when
+//       it refuses the object
+//   static const char* Resource(const DecodeContext<T>& context);
+//       the resource's name, for RejectedObject ("pods")
+//   static std::string ListName(const DecodeContext<T>& context);
+//       what a list that fails to decode is called in the error ("PodList")
+// Specialised below, for each kind.
+template <typename T>
+struct Codec;
+
 // Decodes one object; on failure returns false and says why in `error`.
-template <typename T, typename From>
-bool TryFrom(od::value v, From from, T& out, std::string& error) {
+template <typename T>
+bool TryFrom(od::value v, const DecodeContext<T>& context, T& out,
+             std::string& error) {
   try {
-    out = from(v);
+    out = Codec<T>::From(v, context);
     return true;
   } catch (const simdjson::simdjson_error& e) {
     error = e.what();
@@ -1304,53 +1317,16 @@ RejectedObject IdentityFrom(od::value v, const char* resource) {
   return r;
 }
 
-// The tombstone of a refused object: its identity and nothing else.
-void IdentityInto(const RejectedObject& r, Pod& pod) {
-  pod.namespace_ = r.namespace_;
-  pod.name = r.name;
-  pod.uid = r.uid;
-  pod.resource_version = r.resource_version;
-}
-
-void IdentityInto(const RejectedObject& r, Namespace& ns) {
-  ns.name = r.name;
-  ns.uid = r.uid;
-  ns.resource_version = r.resource_version;
-}
-
-void IdentityInto(const RejectedObject& r, Workload& w) {
-  w.namespace_ = r.namespace_;
-  w.name = r.name;
-  w.uid = r.uid;
-  w.resource_version = r.resource_version;
-}
-
-void IdentityInto(const RejectedObject& r, PersistentVolumeClaim& c) {
-  c.namespace_ = r.namespace_;
-  c.name = r.name;
-  c.uid = r.uid;
-  c.resource_version = r.resource_version;
-}
-
-void IdentityInto(const RejectedObject& r, PodDisruptionBudget& b) {
-  b.namespace_ = r.namespace_;
-  b.name = r.name;
-  b.uid = r.uid;
-  b.resource_version = r.resource_version;
-}
-
-// Cluster-scoped storage objects.
+// The tombstone of a refused object: its identity and nothing else (no
+// namespace for the cluster-scoped kinds).
 template <typename T>
 void IdentityInto(const RejectedObject& r, T& object) {
+  if constexpr (requires { object.namespace_; }) {
+    object.namespace_ = r.namespace_;
+  }
   object.name = r.name;
   object.uid = r.uid;
   object.resource_version = r.resource_version;
-}
-
-void IdentityInto(const RejectedObject& r, Node& node) {
-  node.name = r.name;
-  node.uid = r.uid;
-  node.resource_version = r.resource_version;
 }
 
 // Iterates a list's document, handing each item to `item(value, list)`.
@@ -1371,51 +1347,6 @@ ObjectList<T> ListFrom(od::document& doc, Item item) {
       for (od::value v : value.get_array()) item(v, list);
     }
   }
-  return list;
-}
-
-// A list in one pass; when that fails, again one object at a time, so that
-// the objects the decoder refuses are reported and the others kept. (After
-// a failure in the middle of an object the iterator's position is not to be
-// trusted, so each object is copied out and decoded on its own; this costs
-// a second pass only for the rare list that holds a refused object.)
-template <typename T, typename From>
-absl::StatusOr<ObjectList<T>> DecodeList(absl::string_view json,
-                                         absl::string_view what,
-                                         const char* resource, From from) {
-  simdjson::padded_string padded(json.data(), json.size());
-  absl::StatusOr<ObjectList<T>> list = Guard(what, [&] {
-    od::document doc = Parser().iterate(padded);
-    return ListFrom<T>(doc, [&](od::value v, ObjectList<T>& out) {
-      out.items.push_back(from(v));
-    });
-  });
-  if (list.ok()) {
-    ReleaseLargeParsers();
-    return list;
-  }
-  list = Guard(what, [&] {
-    od::document doc = Parser().iterate(padded);
-    return ListFrom<T>(doc, [&](od::value v, ObjectList<T>& out) {
-      od::object json_object = v.get_object();
-      std::string_view raw = json_object.raw_json();
-      simdjson::padded_string item(raw.data(), raw.size());
-      T object;
-      std::string error;
-      {
-        od::document item_doc = ItemParser().iterate(item);
-        if (TryFrom(item_doc.get_value(), from, object, error)) {
-          out.items.push_back(std::move(object));
-          return;
-        }
-      }
-      od::document item_doc = ItemParser().iterate(item);
-      RejectedObject rejected = IdentityFrom(item_doc.get_value(), resource);
-      rejected.error = std::move(error);
-      out.rejected.push_back(std::move(rejected));
-    });
-  });
-  ReleaseLargeParsers();
   return list;
 }
 
@@ -1449,8 +1380,9 @@ struct ObjectRefused {
 // object's identity (a tombstone: handlers of a delete read no more, and a
 // pod leaving the pending pods' field selector when it is bound is one
 // DELETED per pod scheduled), the others a T.
-template <typename T, typename From>
-void EventObject(od::value object, From from, WatchEvent<T>& event) {
+template <typename T>
+void EventObject(od::value object, const DecodeContext<T>& context,
+                 WatchEvent<T>& event) {
   if (event.type == WatchEventType::kError) {
     int64_t code = 0;
     std::string reason, message;
@@ -1475,7 +1407,7 @@ void EventObject(od::value object, From from, WatchEvent<T>& event) {
     event.resource_version = event.object.resource_version;
   } else {
     std::string error;
-    if (!TryFrom(object, from, event.object, error)) {
+    if (!TryFrom(object, context, event.object, error)) {
       throw ObjectRefused{std::move(error)};
     }
     event.resource_version = event.object.resource_version;
@@ -1505,9 +1437,170 @@ WatchEvent<T> RefusedEvent(const simdjson::padded_string& padded,
   return event;
 }
 
-template <typename T, typename From>
-absl::StatusOr<WatchEvent<T>> WatchEventFrom(absl::string_view line,
-                                             const char* resource, From from) {
+template <>
+struct Codec<Pod> {
+  static Pod From(od::value v, const DecodeContext<Pod>&) { return PodFrom(v); }
+  static const char* Resource(const DecodeContext<Pod>&) { return "pods"; }
+  static std::string ListName(const DecodeContext<Pod>&) { return "PodList"; }
+};
+
+template <>
+struct Codec<Node> {
+  static Node From(od::value v, const DecodeContext<Node>& context) {
+    return NodeFrom(v, context.annotations);
+  }
+  static const char* Resource(const DecodeContext<Node>&) { return "nodes"; }
+  static std::string ListName(const DecodeContext<Node>&) { return "NodeList"; }
+};
+
+template <>
+struct Codec<Namespace> {
+  static Namespace From(od::value v, const DecodeContext<Namespace>&) {
+    return NamespaceFrom(v);
+  }
+  static const char* Resource(const DecodeContext<Namespace>&) {
+    return "namespaces";
+  }
+  static std::string ListName(const DecodeContext<Namespace>&) {
+    return "NamespaceList";
+  }
+};
+
+template <>
+struct Codec<Workload> {
+  static Workload From(od::value v, const DecodeContext<Workload>& context) {
+    return WorkloadFrom(v, context.kind);
+  }
+  static const char* Resource(const DecodeContext<Workload>& context) {
+    return WorkloadResource(context.kind);
+  }
+  static std::string ListName(const DecodeContext<Workload>& context) {
+    return absl::StrCat(WorkloadResource(context.kind), " list");
+  }
+};
+
+template <>
+struct Codec<PodDisruptionBudget> {
+  static PodDisruptionBudget From(od::value v,
+                                  const DecodeContext<PodDisruptionBudget>&) {
+    return BudgetFrom(v);
+  }
+  static const char* Resource(const DecodeContext<PodDisruptionBudget>&) {
+    return "poddisruptionbudgets";
+  }
+  static std::string ListName(const DecodeContext<PodDisruptionBudget>&) {
+    return "PodDisruptionBudgetList";
+  }
+};
+
+template <>
+struct Codec<PersistentVolumeClaim> {
+  static PersistentVolumeClaim From(
+      od::value v, const DecodeContext<PersistentVolumeClaim>&) {
+    return ClaimFrom(v);
+  }
+  static const char* Resource(const DecodeContext<PersistentVolumeClaim>&) {
+    return "persistentvolumeclaims";
+  }
+  static std::string ListName(const DecodeContext<PersistentVolumeClaim>&) {
+    return "PersistentVolumeClaimList";
+  }
+};
+
+template <>
+struct Codec<PersistentVolume> {
+  static PersistentVolume From(od::value v,
+                               const DecodeContext<PersistentVolume>&) {
+    return VolumeFrom(v);
+  }
+  static const char* Resource(const DecodeContext<PersistentVolume>&) {
+    return "persistentvolumes";
+  }
+  static std::string ListName(const DecodeContext<PersistentVolume>&) {
+    return "PersistentVolumeList";
+  }
+};
+
+template <>
+struct Codec<StorageClass> {
+  static StorageClass From(od::value v, const DecodeContext<StorageClass>&) {
+    return StorageClassFrom(v);
+  }
+  static const char* Resource(const DecodeContext<StorageClass>&) {
+    return "storageclasses";
+  }
+  static std::string ListName(const DecodeContext<StorageClass>&) {
+    return "StorageClassList";
+  }
+};
+
+template <>
+struct Codec<CsiNode> {
+  static CsiNode From(od::value v, const DecodeContext<CsiNode>&) {
+    return CsiNodeFrom(v);
+  }
+  static const char* Resource(const DecodeContext<CsiNode>&) {
+    return "csinodes";
+  }
+  static std::string ListName(const DecodeContext<CsiNode>&) {
+    return "CSINodeList";
+  }
+};
+
+}  // namespace
+
+// A list in one pass; when that fails, again one object at a time, so that
+// the objects the decoder refuses are reported and the others kept. (After
+// a failure in the middle of an object the iterator's position is not to be
+// trusted, so each object is copied out and decoded on its own; this costs
+// a second pass only for the rare list that holds a refused object.)
+template <typename T>
+absl::StatusOr<ObjectList<T>> DecodeList(absl::string_view json,
+                                         const DecodeContext<T>& context) {
+  const std::string what = Codec<T>::ListName(context);
+  simdjson::padded_string padded(json.data(), json.size());
+  absl::StatusOr<ObjectList<T>> list = Guard(what, [&] {
+    od::document doc = Parser().iterate(padded);
+    return ListFrom<T>(doc, [&](od::value v, ObjectList<T>& out) {
+      out.items.push_back(Codec<T>::From(v, context));
+    });
+  });
+  if (list.ok()) {
+    ReleaseLargeParsers();
+    return list;
+  }
+  list = Guard(what, [&] {
+    od::document doc = Parser().iterate(padded);
+    return ListFrom<T>(doc, [&](od::value v, ObjectList<T>& out) {
+      od::object json_object = v.get_object();
+      std::string_view raw = json_object.raw_json();
+      simdjson::padded_string item(raw.data(), raw.size());
+      T object;
+      std::string error;
+      {
+        od::document item_doc = ItemParser().iterate(item);
+        if (TryFrom(item_doc.get_value(), context, object, error)) {
+          out.items.push_back(std::move(object));
+          return;
+        }
+      }
+      od::document item_doc = ItemParser().iterate(item);
+      RejectedObject rejected =
+          IdentityFrom(item_doc.get_value(), Codec<T>::Resource(context));
+      rejected.error = std::move(error);
+      out.rejected.push_back(std::move(rejected));
+    });
+  });
+  ReleaseLargeParsers();
+  return list;
+}
+
+// A watch event: its type, then its object (EventObject). When the object
+// is refused, the event is read again for what can be read of it
+// (RefusedEvent).
+template <typename T>
+absl::StatusOr<WatchEvent<T>> DecodeWatchEvent(
+    absl::string_view line, const DecodeContext<T>& context) {
   simdjson::padded_string padded(line.data(), line.size());
   try {
     return Guard("watch event", [&] {
@@ -1527,7 +1620,7 @@ absl::StatusOr<WatchEvent<T>> WatchEventFrom(absl::string_view line,
             // The apiserver sends the type first, so the object is decoded
             // in the same pass; otherwise in a second pass below.
             if (have_type) {
-              EventObject(f.value(), from, event);
+              EventObject(f.value(), context, event);
             } else {
               object_first = true;
             }
@@ -1540,7 +1633,7 @@ absl::StatusOr<WatchEvent<T>> WatchEventFrom(absl::string_view line,
         od::document doc = Parser().iterate(padded);
         for (od::field f : doc.get_object()) {
           if (std::string_view(f.unescaped_key()) == "object") {
-            EventObject(f.value(), from, event);
+            EventObject(f.value(), context, event);
           }
         }
       }
@@ -1548,12 +1641,48 @@ absl::StatusOr<WatchEvent<T>> WatchEventFrom(absl::string_view line,
     });
   } catch (ObjectRefused& refused) {
     return Guard("watch event", [&] {
-      return RefusedEvent<T>(padded, resource, std::move(refused.message));
+      return RefusedEvent<T>(padded, Codec<T>::Resource(context),
+                             std::move(refused.message));
     });
   }
 }
 
-}  // namespace
+template absl::StatusOr<ObjectList<Pod>> DecodeList(absl::string_view,
+                                                    const DecodeContext<Pod>&);
+template absl::StatusOr<WatchEvent<Pod>> DecodeWatchEvent(
+    absl::string_view, const DecodeContext<Pod>&);
+template absl::StatusOr<ObjectList<Node>> DecodeList(
+    absl::string_view, const DecodeContext<Node>&);
+template absl::StatusOr<WatchEvent<Node>> DecodeWatchEvent(
+    absl::string_view, const DecodeContext<Node>&);
+template absl::StatusOr<ObjectList<Namespace>> DecodeList(
+    absl::string_view, const DecodeContext<Namespace>&);
+template absl::StatusOr<WatchEvent<Namespace>> DecodeWatchEvent(
+    absl::string_view, const DecodeContext<Namespace>&);
+template absl::StatusOr<ObjectList<Workload>> DecodeList(
+    absl::string_view, const DecodeContext<Workload>&);
+template absl::StatusOr<WatchEvent<Workload>> DecodeWatchEvent(
+    absl::string_view, const DecodeContext<Workload>&);
+template absl::StatusOr<ObjectList<PodDisruptionBudget>> DecodeList(
+    absl::string_view, const DecodeContext<PodDisruptionBudget>&);
+template absl::StatusOr<WatchEvent<PodDisruptionBudget>> DecodeWatchEvent(
+    absl::string_view, const DecodeContext<PodDisruptionBudget>&);
+template absl::StatusOr<ObjectList<PersistentVolumeClaim>> DecodeList(
+    absl::string_view, const DecodeContext<PersistentVolumeClaim>&);
+template absl::StatusOr<WatchEvent<PersistentVolumeClaim>> DecodeWatchEvent(
+    absl::string_view, const DecodeContext<PersistentVolumeClaim>&);
+template absl::StatusOr<ObjectList<PersistentVolume>> DecodeList(
+    absl::string_view, const DecodeContext<PersistentVolume>&);
+template absl::StatusOr<WatchEvent<PersistentVolume>> DecodeWatchEvent(
+    absl::string_view, const DecodeContext<PersistentVolume>&);
+template absl::StatusOr<ObjectList<StorageClass>> DecodeList(
+    absl::string_view, const DecodeContext<StorageClass>&);
+template absl::StatusOr<WatchEvent<StorageClass>> DecodeWatchEvent(
+    absl::string_view, const DecodeContext<StorageClass>&);
+template absl::StatusOr<ObjectList<CsiNode>> DecodeList(
+    absl::string_view, const DecodeContext<CsiNode>&);
+template absl::StatusOr<WatchEvent<CsiNode>> DecodeWatchEvent(
+    absl::string_view, const DecodeContext<CsiNode>&);
 
 absl::StatusOr<int64_t> ParseTimestampMs(absl::string_view text) {
   // The apiserver's own form, UTC with or without a fraction:
@@ -1653,88 +1782,6 @@ absl::StatusOr<Lease> DecodeLease(absl::string_view json) {
   });
 }
 
-absl::StatusOr<ObjectList<Pod>> DecodePodList(absl::string_view json) {
-  return DecodeList<Pod>(json, "PodList", "pods", PodFrom);
-}
-
-absl::StatusOr<ObjectList<Node>> DecodeNodeList(
-    absl::string_view json, const std::vector<std::string>& annotations) {
-  return DecodeList<Node>(json, "NodeList", "nodes", [&](od::value v) {
-    return NodeFrom(v, annotations);
-  });
-}
-
-absl::StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(absl::string_view line) {
-  return WatchEventFrom<Pod>(line, "pods", PodFrom);
-}
-
-absl::StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(
-    absl::string_view line, const std::vector<std::string>& annotations) {
-  return WatchEventFrom<Node>(line, "nodes", [&](od::value v) {
-    return NodeFrom(v, annotations);
-  });
-}
-
-absl::StatusOr<ObjectList<Namespace>> DecodeNamespaceList(
-    absl::string_view json) {
-  return DecodeList<Namespace>(json, "NamespaceList", "namespaces",
-                               NamespaceFrom);
-}
-
-absl::StatusOr<WatchEvent<Namespace>> DecodeNamespaceWatchEvent(
-    absl::string_view line) {
-  return WatchEventFrom<Namespace>(line, "namespaces", NamespaceFrom);
-}
-
-absl::StatusOr<ObjectList<PodDisruptionBudget>> DecodeBudgetList(
-    absl::string_view json) {
-  return DecodeList<PodDisruptionBudget>(json, "PodDisruptionBudgetList",
-                                         "poddisruptionbudgets", BudgetFrom);
-}
-absl::StatusOr<WatchEvent<PodDisruptionBudget>> DecodeBudgetWatchEvent(
-    absl::string_view line) {
-  return WatchEventFrom<PodDisruptionBudget>(line, "poddisruptionbudgets",
-                                             BudgetFrom);
-}
-
-absl::StatusOr<ObjectList<PersistentVolumeClaim>> DecodeClaimList(
-    absl::string_view json) {
-  return DecodeList<PersistentVolumeClaim>(json, "PersistentVolumeClaimList",
-                                           "persistentvolumeclaims", ClaimFrom);
-}
-absl::StatusOr<WatchEvent<PersistentVolumeClaim>> DecodeClaimWatchEvent(
-    absl::string_view line) {
-  return WatchEventFrom<PersistentVolumeClaim>(line, "persistentvolumeclaims",
-                                               ClaimFrom);
-}
-absl::StatusOr<ObjectList<PersistentVolume>> DecodeVolumeList(
-    absl::string_view json) {
-  return DecodeList<PersistentVolume>(json, "PersistentVolumeList",
-                                      "persistentvolumes", VolumeFrom);
-}
-absl::StatusOr<WatchEvent<PersistentVolume>> DecodeVolumeWatchEvent(
-    absl::string_view line) {
-  return WatchEventFrom<PersistentVolume>(line, "persistentvolumes",
-                                          VolumeFrom);
-}
-absl::StatusOr<ObjectList<StorageClass>> DecodeStorageClassList(
-    absl::string_view json) {
-  return DecodeList<StorageClass>(json, "StorageClassList", "storageclasses",
-                                  StorageClassFrom);
-}
-absl::StatusOr<WatchEvent<StorageClass>> DecodeStorageClassWatchEvent(
-    absl::string_view line) {
-  return WatchEventFrom<StorageClass>(line, "storageclasses",
-                                      StorageClassFrom);
-}
-absl::StatusOr<ObjectList<CsiNode>> DecodeCsiNodeList(absl::string_view json) {
-  return DecodeList<CsiNode>(json, "CSINodeList", "csinodes", CsiNodeFrom);
-}
-absl::StatusOr<WatchEvent<CsiNode>> DecodeCsiNodeWatchEvent(
-    absl::string_view line) {
-  return WatchEventFrom<CsiNode>(line, "csinodes", CsiNodeFrom);
-}
-
 const char* WorkloadResource(WorkloadKind kind) {
   switch (kind) {
     case WorkloadKind::kService:
@@ -1761,20 +1808,6 @@ const char* WorkloadPath(WorkloadKind kind) {
       return "/api/v1/replicationcontrollers";
   }
   return "";
-}
-
-absl::StatusOr<ObjectList<Workload>> DecodeWorkloadList(
-    absl::string_view json, WorkloadKind kind) {
-  return DecodeList<Workload>(
-      json, absl::StrCat(WorkloadResource(kind), " list"),
-      WorkloadResource(kind), [kind](od::value v) { return WorkloadFrom(v, kind); });
-}
-
-absl::StatusOr<WatchEvent<Workload>> DecodeWorkloadWatchEvent(
-    absl::string_view line, WorkloadKind kind) {
-  return WatchEventFrom<Workload>(
-      line, WorkloadResource(kind),
-      [kind](od::value v) { return WorkloadFrom(v, kind); });
 }
 
 absl::StatusCode CodeForHttpStatus(long http_status,  // NOLINT(runtime/int)
