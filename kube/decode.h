@@ -168,9 +168,13 @@ absl::StatusOr<int64_t> ParseTimestampMs(absl::string_view text);
 absl::Status DecodeErrorStatus(long http_status,  // NOLINT(runtime/int)
                                absl::string_view body);
 
-// The HTTP-to-absl mapping alone, for callers without a body.
-absl::StatusCode CodeForHttpStatus(long http_status,  // NOLINT(runtime/int)
-                                   absl::string_view reason);
+// The code an apiserver's HTTP error status maps to (the table in
+// kube/client.h; a 409 depends on the Status's `reason`), for callers
+// without a body. The metrics backends' statuses map differently
+// (metrics/http_errors.h).
+absl::StatusCode CodeForApiserverStatus(
+    long http_status,  // NOLINT(runtime/int)
+    absl::string_view reason);
 
 }  // namespace ms::kube
 

@@ -73,8 +73,9 @@ absl::StatusOr<int64_t> ParseTimestampMs(absl::string_view text) {
   return absl::ToUnixMillis(t);
 }
 
-absl::StatusCode CodeForHttpStatus(long http_status,  // NOLINT(runtime/int)
-                                   absl::string_view reason) {
+absl::StatusCode CodeForApiserverStatus(
+    long http_status,  // NOLINT(runtime/int)
+    absl::string_view reason) {
   switch (http_status) {
     case 400:
     case 422:
@@ -328,7 +329,7 @@ absl::Status ErrorStatus(long http_status,  // NOLINT(runtime/int)
       reason.empty()
           ? absl::StrCat("HTTP ", http_status, ": ", message)
           : absl::StrCat("HTTP ", http_status, " ", reason, ": ", message);
-  return absl::Status(CodeForHttpStatus(http_status, reason), text);
+  return absl::Status(CodeForApiserverStatus(http_status, reason), text);
 }
 
 od::parser& Parser() {

@@ -39,7 +39,7 @@ absl::StatusCode CodeForErrorType(absl::string_view error_type,
   if (http_status >= 200 && http_status < 300) {
     return absl::StatusCode::kUnavailable;
   }
-  return CodeForHttpStatus(http_status);
+  return CodeForBackendStatus(http_status);
 }
 
 absl::Status NotAVector(absl::string_view metric_name,
@@ -182,9 +182,9 @@ absl::StatusOr<PromQueryInfo> DecodeInstantQuery(
         "metric ", options.metric_name, ": ",
         http_ok ? "malformed response" : absl::StrCat("HTTP ", http_status),
         " (", e.what(), "): ", BodySnippet(body));
-    return absl::Status(
-        http_ok ? absl::StatusCode::kUnavailable : CodeForHttpStatus(http_status),
-        what);
+    return absl::Status(http_ok ? absl::StatusCode::kUnavailable
+                                : CodeForBackendStatus(http_status),
+                        what);
   }
   if (status == "error" || !http_ok) {
     return absl::Status(
