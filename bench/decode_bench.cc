@@ -140,7 +140,7 @@ BENCHMARK(BM_WalkPodEvent);
 void BM_DecodePodAdded(benchmark::State& state) {
   const std::string line = Event("ADDED");
   Run(state, line.size(), [&] {
-    absl::StatusOr<WatchEvent<Pod>> event = DecodePodWatchEvent(line);
+    absl::StatusOr<WatchEvent<Pod>> event = DecodeWatchEvent<Pod>(line);
     benchmark::DoNotOptimize(event);
     return event.ok() && event->object.labels.size() == 3 &&
            event->object.containers.size() == 1;
@@ -151,7 +151,7 @@ BENCHMARK(BM_DecodePodAdded);
 void BM_DecodePodDeleted(benchmark::State& state) {
   const std::string line = Event("DELETED");
   Run(state, line.size(), [&] {
-    absl::StatusOr<WatchEvent<Pod>> event = DecodePodWatchEvent(line);
+    absl::StatusOr<WatchEvent<Pod>> event = DecodeWatchEvent<Pod>(line);
     benchmark::DoNotOptimize(event);
     return event.ok() && !event->object.uid.empty();
   });
@@ -161,9 +161,9 @@ BENCHMARK(BM_DecodePodDeleted);
 void BM_ChargeAssignedPod(benchmark::State& state) {
   const std::string line = Event("ADDED");
   // Other pods of its workload are placed: its labels are held already.
-  const PodCharge placed = PodCharge::Of(DecodePodWatchEvent(line)->object);
+  const PodCharge placed = PodCharge::Of(DecodeWatchEvent<Pod>(line)->object);
   Run(state, line.size(), [&] {
-    absl::StatusOr<WatchEvent<Pod>> event = DecodePodWatchEvent(line);
+    absl::StatusOr<WatchEvent<Pod>> event = DecodeWatchEvent<Pod>(line);
     if (!event.ok()) return false;
     PodCharge charge = PodCharge::Of(event->object);
     benchmark::DoNotOptimize(charge);

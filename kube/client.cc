@@ -323,7 +323,7 @@ absl::StatusOr<AccessReview> KubeClient::ReviewAccess(
 template <typename T>
 absl::StatusOr<std::string> KubeClient::List(
     const std::string& path, const ListOptions& options,
-    absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)> decode,
+    const DecodeContext<T>& context,
     absl::FunctionRef<void(ObjectList<T>&)> page) {
   std::string continue_token;
   std::string resource_version;
@@ -337,7 +337,7 @@ absl::StatusOr<std::string> KubeClient::List(
     {
       // The body is let go before the page is handled.
       ASSIGN_OR_RETURN(HttpResponse response, Call("GET", url));
-      ASSIGN_OR_RETURN(decoded, decode(response.body));
+      ASSIGN_OR_RETURN(decoded, DecodeList<T>(response.body, context));
     }
     resource_version = decoded.resource_version;
     continue_token = decoded.continue_token;
@@ -349,11 +349,10 @@ absl::StatusOr<std::string> KubeClient::List(
 template <typename T>
 absl::StatusOr<ObjectList<T>> KubeClient::List(
     const std::string& path, const ListOptions& options,
-    absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)>
-        decode) {
+    const DecodeContext<T>& context) {
   ObjectList<T> all;
   ASSIGN_OR_RETURN(all.resource_version,
-                   List<T>(path, options, decode, [&](ObjectList<T>& page) {
+                   List<T>(path, options, context, [&](ObjectList<T>& page) {
                      all.items.insert(
                          all.items.end(),
                          std::make_move_iterator(page.items.begin()),
@@ -368,51 +367,44 @@ absl::StatusOr<ObjectList<T>> KubeClient::List(
 
 absl::StatusOr<ObjectList<Pod>> KubeClient::ListPods(
     const ListOptions& options) {
-  return List<Pod>("/api/v1/pods", options, DecodePodList);
+  return List<Pod>(kPodsPath, options);
 }
 
 absl::StatusOr<std::string> KubeClient::ListPods(
     const ListOptions& options,
     absl::FunctionRef<void(ObjectList<Pod>&)> page) {
-  return List<Pod>("/api/v1/pods", options, DecodePodList, page);
+  return List<Pod>(kPodsPath, options, {}, page);
 }
 
 absl::StatusOr<ObjectList<Node>> KubeClient::ListNodes(
     const ListOptions& options) {
-  return List<Node>("/api/v1/nodes", options, [&](absl::string_view json) {
-    return DecodeNodeList(json, options.node_annotations);
-  });
+  return List<Node>(kNodesPath, options,
+                    {.annotations = options.node_annotations});
 }
 
 absl::StatusOr<std::string> KubeClient::ListNodes(
     const ListOptions& options,
     absl::FunctionRef<void(ObjectList<Node>&)> page) {
-  return List<Node>(
-      "/api/v1/nodes", options,
-      [&](absl::string_view json) {
-        return DecodeNodeList(json, options.node_annotations);
-      },
-      page);
+  return List<Node>(kNodesPath, options,
+                    {.annotations = options.node_annotations}, page);
 }
 
 absl::StatusOr<ObjectList<Namespace>> KubeClient::ListNamespaces(
     const ListOptions& options) {
-  return List<Namespace>("/api/v1/namespaces", options, DecodeNamespaceList);
+  return List<Namespace>(kNamespacesPath, options);
 }
 
 absl::StatusOr<std::string> KubeClient::ListNamespaces(
     const ListOptions& options,
     absl::FunctionRef<void(ObjectList<Namespace>&)> page) {
-  return List<Namespace>("/api/v1/namespaces", options, DecodeNamespaceList,
-                         page);
+  return List<Namespace>(kNamespacesPath, options, {}, page);
 }
 
 template <typename T>
 absl::Status KubeClient::Watch(
     const std::string& path, const ListOptions& options,
-    const std::string& resource_version,
+    const DecodeContext<T>& context, const std::string& resource_version,
     const std::function<bool(WatchEvent<T>&)>& on_event,
-    absl::FunctionRef<absl::StatusOr<WatchEvent<T>>(absl::string_view)> decode,
     const std::atomic<bool>* cancel, absl::Duration timeout) {
   ASSIGN_OR_RETURN(std::shared_ptr<const ExecCredential> credential,
                    Credential());
@@ -444,7 +436,7 @@ absl::Status KubeClient::Watch(
         return false;
       }
       if (line.empty()) continue;
-      absl::StatusOr<WatchEvent<T>> event = decode(line);
+      absl::StatusOr<WatchEvent<T>> event = DecodeWatchEvent<T>(line, context);
       if (!event.ok()) {
         stream_error = event.status();
         return false;
@@ -484,46 +476,36 @@ absl::Status KubeClient::WatchPods(
     const ListOptions& options, const std::string& resource_version,
     const std::function<bool(WatchEvent<Pod>&)>& on_event,
     const std::atomic<bool>* cancel, absl::Duration timeout) {
-  return Watch<Pod>("/api/v1/pods", options, resource_version, on_event,
-                    DecodePodWatchEvent, cancel, timeout);
+  return Watch<Pod>(kPodsPath, options, {}, resource_version, on_event, cancel,
+                    timeout);
 }
 
 absl::Status KubeClient::WatchNodes(
     const ListOptions& options, const std::string& resource_version,
     const std::function<bool(WatchEvent<Node>&)>& on_event,
     const std::atomic<bool>* cancel, absl::Duration timeout) {
-  return Watch<Node>(
-      "/api/v1/nodes", options, resource_version, on_event,
-      [&](absl::string_view line) {
-        return DecodeNodeWatchEvent(line, options.node_annotations);
-      },
-      cancel, timeout);
+  return Watch<Node>(kNodesPath, options,
+                     {.annotations = options.node_annotations},
+                     resource_version, on_event, cancel, timeout);
 }
 
 absl::Status KubeClient::WatchNamespaces(
     const ListOptions& options, const std::string& resource_version,
     const std::function<bool(WatchEvent<Namespace>&)>& on_event,
     const std::atomic<bool>* cancel, absl::Duration timeout) {
-  return Watch<Namespace>("/api/v1/namespaces", options, resource_version,
-                          on_event, DecodeNamespaceWatchEvent, cancel,
-                          timeout);
+  return Watch<Namespace>(kNamespacesPath, options, {}, resource_version,
+                          on_event, cancel, timeout);
 }
 
 absl::StatusOr<ObjectList<Workload>> KubeClient::ListWorkloads(
     WorkloadKind kind, const ListOptions& options) {
-  return List<Workload>(WorkloadPath(kind), options,
-                        [kind](absl::string_view json) {
-                          return DecodeWorkloadList(json, kind);
-                        });
+  return List<Workload>(WorkloadPath(kind), options, kind);
 }
 
 absl::StatusOr<std::string> KubeClient::ListWorkloads(
     WorkloadKind kind, const ListOptions& options,
     absl::FunctionRef<void(ObjectList<Workload>&)> page) {
-  return List<Workload>(
-      WorkloadPath(kind), options,
-      [kind](absl::string_view json) { return DecodeWorkloadList(json, kind); },
-      page);
+  return List<Workload>(WorkloadPath(kind), options, kind, page);
 }
 
 absl::Status KubeClient::WatchWorkloads(
@@ -531,12 +513,8 @@ absl::Status KubeClient::WatchWorkloads(
     const std::string& resource_version,
     const std::function<bool(WatchEvent<Workload>&)>& on_event,
     const std::atomic<bool>* cancel, absl::Duration timeout) {
-  return Watch<Workload>(WorkloadPath(kind), options, resource_version,
-                         on_event,
-                         [kind](absl::string_view line) {
-                           return DecodeWorkloadWatchEvent(line, kind);
-                         },
-                         cancel, timeout);
+  return Watch<Workload>(WorkloadPath(kind), options, kind, resource_version,
+                         on_event, cancel, timeout);
 }
 
 namespace {
@@ -747,20 +725,22 @@ absl::StatusOr<Lease> KubeClient::UpdateLease(const Lease& lease,
   return DecodeLease(response.body);
 }
 
-// The storage objects' lists and watches (informer.h's sources).
-#define MS_INSTANTIATE_LIST_WATCH(T)                                          \
-  template absl::StatusOr<ObjectList<T>> KubeClient::List<T>(                 \
-      const std::string&, const ListOptions&,                                 \
-      absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)>);    \
-  template absl::StatusOr<std::string> KubeClient::List<T>(                   \
-      const std::string&, const ListOptions&,                                 \
-      absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)>,     \
-      absl::FunctionRef<void(ObjectList<T>&)>);                               \
-  template absl::Status KubeClient::Watch<T>(                                 \
-      const std::string&, const ListOptions&, const std::string&,             \
-      const std::function<bool(WatchEvent<T>&)>&,                             \
-      absl::FunctionRef<absl::StatusOr<WatchEvent<T>>(absl::string_view)>,     \
+// Every kind's lists and watches, for informer.h's sources and the
+// explain command.
+#define MS_INSTANTIATE_LIST_WATCH(T)                                    \
+  template absl::StatusOr<ObjectList<T>> KubeClient::List<T>(           \
+      const std::string&, const ListOptions&, const DecodeContext<T>&); \
+  template absl::StatusOr<std::string> KubeClient::List<T>(             \
+      const std::string&, const ListOptions&, const DecodeContext<T>&,  \
+      absl::FunctionRef<void(ObjectList<T>&)>);                         \
+  template absl::Status KubeClient::Watch<T>(                           \
+      const std::string&, const ListOptions&, const DecodeContext<T>&,  \
+      const std::string&, const std::function<bool(WatchEvent<T>&)>&,   \
       const std::atomic<bool>*, absl::Duration);
+MS_INSTANTIATE_LIST_WATCH(Pod)
+MS_INSTANTIATE_LIST_WATCH(Node)
+MS_INSTANTIATE_LIST_WATCH(Namespace)
+MS_INSTANTIATE_LIST_WATCH(Workload)
 MS_INSTANTIATE_LIST_WATCH(PersistentVolumeClaim)
 MS_INSTANTIATE_LIST_WATCH(PersistentVolume)
 MS_INSTANTIATE_LIST_WATCH(StorageClass)

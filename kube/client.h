@@ -149,6 +149,10 @@ struct PodCondition {
 // The pods a preemption made room for and that are not bound yet.
 inline constexpr char kNominatedPodsSelector[] =
     "spec.nodeName=,status.nominatedNodeName!=";
+// Cluster-wide paths (Workloads: WorkloadPath in kube/decode.h).
+inline constexpr char kPodsPath[] = "/api/v1/pods";
+inline constexpr char kNodesPath[] = "/api/v1/nodes";
+inline constexpr char kNamespacesPath[] = "/api/v1/namespaces";
 inline constexpr char kBudgetsPath[] = "/apis/policy/v1/poddisruptionbudgets";
 // Cluster-wide paths of the storage objects (model/volumes.h).
 inline constexpr char kClaimsPath[] = "/api/v1/persistentvolumeclaims";
@@ -312,23 +316,23 @@ class KubeClient {
                                   absl::Duration timeout = kDefaultRequestTimeout,
                                   size_t max_response_bytes = 0);
 
-  // Lists or watches any resource by its path, with its decoders, as the
-  // methods above do. Instantiated for the storage objects of
-  // model/volumes.h (see informer.h's sources).
+  // Lists or watches any kind kube/decode.h decodes by its path, as the
+  // methods above do, decoding with DecodeList<T> and DecodeWatchEvent<T>
+  // (`context`: theirs). Informers' sources (informer.h) call these.
   template <typename T>
-  absl::StatusOr<ObjectList<T>> List(
-      const std::string& path, const ListOptions& options,
-      absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)> decode);
+  absl::StatusOr<ObjectList<T>> List(const std::string& path,
+                                     const ListOptions& options,
+                                     const DecodeContext<T>& context = {});
   template <typename T>
   absl::StatusOr<std::string> List(
       const std::string& path, const ListOptions& options,
-      absl::FunctionRef<absl::StatusOr<ObjectList<T>>(absl::string_view)> decode,
+      const DecodeContext<T>& context,
       absl::FunctionRef<void(ObjectList<T>&)> page);
   template <typename T>
   absl::Status Watch(const std::string& path, const ListOptions& options,
+                     const DecodeContext<T>& context,
                      const std::string& resource_version,
                      const std::function<bool(WatchEvent<T>&)>& on_event,
-                     absl::FunctionRef<absl::StatusOr<WatchEvent<T>>(absl::string_view)> decode,
                      const std::atomic<bool>* cancel,
                      absl::Duration timeout = absl::Minutes(5));
 

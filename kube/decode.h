@@ -4,6 +4,13 @@
 // with simdjson's on-demand parser. Only the fields placement needs are read;
 // unknown fields are skipped. No simdjson type crosses this header.
 //
+// Lists and watch events are decoded by two templates, DecodeList<T> and
+// DecodeWatchEvent<T>, for every kind T the scheduler watches: Pod, Node,
+// Namespace, Workload, PodDisruptionBudget, PersistentVolumeClaim,
+// PersistentVolume, StorageClass and CsiNode. KubeClient and the informers'
+// sources call them; each kind's decoder is in its own file
+// (kube/decode_core.h says which).
+//
 // Failure contract: malformed JSON, a field of the wrong type, an enum value
 // this decoder does not know or an invalid quantity returns InvalidArgument
 // whose message names the object and the field; the outputs are then
@@ -77,10 +84,28 @@ struct RejectedObject {
                          const RejectedObject&) = default;
 };
 
+// What decoding a kind takes besides its JSON: nothing, except for the
+// kinds below.
+template <typename T>
+struct DecodeContext {};
+
+// The metadata.annotations a Node keeps; others are skipped (a Node's
+// annotations can be large, and only node-attribute metrics read any).
+template <>
+struct DecodeContext<Node> {
+  std::vector<std::string> annotations;
+};
+
+// Which resource a Workload comes from. There is no default: a list of
+// ReplicaSets is not a list of Services.
+template <>
+struct DecodeContext<Workload> {
+  DecodeContext(WorkloadKind kind) : kind(kind) {}  // NOLINT(runtime/explicit)
+  WorkloadKind kind;
+};
+
 absl::StatusOr<Pod> DecodePod(absl::string_view json);
-// `annotations`: the metadata.annotations the Node keeps; others are
-// skipped (a Node's annotations can be large, and only node-attribute
-// metrics read any).
+// `annotations`: as DecodeContext<Node>'s.
 absl::StatusOr<Node> DecodeNode(
     absl::string_view json, const std::vector<std::string>& annotations = {});
 absl::StatusOr<Lease> DecodeLease(absl::string_view json);
@@ -95,9 +120,12 @@ struct ObjectList {
   std::string continue_token;    // non-empty when more pages follow
 };
 
-absl::StatusOr<ObjectList<Pod>> DecodePodList(absl::string_view json);
-absl::StatusOr<ObjectList<Node>> DecodeNodeList(
-    absl::string_view json, const std::vector<std::string>& annotations = {});
+// A page of a list of T: DecodeList<Pod>(json),
+// DecodeList<Node>(json, {.annotations = keep}),
+// DecodeList<Workload>(json, WorkloadKind::kService).
+template <typename T>
+absl::StatusOr<ObjectList<T>> DecodeList(absl::string_view json,
+                                         const DecodeContext<T>& context = {});
 
 enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError };
 
@@ -120,47 +148,15 @@ struct WatchEvent {
   std::optional<RejectedObject> rejected;
 };
 
-absl::StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(absl::string_view line);
-absl::StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(
-    absl::string_view line, const std::vector<std::string>& annotations = {});
-
-absl::StatusOr<ObjectList<Namespace>> DecodeNamespaceList(
-    absl::string_view json);
-absl::StatusOr<WatchEvent<Namespace>> DecodeNamespaceWatchEvent(
-    absl::string_view line);
+// One line of a watch stream of T, with T's context as DecodeList's.
+template <typename T>
+absl::StatusOr<WatchEvent<T>> DecodeWatchEvent(
+    absl::string_view line, const DecodeContext<T>& context = {});
 
 // Services, ReplicaSets, StatefulSets, ReplicationControllers: the
 // resource's name ("services", ...) and its cluster-wide path.
 const char* WorkloadResource(WorkloadKind kind);
 const char* WorkloadPath(WorkloadKind kind);
-absl::StatusOr<ObjectList<Workload>> DecodeWorkloadList(
-    absl::string_view json, WorkloadKind kind);
-absl::StatusOr<WatchEvent<Workload>> DecodeWorkloadWatchEvent(
-    absl::string_view line, WorkloadKind kind);
-
-// PodDisruptionBudgets (policy/v1), for preemption.
-absl::StatusOr<ObjectList<PodDisruptionBudget>> DecodeBudgetList(
-    absl::string_view json);
-absl::StatusOr<WatchEvent<PodDisruptionBudget>> DecodeBudgetWatchEvent(
-    absl::string_view line);
-
-// PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes,
-// with the fields the volume plugins read (model/volumes.h).
-absl::StatusOr<ObjectList<PersistentVolumeClaim>> DecodeClaimList(
-    absl::string_view json);
-absl::StatusOr<WatchEvent<PersistentVolumeClaim>> DecodeClaimWatchEvent(
-    absl::string_view line);
-absl::StatusOr<ObjectList<PersistentVolume>> DecodeVolumeList(
-    absl::string_view json);
-absl::StatusOr<WatchEvent<PersistentVolume>> DecodeVolumeWatchEvent(
-    absl::string_view line);
-absl::StatusOr<ObjectList<StorageClass>> DecodeStorageClassList(
-    absl::string_view json);
-absl::StatusOr<WatchEvent<StorageClass>> DecodeStorageClassWatchEvent(
-    absl::string_view line);
-absl::StatusOr<ObjectList<CsiNode>> DecodeCsiNodeList(absl::string_view json);
-absl::StatusOr<WatchEvent<CsiNode>> DecodeCsiNodeWatchEvent(
-    absl::string_view line);
 
 // An RFC 3339 timestamp (metadata.creationTimestamp, a Lease's renewTime),
 // in milliseconds since the epoch, rounded down.
@@ -172,9 +168,13 @@ absl::StatusOr<int64_t> ParseTimestampMs(absl::string_view text);
 absl::Status DecodeErrorStatus(long http_status,  // NOLINT(runtime/int)
                                absl::string_view body);
 
-// The HTTP-to-absl mapping alone, for callers without a body.
-absl::StatusCode CodeForHttpStatus(long http_status,  // NOLINT(runtime/int)
-                                   absl::string_view reason);
+// The code an apiserver's HTTP error status maps to (the table in
+// kube/client.h; a 409 depends on the Status's `reason`), for callers
+// without a body. The metrics backends' statuses map differently
+// (metrics/http_errors.h).
+absl::StatusCode CodeForApiserverStatus(
+    long http_status,  // NOLINT(runtime/int)
+    absl::string_view reason);
 
 }  // namespace ms::kube
 

@@ -59,122 +59,69 @@ void MakeTombstone(const std::string& key, const std::string& uid,
 
 namespace {
 
-// A source over a cluster-wide path and the resource's decoders.
+// A source listing and watching `path` with `options`, decoding with
+// `context`.
 template <typename T>
-InformerSource<T> PathSource(
-    KubeClient& client, std::string path,
-    absl::StatusOr<ObjectList<T>> (*list)(absl::string_view),
-    absl::StatusOr<WatchEvent<T>> (*watch)(absl::string_view)) {
+InformerSource<T> KindSource(KubeClient& client, std::string path,
+                             ListOptions options,
+                             DecodeContext<T> context = {}) {
   return {
       .list =
-          [&client, path, list](const std::function<void(ObjectList<T>&)>& page) {
-            return client.List<T>(path, {}, list, page);
+          [&client, path, options,
+           context](const std::function<void(ObjectList<T>&)>& page) {
+            return client.List<T>(path, options, context, page);
           },
-      .watch = [&client, path, watch](
-                   const std::string& rv,
-                   const std::function<bool(WatchEvent<T>&)>& fn,
-                   const std::atomic<bool>* cancel) {
-        return client.Watch<T>(path, {}, rv, fn, watch, cancel);
-      },
+      .watch =
+          [&client, path, options, context](
+              const std::string& rv,
+              const std::function<bool(WatchEvent<T>&)>& fn,
+              const std::atomic<bool>* cancel) {
+            return client.Watch<T>(path, options, context, rv, fn, cancel);
+          },
   };
 }
 
 }  // namespace
 
-InformerSource<PersistentVolumeClaim> ClaimSource(KubeClient& client) {
-  return PathSource<PersistentVolumeClaim>(client,
-                                           kClaimsPath,
-                                           DecodeClaimList,
-                                           DecodeClaimWatchEvent);
-}
-
-InformerSource<PersistentVolume> VolumeSource(KubeClient& client) {
-  return PathSource<PersistentVolume>(client, kVolumesPath,
-                                      DecodeVolumeList, DecodeVolumeWatchEvent);
-}
-
-InformerSource<StorageClass> StorageClassSource(KubeClient& client) {
-  return PathSource<StorageClass>(client,
-                                  kStorageClassesPath,
-                                  DecodeStorageClassList,
-                                  DecodeStorageClassWatchEvent);
-}
-
-InformerSource<CsiNode> CsiNodeSource(KubeClient& client) {
-  return PathSource<CsiNode>(client, kCsiNodesPath,
-                             DecodeCsiNodeList, DecodeCsiNodeWatchEvent);
-}
-
 InformerSource<Pod> PodSource(KubeClient& client, ListOptions options) {
-  return {
-      .list =
-          [&client, options](
-              const std::function<void(ObjectList<Pod>&)>& page) {
-            return client.ListPods(options, page);
-          },
-      .watch =
-          [&client, options](const std::string& rv,
-                             const std::function<bool(WatchEvent<Pod>&)>& fn,
-                             const std::atomic<bool>* cancel) {
-            return client.WatchPods(options, rv, fn, cancel);
-          },
-  };
+  return KindSource<Pod>(client, kPodsPath, std::move(options));
 }
 
 InformerSource<Node> NodeSource(KubeClient& client, ListOptions options) {
-  return {
-      .list =
-          [&client, options](
-              const std::function<void(ObjectList<Node>&)>& page) {
-            return client.ListNodes(options, page);
-          },
-      .watch =
-          [&client, options](const std::string& rv,
-                             const std::function<bool(WatchEvent<Node>&)>& fn,
-                             const std::atomic<bool>* cancel) {
-            return client.WatchNodes(options, rv, fn, cancel);
-          },
-  };
+  DecodeContext<Node> context{.annotations = options.node_annotations};
+  return KindSource<Node>(client, kNodesPath, std::move(options),
+                          std::move(context));
 }
 
 InformerSource<Namespace> NamespaceSource(KubeClient& client,
                                           ListOptions options) {
-  return {
-      .list =
-          [&client, options](
-              const std::function<void(ObjectList<Namespace>&)>& page) {
-            return client.ListNamespaces(options, page);
-          },
-      .watch = [&client, options](
-                   const std::string& rv,
-                   const std::function<bool(WatchEvent<Namespace>&)>& fn,
-                   const std::atomic<bool>* cancel) {
-        return client.WatchNamespaces(options, rv, fn, cancel);
-      },
-  };
+  return KindSource<Namespace>(client, kNamespacesPath, std::move(options));
 }
 
 InformerSource<Workload> WorkloadSource(KubeClient& client, WorkloadKind kind,
                                         ListOptions options) {
-  return {
-      .list =
-          [&client, kind, options](
-              const std::function<void(ObjectList<Workload>&)>& page) {
-            return client.ListWorkloads(kind, options, page);
-          },
-      .watch = [&client, kind, options](
-                   const std::string& rv,
-                   const std::function<bool(WatchEvent<Workload>&)>& fn,
-                   const std::atomic<bool>* cancel) {
-        return client.WatchWorkloads(kind, options, rv, fn, cancel);
-      },
-  };
+  return KindSource<Workload>(client, WorkloadPath(kind), std::move(options),
+                              kind);
 }
 
 InformerSource<PodDisruptionBudget> BudgetSource(KubeClient& client) {
-  return PathSource<PodDisruptionBudget>(client, kBudgetsPath,
-                                         DecodeBudgetList,
-                                         DecodeBudgetWatchEvent);
+  return KindSource<PodDisruptionBudget>(client, kBudgetsPath, {});
+}
+
+InformerSource<PersistentVolumeClaim> ClaimSource(KubeClient& client) {
+  return KindSource<PersistentVolumeClaim>(client, kClaimsPath, {});
+}
+
+InformerSource<PersistentVolume> VolumeSource(KubeClient& client) {
+  return KindSource<PersistentVolume>(client, kVolumesPath, {});
+}
+
+InformerSource<StorageClass> StorageClassSource(KubeClient& client) {
+  return KindSource<StorageClass>(client, kStorageClassesPath, {});
+}
+
+InformerSource<CsiNode> CsiNodeSource(KubeClient& client) {
+  return KindSource<CsiNode>(client, kCsiNodesPath, {});
 }
 
 }  // namespace ms::kube

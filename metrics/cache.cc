@@ -20,6 +20,16 @@ constexpr size_t kMaxNamesLogged = 10;
 
 int64_t Ms(absl::Time t) { return absl::ToUnixMillis(t); }
 
+// The wait before a metric that failed `failures` times in a row is
+// fetched again: `min_retry` doubling with each failure up to `ttl`, and
+// at least a millisecond.
+absl::Duration RetryDelay(int failures, absl::Duration min_retry,
+                          absl::Duration ttl) {
+  absl::Duration retry = min_retry;
+  for (int k = 1; k < failures && retry < ttl; ++k) retry *= 2;
+  return std::max(std::min(retry, ttl), absl::Milliseconds(1));
+}
+
 }  // namespace
 
 bool IsFresh(const MetricSample& sample, int64_t now_ms,
@@ -141,120 +151,138 @@ std::vector<MetricStats> MetricsCache::Stats() const {
   return out;
 }
 
+struct MetricsCache::FetchJob {
+  size_t index;                // into states_
+  const MetricConfig* config;  // states_ never resizes after construction
+  absl::Time start;
+  absl::Time end;
+  absl::StatusOr<FetchResult> result;
+};
+
+struct MetricsCache::Pass {
+  std::vector<FetchJob> jobs;
+  std::shared_ptr<const NodeSet> nodes;
+  uint64_t generation = 0;  // of `nodes`
+};
+
 void MetricsCache::RefreshPass(bool all) {
   absl::MutexLock pass_lock(&pass_mu_);
-  struct Job {
-    size_t index;
-    const MetricConfig* config;  // states_ never resizes after construction
-    absl::Time start;
-    absl::Time end;
-    absl::StatusOr<FetchResult> result;
-  };
-  std::vector<Job> jobs;
-  std::shared_ptr<const NodeSet> nodes;
-  uint64_t generation;
-  {
-    absl::MutexLock lock(&mu_);
-    if (nodes_ == nullptr) return;
-    nodes = nodes_;
-    generation = nodes_generation_;
-    const absl::Time now = clock_.Now();
-    for (size_t i = 0; i < states_.size(); ++i) {
-      const MetricState& state = states_[i];
-      bool due = all || state.next_due <= now ||
-                 (state.nodes_generation != generation &&
-                  state.last_fetch_start + options_.node_change_delay <= now);
-      if (due) {
-        jobs.push_back(Job{i, &state.config, {}, {},
-                           absl::UnknownError("not fetched")});
-      }
+  Pass pass = DuePass(all);
+  if (pass.jobs.empty()) return;
+  Fetch(pass);
+  absl::MutexLock lock(&mu_);
+  for (FetchJob& job : pass.jobs) Record(job, pass.generation);
+  const absl::Time now = clock_.Now();
+  for (MetricState& state : states_) UpdateCoverage(state, now);
+  Publish();
+}
+
+MetricsCache::Pass MetricsCache::DuePass(bool all) {
+  Pass pass;
+  absl::MutexLock lock(&mu_);
+  if (nodes_ == nullptr) return pass;
+  pass.nodes = nodes_;
+  pass.generation = nodes_generation_;
+  const absl::Time now = clock_.Now();
+  for (size_t i = 0; i < states_.size(); ++i) {
+    const MetricState& state = states_[i];
+    bool due = all || state.next_due <= now ||
+               (state.nodes_generation != pass.generation &&
+                state.last_fetch_start + options_.node_change_delay <= now);
+    if (due) {
+      pass.jobs.push_back(FetchJob{
+          i, &state.config, {}, {}, absl::UnknownError("not fetched")});
     }
   }
-  if (jobs.empty()) return;
+  return pass;
+}
 
+void MetricsCache::Fetch(Pass& pass) {
+  std::vector<FetchJob>& jobs = pass.jobs;
   std::vector<const MetricConfig*> configs;
   configs.reserve(jobs.size());
   const absl::Time start = clock_.Now();
-  for (Job& job : jobs) {
+  for (FetchJob& job : jobs) {
     job.start = start;
     configs.push_back(job.config);
   }
-  source_->FetchAll(configs, *nodes, options_.refresh_timeout,
+  source_->FetchAll(configs, *pass.nodes, options_.refresh_timeout,
                     [&](size_t j, absl::StatusOr<FetchResult> answer) {
                       jobs[j].result = std::move(answer);
                       jobs[j].end = clock_.Now();
                     });
+}
 
-  absl::MutexLock lock(&mu_);
-  for (Job& job : jobs) {
-    MetricState& state = states_[job.index];
-    MetricStats& stats = state.stats;
-    const std::string& name = state.config.name;
-    if (!state.attempted) {
-      state.attempted = true;
-      ++first_done_;
-    }
-    state.last_fetch_start = job.start;
-    state.nodes_generation = generation;
-    stats.last_attempt_ms = Ms(job.end);
-    stats.last_fetch_duration = job.end - job.start;
-    stats.last_status = job.result.status();
-    if (options_.on_fetch) {
-      options_.on_fetch(state.config, stats.last_fetch_duration,
-                        stats.last_status);
-    }
-    if (job.result.ok()) {
-      FetchResult& r = *job.result;
-      state.values.by_node = std::move(r.by_node);
-      state.values.fetched_at_ms = Ms(job.end);
-      state.values.last_error.clear();
-      state.next_due = job.start + state.config.ttl;
-      state.consecutive_failures = 0;
-      ++stats.refresh_successes;
-      stats.last_success_ms = Ms(job.end);
-      stats.series = r.series;
-      stats.unmatched = r.unmatched;
-      stats.duplicates = r.duplicates;
-      stats.unmatched_examples = std::move(r.unmatched_examples);
-      stats.warnings = std::move(r.warnings);
-      if (!state.logged_error.empty()) {
-        LOG(INFO) << "metric " << name << ": refresh succeeded again";
-        state.logged_error.clear();
-      }
-      std::string warnings = absl::StrJoin(stats.warnings, "; ");
-      if (warnings != state.logged_warnings) {
-        if (!warnings.empty()) {
-          LOG(WARNING) << "metric " << name << ": backend warnings: "
-                       << warnings;
-        }
-        state.logged_warnings = std::move(warnings);
-      }
-    } else {
-      const absl::Status& status = job.result.status();
-      state.values.last_error = status.ToString();
-      ++state.consecutive_failures;
-      ++stats.refresh_failures;
-      absl::Duration retry = options_.min_retry_interval;
-      for (int k = 1; k < state.consecutive_failures && retry < state.config.ttl;
-           ++k) {
-        retry *= 2;
-      }
-      retry = std::max(std::min(retry, state.config.ttl), absl::Milliseconds(1));
-      state.next_due = job.end + retry;
-      if (state.values.last_error != state.logged_error) {
-        LOG(WARNING) << "metric " << name << ": refresh failed, keeping the "
-                     << state.values.by_node.size()
-                     << " values of the last success until they are older "
-                        "than maxStaleness ("
-                     << absl::FormatDuration(state.config.max_staleness)
-                     << "): " << status;
-        state.logged_error = state.values.last_error;
-      }
-    }
+void MetricsCache::Record(FetchJob& job, uint64_t generation) {
+  MetricState& state = states_[job.index];
+  MetricStats& stats = state.stats;
+  if (!state.attempted) {
+    state.attempted = true;
+    ++first_done_;
   }
-  const absl::Time now = clock_.Now();
-  for (MetricState& state : states_) UpdateCoverage(state, now);
-  Publish();
+  state.last_fetch_start = job.start;
+  state.nodes_generation = generation;
+  stats.last_attempt_ms = Ms(job.end);
+  stats.last_fetch_duration = job.end - job.start;
+  stats.last_status = job.result.status();
+  if (options_.on_fetch) {
+    options_.on_fetch(state.config, stats.last_fetch_duration,
+                      stats.last_status);
+  }
+  if (job.result.ok()) {
+    RecordSuccess(state, job);
+  } else {
+    RecordFailure(state, job);
+  }
+}
+
+void MetricsCache::RecordSuccess(MetricState& state, FetchJob& job) {
+  MetricStats& stats = state.stats;
+  const std::string& name = state.config.name;
+  FetchResult& r = *job.result;
+  state.values.by_node = std::move(r.by_node);
+  state.values.fetched_at_ms = Ms(job.end);
+  state.values.last_error.clear();
+  state.next_due = job.start + state.config.ttl;
+  state.consecutive_failures = 0;
+  ++stats.refresh_successes;
+  stats.last_success_ms = Ms(job.end);
+  stats.series = r.series;
+  stats.unmatched = r.unmatched;
+  stats.duplicates = r.duplicates;
+  stats.unmatched_examples = std::move(r.unmatched_examples);
+  stats.warnings = std::move(r.warnings);
+  if (!state.logged_error.empty()) {
+    LOG(INFO) << "metric " << name << ": refresh succeeded again";
+    state.logged_error.clear();
+  }
+  std::string warnings = absl::StrJoin(stats.warnings, "; ");
+  if (warnings != state.logged_warnings) {
+    if (!warnings.empty()) {
+      LOG(WARNING) << "metric " << name << ": backend warnings: " << warnings;
+    }
+    state.logged_warnings = std::move(warnings);
+  }
+}
+
+void MetricsCache::RecordFailure(MetricState& state, const FetchJob& job) {
+  const absl::Status& status = job.result.status();
+  state.values.last_error = status.ToString();
+  ++state.consecutive_failures;
+  ++state.stats.refresh_failures;
+  state.next_due =
+      job.end + RetryDelay(state.consecutive_failures,
+                           options_.min_retry_interval, state.config.ttl);
+  if (state.values.last_error != state.logged_error) {
+    LOG(WARNING) << "metric " << state.config.name
+                 << ": refresh failed, keeping the "
+                 << state.values.by_node.size()
+                 << " values of the last success until they are older "
+                    "than maxStaleness ("
+                 << absl::FormatDuration(state.config.max_staleness)
+                 << "): " << status;
+    state.logged_error = state.values.last_error;
+  }
 }
 
 void MetricsCache::UpdateCoverage(MetricState& state, absl::Time now) {

@@ -151,8 +151,29 @@ class MetricsCache {
 
  private:
   struct MetricState;
+  // One metric's fetch in a refresh pass.
+  struct FetchJob;
+  // A refresh pass: its fetches and the node list they join to.
+  struct Pass;
 
+  // A refresh pass (RefreshDue, RefreshAll): the metrics due, fetched, each
+  // answer recorded, the coverage updated and a snapshot published.
   void RefreshPass(bool all);
+  // The metrics due now (every metric with `all`) and the node list; no
+  // jobs before the first SetNodes().
+  Pass DuePass(bool all) ABSL_LOCKS_EXCLUDED(mu_);
+  // Fetches the pass's metrics through the source, without the lock: each
+  // job gets its answer and the time it came.
+  void Fetch(Pass& pass) ABSL_LOCKS_EXCLUDED(mu_);
+  // A fetch's answer into its metric's state and stats.
+  void Record(FetchJob& job, uint64_t generation)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The new values replace the old; the next fetch is a ttl later.
+  void RecordSuccess(MetricState& state, FetchJob& job)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The old values stay; the next fetch is a retry (see "Refresh policy").
+  void RecordFailure(MetricState& state, const FetchJob& job)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Publish() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UpdateCoverage(MetricState& state, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -4,7 +4,8 @@
 
 namespace ms::metrics {
 
-absl::StatusCode CodeForHttpStatus(long http_status) {  // NOLINT(runtime/int)
+absl::StatusCode CodeForBackendStatus(
+    long http_status) {  // NOLINT(runtime/int)
   switch (http_status) {
     case 401:
     case 403:

@@ -12,10 +12,15 @@
 
 namespace ms::metrics {
 
+// The code a metrics backend's HTTP error status maps to:
 // 401, 403: PermissionDenied. 400, 422: InvalidArgument (the query).
 // 408, 504: DeadlineExceeded. 429, 5xx: Unavailable. Any other status
 // (404 and the rest of 4xx, unexpected 1xx/3xx): FailedPrecondition.
-absl::StatusCode CodeForHttpStatus(long http_status);  // NOLINT(runtime/int)
+// Not the apiserver's mapping (kube/decode.h's CodeForApiserverStatus):
+// there a 404 is an object gone and a 409 a lost race; here such a status
+// says the configuration or the backend needs fixing (MetricsSource's
+// failure contract, metrics_source.h).
+absl::StatusCode CodeForBackendStatus(long http_status);  // NOLINT(runtime/int)
 
 // The first `max` bytes of `body`, control characters replaced, for an
 // error message.

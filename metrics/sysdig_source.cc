@@ -75,7 +75,7 @@ absl::StatusOr<FetchResult> SysdigSource::Fetch(const MetricConfig& metric,
     }
     if (response->status < 200 || response->status >= 300) {
       return absl::Status(
-          CodeForHttpStatus(response->status),
+          CodeForBackendStatus(response->status),
           absl::StrCat("metric ", metric.name, ": query failed (HTTP ",
                        response->status,
                        "): ", SysdigErrorMessage(response->body)));

@@ -115,26 +115,19 @@ absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client,
     for (Workload& w : list.items) view.workloads.push_back(std::move(w));
   }
   ASSIGN_OR_RETURN(kube::ObjectList<PersistentVolumeClaim> claims,
-                   client.List<PersistentVolumeClaim>(
-                       kube::kClaimsPath, {},
-                       kube::DecodeClaimList));
+                   client.List<PersistentVolumeClaim>(kube::kClaimsPath, {}));
   view.claims = std::move(claims.items);
   ASSIGN_OR_RETURN(kube::ObjectList<PersistentVolume> volumes,
-                   client.List<PersistentVolume>(kube::kVolumesPath,
-                                                 {}, kube::DecodeVolumeList));
+                   client.List<PersistentVolume>(kube::kVolumesPath, {}));
   view.volumes = std::move(volumes.items);
   ASSIGN_OR_RETURN(kube::ObjectList<StorageClass> classes,
-                   client.List<StorageClass>(
-                       kube::kStorageClassesPath, {},
-                       kube::DecodeStorageClassList));
+                   client.List<StorageClass>(kube::kStorageClassesPath, {}));
   view.storage_classes = std::move(classes.items);
   ASSIGN_OR_RETURN(kube::ObjectList<CsiNode> csi_nodes,
-                   client.List<CsiNode>(kube::kCsiNodesPath, {},
-                                        kube::DecodeCsiNodeList));
+                   client.List<CsiNode>(kube::kCsiNodesPath, {}));
   view.csi_nodes = std::move(csi_nodes.items);
   ASSIGN_OR_RETURN(kube::ObjectList<PodDisruptionBudget> budgets,
-                   client.List<PodDisruptionBudget>(kube::kBudgetsPath, {},
-                                                    kube::DecodeBudgetList));
+                   client.List<PodDisruptionBudget>(kube::kBudgetsPath, {}));
   view.budgets = std::move(budgets.items);
   return view;
 }

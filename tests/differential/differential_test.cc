@@ -139,7 +139,7 @@ Result Ours(const Scenario& s) {
     state.UpsertNode(*node);
   }
   absl::StatusOr<kube::ObjectList<Namespace>> namespaces =
-      kube::DecodeNamespaceList(ListJson(s.namespaces));
+      kube::DecodeList<Namespace>(ListJson(s.namespaces));
   if (!namespaces.ok()) return {.error = namespaces.status().ToString()};
   for (const Namespace& ns : namespaces->items) state.UpsertNamespace(ns);
   for (const auto& [kind, items] :
@@ -149,25 +149,25 @@ Result Ours(const Scenario& s) {
         std::pair{WorkloadKind::kReplicationController,
                   &s.replication_controllers}}) {
     absl::StatusOr<kube::ObjectList<Workload>> list =
-        kube::DecodeWorkloadList(ListJson(*items), kind);
+        kube::DecodeList<Workload>(ListJson(*items), kind);
     if (!list.ok()) return {.error = list.status().ToString()};
     for (const Workload& w : list->items) state.UpsertWorkload(w);
   }
   // Storage, before the pods that use it.
   absl::StatusOr<kube::ObjectList<StorageClass>> classes =
-      kube::DecodeStorageClassList(ListJson(s.storage_classes));
+      kube::DecodeList<StorageClass>(ListJson(s.storage_classes));
   if (!classes.ok()) return {.error = classes.status().ToString()};
   for (const StorageClass& c : classes->items) state.UpsertStorageClass(c);
   absl::StatusOr<kube::ObjectList<PersistentVolume>> volumes =
-      kube::DecodeVolumeList(ListJson(s.volumes));
+      kube::DecodeList<PersistentVolume>(ListJson(s.volumes));
   if (!volumes.ok()) return {.error = volumes.status().ToString()};
   for (const PersistentVolume& v : volumes->items) state.UpsertVolume(v);
   absl::StatusOr<kube::ObjectList<PersistentVolumeClaim>> claims =
-      kube::DecodeClaimList(ListJson(s.claims));
+      kube::DecodeList<PersistentVolumeClaim>(ListJson(s.claims));
   if (!claims.ok()) return {.error = claims.status().ToString()};
   for (const PersistentVolumeClaim& c : claims->items) state.UpsertClaim(c);
   absl::StatusOr<kube::ObjectList<CsiNode>> csi_nodes =
-      kube::DecodeCsiNodeList(ListJson(s.csi_nodes));
+      kube::DecodeList<CsiNode>(ListJson(s.csi_nodes));
   if (!csi_nodes.ok()) return {.error = csi_nodes.status().ToString()};
   for (const CsiNode& n : csi_nodes->items) state.UpsertCsiNode(n);
   for (const std::string& json : s.placed) {
@@ -181,7 +181,7 @@ Result Ours(const Scenario& s) {
     state.UpsertNominatedPod(*pod);
   }
   absl::StatusOr<kube::ObjectList<PodDisruptionBudget>> budgets =
-      kube::DecodeBudgetList(ListJson(s.budgets));
+      kube::DecodeList<PodDisruptionBudget>(ListJson(s.budgets));
   if (!budgets.ok()) return {.error = budgets.status().ToString()};
   if (!budgets->rejected.empty()) {
     return {.error = absl::StrCat("budget refused: ",

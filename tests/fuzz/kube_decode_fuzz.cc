@@ -20,17 +20,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)ms::kube::DecodeNode(json);
   (void)ms::kube::DecodeNode(json, kKeep);
   (void)ms::kube::DecodeLease(json);
-  (void)ms::kube::DecodePodList(json);
-  (void)ms::kube::DecodeNodeList(json);
-  (void)ms::kube::DecodeNodeList(json, kKeep);
-  (void)ms::kube::DecodeNamespaceList(json);
-  (void)ms::kube::DecodeBudgetList(json);
-  (void)ms::kube::DecodeClaimList(json);
-  (void)ms::kube::DecodeVolumeList(json);
-  (void)ms::kube::DecodeStorageClassList(json);
-  (void)ms::kube::DecodeCsiNodeList(json);
+  (void)ms::kube::DecodeList<ms::Pod>(json);
+  (void)ms::kube::DecodeList<ms::Node>(json);
+  (void)ms::kube::DecodeList<ms::Node>(json, {.annotations = kKeep});
+  (void)ms::kube::DecodeList<ms::Namespace>(json);
+  (void)ms::kube::DecodeList<ms::PodDisruptionBudget>(json);
+  (void)ms::kube::DecodeList<ms::PersistentVolumeClaim>(json);
+  (void)ms::kube::DecodeList<ms::PersistentVolume>(json);
+  (void)ms::kube::DecodeList<ms::StorageClass>(json);
+  (void)ms::kube::DecodeList<ms::CsiNode>(json);
   for (ms::WorkloadKind kind : ms::kWorkloadKinds) {
-    (void)ms::kube::DecodeWorkloadList(json, kind);
+    (void)ms::kube::DecodeList<ms::Workload>(json, kind);
   }
   (void)ms::kube::DecodeErrorStatus(409, json);
   return 0;

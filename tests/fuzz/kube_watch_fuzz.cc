@@ -10,16 +10,16 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::string_view line(reinterpret_cast<const char*>(data), size);
-  (void)ms::kube::DecodePodWatchEvent(line);
-  (void)ms::kube::DecodeNodeWatchEvent(line);
-  (void)ms::kube::DecodeNamespaceWatchEvent(line);
-  (void)ms::kube::DecodeBudgetWatchEvent(line);
-  (void)ms::kube::DecodeClaimWatchEvent(line);
-  (void)ms::kube::DecodeVolumeWatchEvent(line);
-  (void)ms::kube::DecodeStorageClassWatchEvent(line);
-  (void)ms::kube::DecodeCsiNodeWatchEvent(line);
+  (void)ms::kube::DecodeWatchEvent<ms::Pod>(line);
+  (void)ms::kube::DecodeWatchEvent<ms::Node>(line);
+  (void)ms::kube::DecodeWatchEvent<ms::Namespace>(line);
+  (void)ms::kube::DecodeWatchEvent<ms::PodDisruptionBudget>(line);
+  (void)ms::kube::DecodeWatchEvent<ms::PersistentVolumeClaim>(line);
+  (void)ms::kube::DecodeWatchEvent<ms::PersistentVolume>(line);
+  (void)ms::kube::DecodeWatchEvent<ms::StorageClass>(line);
+  (void)ms::kube::DecodeWatchEvent<ms::CsiNode>(line);
   for (ms::WorkloadKind kind : ms::kWorkloadKinds) {
-    (void)ms::kube::DecodeWorkloadWatchEvent(line, kind);
+    (void)ms::kube::DecodeWatchEvent<ms::Workload>(line, kind);
   }
   return 0;
 }

@@ -212,7 +212,8 @@ TEST(DecodePodTest, WhatPreemptionReads) {
 }
 
 TEST(DecodeBudgetTest, WhatPreemptionReads) {
-  absl::StatusOr<ObjectList<PodDisruptionBudget>> list = DecodeBudgetList(R"({
+  absl::StatusOr<ObjectList<PodDisruptionBudget>> list =
+      DecodeList<PodDisruptionBudget>(R"({
     "kind":"PodDisruptionBudgetList","apiVersion":"policy/v1",
     "metadata":{"resourceVersion":"7"},"items":[
       {"metadata":{"name":"db","namespace":"shop","uid":"u1","resourceVersion":"6"},
@@ -402,16 +403,16 @@ TEST(DecodeNodeTest, KeepsOnlyTheAnnotationsAskedFor) {
             (std::map<std::string, std::string>{
                 {"example.com/hourly-cost", "0.42"}}));
 
-  absl::StatusOr<ObjectList<Node>> list = DecodeNodeList(
-      absl::StrCat(R"({"kind":"NodeList","metadata":{},"items":[)", json,
-                   "]}"),
-      keep);
+  absl::StatusOr<ObjectList<Node>> list = DecodeList<Node>(
+      absl::StrCat(R"({"kind":"NodeList","metadata":{},"items":[)", json, "]}"),
+      {.annotations = keep});
   ASSERT_TRUE(list.ok()) << list.status();
   ASSERT_EQ(list->items.size(), 1u);
   EXPECT_EQ(list->items[0].annotations, node->annotations);
 
-  absl::StatusOr<WatchEvent<Node>> event = DecodeNodeWatchEvent(
-      absl::StrCat(R"({"type":"MODIFIED","object":)", json, "}"), keep);
+  absl::StatusOr<WatchEvent<Node>> event = DecodeWatchEvent<Node>(
+      absl::StrCat(R"({"type":"MODIFIED","object":)", json, "}"),
+      {.annotations = keep});
   ASSERT_TRUE(event.ok()) << event.status();
   EXPECT_EQ(event->object.annotations, node->annotations);
 
@@ -443,7 +444,7 @@ TEST(DecodeNodeTest, RecordedNode) {
 
 TEST(DecodeListTest, RecordedPodListPage) {
   absl::StatusOr<ObjectList<Pod>> list =
-      DecodePodList(ReadFileOrDie(TestDataPath("kube/pod_list_page.json")));
+      DecodeList<Pod>(ReadFileOrDie(TestDataPath("kube/pod_list_page.json")));
   ASSERT_TRUE(list.ok()) << list.status();
   EXPECT_EQ(list->items.size(), 2u);
   EXPECT_FALSE(list->resource_version.empty());
@@ -453,7 +454,7 @@ TEST(DecodeListTest, RecordedPodListPage) {
 // One object the decoder refuses (an enum value a newer apiserver may
 // send) costs that object, not the whole list.
 TEST(DecodeListTest, ARefusedItemDoesNotFailTheList) {
-  absl::StatusOr<ObjectList<Pod>> list = DecodePodList(R"({"kind":"PodList",
+  absl::StatusOr<ObjectList<Pod>> list = DecodeList<Pod>(R"({"kind":"PodList",
     "metadata":{"resourceVersion":"100","continue":"c1"},"items":[
     {"metadata":{"name":"a","namespace":"n","uid":"ua","resourceVersion":"1"},
      "spec":{"containers":[]}},
@@ -490,7 +491,7 @@ TEST(DecodeListTest, ARefusedItemDoesNotFailTheList) {
                                   "unknown suffix"}));
   EXPECT_EQ(list->rejected[0].Key(), "n/bad");
 
-  absl::StatusOr<ObjectList<Node>> nodes = DecodeNodeList(R"({"items":[
+  absl::StatusOr<ObjectList<Node>> nodes = DecodeList<Node>(R"({"items":[
     {"metadata":{"name":"n1","uid":"u1","resourceVersion":"5"},
      "spec":{"taints":[{"key":"k","effect":"NoScheduleSoon"}]}},
     {"metadata":{"name":"n2"}}]})");
@@ -511,7 +512,7 @@ TEST(DecodeListTest, AMalformedListFailsAsAWhole) {
            R"({"items":{"metadata":{"name":"a"}}})",
            R"({"metadata":{"resourceVersion":7},"items":[]})",
        }) {
-    absl::StatusOr<ObjectList<Pod>> list = DecodePodList(bad);
+    absl::StatusOr<ObjectList<Pod>> list = DecodeList<Pod>(bad);
     EXPECT_EQ(list.status().code(), absl::StatusCode::kInvalidArgument)
         << bad;
   }
@@ -536,20 +537,20 @@ TEST(DecodePodTest, ExtremeQuantitiesDecode) {
 }
 
 TEST(DecodeWatchTest, EventTypes) {
-  absl::StatusOr<WatchEvent<Node>> added = DecodeNodeWatchEvent(
+  absl::StatusOr<WatchEvent<Node>> added = DecodeWatchEvent<Node>(
       R"({"type":"ADDED","object":{"metadata":{"name":"n1","resourceVersion":"12"}}})");
   ASSERT_TRUE(added.ok()) << added.status();
   EXPECT_EQ(added->type, WatchEventType::kAdded);
   EXPECT_EQ(added->object.name, "n1");
   EXPECT_EQ(added->resource_version, "12");
 
-  absl::StatusOr<WatchEvent<Pod>> bookmark = DecodePodWatchEvent(
+  absl::StatusOr<WatchEvent<Pod>> bookmark = DecodeWatchEvent<Pod>(
       R"({"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"99","annotations":{"k8s.io/initial-events-end":"true"}}}})");
   ASSERT_TRUE(bookmark.ok()) << bookmark.status();
   EXPECT_EQ(bookmark->type, WatchEventType::kBookmark);
   EXPECT_EQ(bookmark->resource_version, "99");
 
-  absl::StatusOr<WatchEvent<Pod>> gone = DecodePodWatchEvent(
+  absl::StatusOr<WatchEvent<Pod>> gone = DecodeWatchEvent<Pod>(
       R"json({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (500)","reason":"Expired","code":410}})json");
   ASSERT_TRUE(gone.ok()) << gone.status();
   EXPECT_EQ(gone->type, WatchEventType::kError);
@@ -558,24 +559,24 @@ TEST(DecodeWatchTest, EventTypes) {
             "HTTP 410 Expired: too old resource version: 1 (500)");
 
   // Object before type: still decoded.
-  absl::StatusOr<WatchEvent<Node>> reordered = DecodeNodeWatchEvent(
+  absl::StatusOr<WatchEvent<Node>> reordered = DecodeWatchEvent<Node>(
       R"({"object":{"metadata":{"name":"n2"}},"type":"DELETED"})");
   ASSERT_TRUE(reordered.ok()) << reordered.status();
   EXPECT_EQ(reordered->type, WatchEventType::kDeleted);
   EXPECT_EQ(reordered->object.name, "n2");
 
-  EXPECT_EQ(DecodeNodeWatchEvent(R"({"type":"EXPLODED","object":{}})")
+  EXPECT_EQ(DecodeWatchEvent<Node>(R"({"type":"EXPLODED","object":{}})")
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(DecodeNodeWatchEvent(R"({"type":"ADDED"})").status().code(),
+  EXPECT_EQ(DecodeWatchEvent<Node>(R"({"type":"ADDED"})").status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
 // A DELETED event's object is read for its identity only: the rest is
 // skipped, not decoded, whatever it holds.
 TEST(DecodeWatchTest, ADeletedObjectIsItsIdentity) {
-  absl::StatusOr<WatchEvent<Pod>> deleted = DecodePodWatchEvent(
+  absl::StatusOr<WatchEvent<Pod>> deleted = DecodeWatchEvent<Pod>(
       R"({"type":"DELETED","object":{"kind":"Pod","metadata":{"name":"p",)"
       R"("namespace":"n","uid":"u","resourceVersion":"12",)"
       R"("labels":{"app":"web"}},"spec":{"nodeName":"node-1",)"
@@ -591,10 +592,31 @@ TEST(DecodeWatchTest, ADeletedObjectIsItsIdentity) {
   EXPECT_EQ(deleted->object, tombstone);
 }
 
+// The tombstone of a namespaced object keeps its namespace: the informer
+// finds the object it removes by its "namespace/name" key.
+TEST(DecodeWatchTest, ADeletedNamespacedObjectKeepsItsNamespace) {
+  constexpr absl::string_view kDeleted =
+      R"({"type":"DELETED","object":{"metadata":{"name":"x",)"
+      R"("namespace":"n","uid":"u","resourceVersion":"3"}}})";
+  absl::StatusOr<WatchEvent<PodDisruptionBudget>> budget =
+      DecodeWatchEvent<PodDisruptionBudget>(kDeleted);
+  ASSERT_TRUE(budget.ok()) << budget.status();
+  EXPECT_EQ(budget->object.Key(), "n/x");
+  absl::StatusOr<WatchEvent<PersistentVolumeClaim>> claim =
+      DecodeWatchEvent<PersistentVolumeClaim>(kDeleted);
+  ASSERT_TRUE(claim.ok()) << claim.status();
+  EXPECT_EQ(claim->object.Key(), "n/x");
+  absl::StatusOr<WatchEvent<Workload>> workload =
+      DecodeWatchEvent<Workload>(kDeleted, WorkloadKind::kReplicaSet);
+  ASSERT_TRUE(workload.ok()) << workload.status();
+  EXPECT_EQ(workload->object.namespace_, "n");
+  EXPECT_EQ(workload->object.name, "x");
+}
+
 // A refused object in an ADDED or MODIFIED event is reported with its
 // identity; in a DELETED event it is a tombstone, all a delete needs.
 TEST(DecodeWatchTest, ARefusedObjectIsReportedNotFatal) {
-  absl::StatusOr<WatchEvent<Pod>> modified = DecodePodWatchEvent(
+  absl::StatusOr<WatchEvent<Pod>> modified = DecodeWatchEvent<Pod>(
       R"({"type":"MODIFIED","object":{"metadata":{"name":"p","namespace":"n",)"
       R"("uid":"u","resourceVersion":"7"},"spec":{"tolerations":[)"
       R"({"operator":"Gt","key":"k","value":"1"}]}}})");
@@ -613,7 +635,7 @@ TEST(DecodeWatchTest, ARefusedObjectIsReportedNotFatal) {
   EXPECT_TRUE(modified->object.tolerations.empty());
 
   // Object first, type after.
-  absl::StatusOr<WatchEvent<Node>> added = DecodeNodeWatchEvent(
+  absl::StatusOr<WatchEvent<Node>> added = DecodeWatchEvent<Node>(
       R"({"object":{"metadata":{"name":"n1","resourceVersion":"8"},)"
       R"("spec":{"taints":[{"key":"k","effect":"Soon"}]}},"type":"ADDED"})");
   ASSERT_TRUE(added.ok()) << added.status();
@@ -623,7 +645,7 @@ TEST(DecodeWatchTest, ARefusedObjectIsReportedNotFatal) {
   EXPECT_EQ(added->rejected->resource, "nodes");
   EXPECT_EQ(added->resource_version, "8");
 
-  absl::StatusOr<WatchEvent<Node>> deleted = DecodeNodeWatchEvent(
+  absl::StatusOr<WatchEvent<Node>> deleted = DecodeWatchEvent<Node>(
       R"({"type":"DELETED","object":{"metadata":{"name":"n1","uid":"u1",)"
       R"("resourceVersion":"9"},"spec":{"taints":[{"effect":"Soon"}]}}})");
   ASSERT_TRUE(deleted.ok()) << deleted.status();
@@ -635,7 +657,7 @@ TEST(DecodeWatchTest, ARefusedObjectIsReportedNotFatal) {
   EXPECT_TRUE(deleted->object.taints.empty());
 
   // A line that is not JSON is still an error of the stream.
-  EXPECT_EQ(DecodePodWatchEvent(
+  EXPECT_EQ(DecodeWatchEvent<Pod>(
                 R"({"type":"ADDED","object":{"metadata":{"name":"p"},"spec":{)")
                 .status()
                 .code(),
@@ -679,7 +701,8 @@ TEST(DecodeErrorStatusTest, MapsEachHttpStatus) {
 // Storage objects as the apiserver serves them (fields trimmed to those
 // read, plus some that are skipped).
 TEST(DecodeStorageTest, ClaimVolumeClassAndCsiNode) {
-  absl::StatusOr<ObjectList<PersistentVolumeClaim>> claims = DecodeClaimList(R"({
+  absl::StatusOr<ObjectList<PersistentVolumeClaim>> claims =
+      DecodeList<PersistentVolumeClaim>(R"({
     "kind":"PersistentVolumeClaimList","metadata":{"resourceVersion":"77"},
     "items":[{"metadata":{"name":"data","namespace":"app","uid":"u1",
       "resourceVersion":"70","finalizers":["kubernetes.io/pvc-protection"],
@@ -715,7 +738,8 @@ TEST(DecodeStorageTest, ClaimVolumeClassAndCsiNode) {
   EXPECT_FALSE(bare.fully_bound());
   EXPECT_EQ(bare.phase, ClaimPhase::kPending);
 
-  absl::StatusOr<ObjectList<PersistentVolume>> volumes = DecodeVolumeList(R"({
+  absl::StatusOr<ObjectList<PersistentVolume>> volumes =
+      DecodeList<PersistentVolume>(R"({
     "metadata":{"resourceVersion":"78"},
     "items":[{"metadata":{"name":"pv-1","uid":"v1","resourceVersion":"71",
       "labels":{"topology.kubernetes.io/zone":"z1"}},
@@ -743,7 +767,8 @@ TEST(DecodeStorageTest, ClaimVolumeClassAndCsiNode) {
   EXPECT_EQ(v.phase, VolumePhase::kBound);
   EXPECT_EQ(v.labels.at("topology.kubernetes.io/zone"), "z1");
 
-  absl::StatusOr<ObjectList<StorageClass>> classes = DecodeStorageClassList(R"({
+  absl::StatusOr<ObjectList<StorageClass>> classes =
+      DecodeList<StorageClass>(R"({
     "metadata":{"resourceVersion":"79"},
     "items":[{"metadata":{"name":"zonal"},"provisioner":"csi.example.com",
       "volumeBindingMode":"WaitForFirstConsumer","reclaimPolicy":"Delete",
@@ -757,7 +782,7 @@ TEST(DecodeStorageTest, ClaimVolumeClassAndCsiNode) {
   EXPECT_EQ(sc.allowed_topologies[0][0].second,
             (std::vector<std::string>{"z1", "z2"}));
 
-  absl::StatusOr<ObjectList<CsiNode>> csi = DecodeCsiNodeList(R"({
+  absl::StatusOr<ObjectList<CsiNode>> csi = DecodeList<CsiNode>(R"({
     "metadata":{"resourceVersion":"80"},
     "items":[{"metadata":{"name":"n1"},"spec":{"drivers":[
       {"name":"csi.example.com","nodeID":"n1","allocatable":{"count":39}},
@@ -791,8 +816,9 @@ TEST(DecodeStorageTest, PodClaimsIncludeGenericEphemeralVolumes) {
 }
 
 TEST(DecodeStorageTest, AnUnknownAccessModeRefusesThatObjectOnly) {
-  absl::StatusOr<ObjectList<PersistentVolumeClaim>> claims = DecodeClaimList(
-      R"({"metadata":{},"items":[
+  absl::StatusOr<ObjectList<PersistentVolumeClaim>> claims =
+      DecodeList<PersistentVolumeClaim>(
+          R"({"metadata":{},"items":[
         {"metadata":{"name":"odd","namespace":"a"},
          "spec":{"accessModes":["ReadWriteSometimes"]}},
         {"metadata":{"name":"fine","namespace":"a"},"spec":{}}]})");

@@ -1,0 +1,147 @@
+// Nodes: the fields placement reads (model/node.h), and the annotations
+// asked for.
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/algorithm/container.h"
+#include "kube/decode_core.h"
+#include "model/image_names.h"
+
+namespace ms::kube {
+namespace decode_internal {
+namespace {
+
+void NodeStatus(od::value v, Node& node) {
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "allocatable") {
+      node.allocatable = ResourceList(value);
+    } else if (key == "conditions") {
+      if (IsNull(value)) continue;
+      for (od::value cond : value.get_array()) {
+        std::string type, status;
+        for (od::field cf : cond.get_object()) {
+          std::string_view ckey = cf.unescaped_key();
+          if (ckey == "type") type = String(cf.value());
+          if (ckey == "status") status = String(cf.value());
+        }
+        if (type == "Ready") node.ready = status == "True";
+      }
+    } else if (key == "images") {
+      if (IsNull(value)) continue;
+      for (od::value image : value.get_array()) {
+        // The size may come after the names: take both, then intern.
+        int64_t size = 0;
+        std::vector<std::string_view> names;
+        for (od::field imf : image.get_object()) {
+          std::string_view ikey = imf.unescaped_key();
+          od::value iv = imf.value();
+          if (ikey == "sizeBytes" && !IsNull(iv)) {
+            size = int64_t(iv);
+          } else if (ikey == "names" && !IsNull(iv)) {
+            for (od::value name : iv.get_array()) {
+              names.push_back(std::string_view(name));
+            }
+          }
+        }
+        for (std::string_view name : names) {
+          node.images.push_back(InternImageName(AbslView(name), size));
+        }
+      }
+    } else if (key == "addresses") {
+      if (IsNull(value)) continue;
+      for (od::value addr : value.get_array()) {
+        NodeAddress a;
+        for (od::field af : addr.get_object()) {
+          std::string_view akey = af.unescaped_key();
+          if (akey == "type") a.type = String(af.value());
+          if (akey == "address") a.address = String(af.value());
+        }
+        node.addresses.push_back(std::move(a));
+      }
+    }
+  }
+}
+
+Node NodeFrom(od::value v, const std::vector<std::string>& annotations) {
+  Node node;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "metadata") {
+      for (od::field mf : value.get_object()) {
+        std::string_view mkey = mf.unescaped_key();
+        if (mkey == "name") {
+          node.name = String(mf.value());
+        } else if (mkey == "uid") {
+          node.uid = String(mf.value());
+        } else if (mkey == "resourceVersion") {
+          node.resource_version = String(mf.value());
+        } else if (mkey == "labels") {
+          node.labels = StringMap(mf.value());
+        } else if (mkey == "annotations" && !annotations.empty()) {
+          od::value all = mf.value();
+          if (IsNull(all)) continue;
+          for (od::field af : all.get_object()) {
+            std::string_view akey = af.unescaped_key();
+            if (absl::c_linear_search(annotations, akey)) {
+              node.annotations.emplace(akey, String(af.value()));
+            }
+          }
+        }
+      }
+    } else if (key == "spec") {
+      for (od::field sf : value.get_object()) {
+        std::string_view skey = sf.unescaped_key();
+        if (skey == "unschedulable") {
+          node.unschedulable = bool(sf.value());
+        } else if (skey == "taints") {
+          od::value taints = sf.value();
+          if (IsNull(taints)) continue;
+          for (od::value item : taints.get_array()) {
+            Taint t;
+            for (od::field tf : item.get_object()) {
+              std::string_view tkey = tf.unescaped_key();
+              if (tkey == "key") t.key = String(tf.value());
+              if (tkey == "value") t.value = String(tf.value());
+              if (tkey == "effect") t.effect = Effect(tf.value());
+            }
+            node.taints.push_back(std::move(t));
+          }
+        }
+      }
+    } else if (key == "status") {
+      NodeStatus(value, node);
+    }
+  }
+  return node;
+}
+
+}  // namespace
+
+template <>
+struct Codec<Node> {
+  static Node From(od::value v, const DecodeContext<Node>& context) {
+    return NodeFrom(v, context.annotations);
+  }
+  static const char* Resource(const DecodeContext<Node>&) { return "nodes"; }
+  static std::string ListName(const DecodeContext<Node>&) { return "NodeList"; }
+};
+
+}  // namespace decode_internal
+
+template absl::StatusOr<ObjectList<Node>> DecodeList(
+    absl::string_view, const DecodeContext<Node>&);
+template absl::StatusOr<WatchEvent<Node>> DecodeWatchEvent(
+    absl::string_view, const DecodeContext<Node>&);
+
+absl::StatusOr<Node> DecodeNode(absl::string_view json,
+                                const std::vector<std::string>& annotations) {
+  return decode_internal::DecodeObject<Node>(json, "Node",
+                                             {.annotations = annotations});
+}
+
+}  // namespace ms::kube
