@@ -150,41 +150,39 @@ std::vector<std::string> Environ() {
   return env;
 }
 
-absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
-                                         const std::vector<std::string>& env,
-                                         const ProcessOptions& options) {
-  if (argv.empty() || argv[0].empty()) {
-    return absl::InvalidArgumentError("no program to run");
-  }
+namespace {
+
+// Starts `argv` with `env`, its stdout and stderr the write ends of `out`
+// and `err`.
+absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv,
+                            const std::vector<std::string>& env,
+                            const Pipe& out, const Pipe& err) {
   const std::string& program = argv[0];
-  const SteadyClock::time_point deadline =
-      SteadyClock::now() + absl::ToChronoNanoseconds(options.timeout);
-  Pipe out, err;
-  if (absl::Status s = MakePipe(out); !s.ok()) return s;
-  if (absl::Status s = MakePipe(err); !s.ok()) return s;
-
   pid_t pid = 0;
-  {
-    SpawnSetup setup(out.write.get(), err.write.get());
-    std::vector<char*> c_argv = CStrings(argv);
-    std::vector<char*> c_env = CStrings(env);
-    int rc = posix_spawnp(&pid, program.c_str(), setup.actions(),
-                          setup.attr(), c_argv.data(), c_env.data());
-    if (rc != 0) {
-      std::string msg = absl::StrCat(program, ": ", std::strerror(rc));
-      if (rc == ENOENT) return absl::NotFoundError(msg);
-      if (rc == EACCES || rc == ENOEXEC || rc == EPERM) {
-        return absl::PermissionDeniedError(msg);
-      }
-      return absl::InternalError(msg);
-    }
+  SpawnSetup setup(out.write.get(), err.write.get());
+  std::vector<char*> c_argv = CStrings(argv);
+  std::vector<char*> c_env = CStrings(env);
+  int rc = posix_spawnp(&pid, program.c_str(), setup.actions(), setup.attr(),
+                        c_argv.data(), c_env.data());
+  if (rc == 0) return pid;
+  std::string msg = absl::StrCat(program, ": ", std::strerror(rc));
+  if (rc == ENOENT) return absl::NotFoundError(msg);
+  if (rc == EACCES || rc == ENOEXEC || rc == EPERM) {
+    return absl::PermissionDeniedError(msg);
   }
-  // Only the child may hold the write ends now: EOF comes when it (and
-  // whatever it started) closes them.
-  out.write.Close();
-  err.write.Close();
+  return absl::InternalError(msg);
+}
 
-  ProcessResult result;
+absl::Status TimedOut(const std::string& program, absl::Duration timeout) {
+  return absl::DeadlineExceededError(absl::StrCat(
+      program, ": did not finish within ", absl::FormatDuration(timeout)));
+}
+
+// Reads the child's stdout and stderr into `result` until both are closed;
+// kills it on a timeout, a read error or too much on stdout.
+absl::Status ReadOutput(pid_t pid, const std::string& program, Pipe& out,
+                        Pipe& err, SteadyClock::time_point deadline,
+                        const ProcessOptions& options, ProcessResult& result) {
   struct pollfd fds[2] = {{out.read.get(), POLLIN, 0},
                           {err.read.get(), POLLIN, 0}};
   int open = 2;
@@ -201,9 +199,7 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
     }
     if (n == 0) {
       KillAndReap(pid);
-      return absl::DeadlineExceededError(
-          absl::StrCat(program, ": did not finish within ",
-                       absl::FormatDuration(options.timeout)));
+      return TimedOut(program, options.timeout);
     }
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
@@ -238,14 +234,18 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
                              result.stderr_text.size() - options.max_stderr);
     result.stderr_truncated = true;
   }
+  return absl::OkStatus();
+}
 
-  // Both pipes are closed; the program may still be running (a helper it
-  // started closed them, or it closed them itself).
+// Waits for the child to exit, killing it at the deadline; its wait status.
+absl::StatusOr<int> Reap(pid_t pid, const std::string& program,
+                         SteadyClock::time_point deadline,
+                         absl::Duration timeout) {
   int status = 0;
   auto pause = std::chrono::microseconds(200);
   for (;;) {
     pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid) break;
+    if (w == pid) return status;
     if (w < 0 && errno != EINTR) {
       int e = errno;
       return absl::InternalError(
@@ -253,18 +253,49 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
     }
     if (SteadyClock::now() >= deadline) {
       KillAndReap(pid);
-      return absl::DeadlineExceededError(
-          absl::StrCat(program, ": did not finish within ",
-                       absl::FormatDuration(options.timeout)));
+      return TimedOut(program, timeout);
     }
     std::this_thread::sleep_for(pause);
     pause = std::min<std::chrono::microseconds>(pause * 2,
                                                 std::chrono::milliseconds(10));
   }
-  if (WIFEXITED(status)) {
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.signal = WTERMSIG(status);
+}
+
+}  // namespace
+
+absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
+                                         const std::vector<std::string>& env,
+                                         const ProcessOptions& options) {
+  if (argv.empty() || argv[0].empty()) {
+    return absl::InvalidArgumentError("no program to run");
+  }
+  const std::string& program = argv[0];
+  const SteadyClock::time_point deadline =
+      SteadyClock::now() + absl::ToChronoNanoseconds(options.timeout);
+  Pipe out, err;
+  if (absl::Status s = MakePipe(out); !s.ok()) return s;
+  if (absl::Status s = MakePipe(err); !s.ok()) return s;
+  absl::StatusOr<pid_t> pid = Spawn(argv, env, out, err);
+  if (!pid.ok()) return pid.status();
+  // Only the child may hold the write ends now: EOF comes when it (and
+  // whatever it started) closes them.
+  out.write.Close();
+  err.write.Close();
+
+  ProcessResult result;
+  if (absl::Status s =
+          ReadOutput(*pid, program, out, err, deadline, options, result);
+      !s.ok()) {
+    return s;
+  }
+  // Both pipes are closed; the program may still be running (a helper it
+  // started closed them, or it closed them itself).
+  absl::StatusOr<int> status = Reap(*pid, program, deadline, options.timeout);
+  if (!status.ok()) return status.status();
+  if (WIFEXITED(*status)) {
+    result.exit_code = WEXITSTATUS(*status);
+  } else if (WIFSIGNALED(*status)) {
+    result.signal = WTERMSIG(*status);
   }
   return result;
 }

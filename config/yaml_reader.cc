@@ -99,10 +99,6 @@ absl::Status YamlReader::ErrorAt(const YAML::Mark& mark,
       absl::StrCat(file_, ":", line, ":", column, ": ", path, ": ", msg));
 }
 
-absl::Status YamlReader::CheckMap(const YNode& node, const std::string& path,
-                                  absl::Span<const char* const> known) const;
-
-// The value under `key`, or an undefined node when absent or null.
 YNode YamlReader::Find(const YNode& map, const char* key) {
   const YNode& cmap = map;
   YNode v = cmap[key];

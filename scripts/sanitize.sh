@@ -33,11 +33,11 @@ case "$kind" in
     bash "$root/scripts/configure-sanitizer.sh" asan "$build" "$testenv_bin"
     labels='unit|integration'
     # Every test binary that ctest would run with these labels (the names
-    # of ms_add_test targets; testenv_start/stop and scripts_test are
-    # scripts).
+    # of ms_add_test targets; testenv_start/stop, scripts_test and
+    # layering_test are scripts).
     mapfile -t tests < <(ctest --test-dir "$build" -N -L "$labels" |
       sed -n 's/^ *Test *#[0-9]*: *//p' |
-      grep -v -e '^testenv_' -e '^scripts_test$')
+      grep -v -e '^testenv_' -e '^scripts_test$' -e '^layering_test$')
     cmake --build "$build" -j "$jobs" --target "${tests[@]}"
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

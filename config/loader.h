@@ -1,0 +1,105 @@
+// Loader: reads one YAML document into a Config, the schema of config.h
+// written with YamlReader's primitives. Its methods are defined by part:
+// config.cc (the document, profiles, metrics, leader election),
+// load_backend.cc (backend and cache), load_node_affinity.cc
+// (nodeAffinity). Private to config/; LoadConfigString is its caller.
+#ifndef METRICS_SCHEDULER_CONFIG_LOADER_H_
+#define METRICS_SCHEDULER_CONFIG_LOADER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "config/yaml_reader.h"
+#include "model/metrics.h"
+#include "model/pod.h"
+#include "model/policy.h"
+
+namespace ms {
+
+// config.h's parts (declared here so that config.h's implementation may
+// include this header without a loop; the definitions include config.h).
+struct AggregationsConfig;
+struct BackendConfig;
+struct CacheConfig;
+struct Config;
+struct HeaderConfig;
+struct JoinConfig;
+struct LeaderElectionConfig;
+struct MetricConfig;
+struct MetricThreshold;
+struct NodeAffinityConfig;
+struct PreemptionConfig;
+struct ProfileConfig;
+
+// Reads one YAML document into a Config. Every yaml-cpp call that may throw
+// is made inside LoadConfigString's try block.
+//
+// Beware: YAML::Node has reference semantics, and assigning to a node that
+// is already bound (`a = b`) overwrites the document node `a` points to.
+// Node handles are therefore only ever constructed or rebound with reset().
+class Loader : public YamlReader {
+ public:
+  // `check_files`: LoadOptions::check_files.
+  Loader(absl::string_view file, bool check_files)
+      : YamlReader(file, check_files) {}
+
+  absl::Status Load(const YNode& root, Config* config);
+
+ private:
+  absl::Status LoadBackend(const YNode& node, const std::string& path,
+                           BackendConfig* out);
+  // backend.basicAuth and backend.sysdig, once the type is known.
+  absl::Status LoadBasicAuth(const YNode& node, const std::string& path,
+                             BackendConfig* out);
+  absl::Status LoadSysdig(const YNode& node, const std::string& path,
+                          BackendConfig* out);
+  // `profiles`, each profile in order, and the query metrics they share.
+  absl::Status LoadProfiles(const YNode& root, const YNode& profiles,
+                            Config* config);
+  absl::Status LoadPreemption(const YNode& node, const std::string& path,
+                              PreemptionConfig* out);
+  absl::Status LoadCache(const YNode& node, const std::string& path,
+                         CacheConfig* out);
+  // A profile's keys in `node` (the root for the one-profile form, path
+  // ""; profiles[i] otherwise).
+  absl::Status LoadProfile(const YNode& node, const std::string& path,
+                           const Config& config, ProfileConfig* out);
+  absl::Status LoadMetric(const YNode& node, const std::string& path,
+                          const Config& config, MetricConfig* out);
+  absl::Status LoadMetricOrigin(const YNode& node, const std::string& path,
+                                const Config& config, MetricConfig* out);
+  absl::Status LoadFreshness(const YNode& node, const std::string& path,
+                             const CacheConfig& cache, MetricConfig* out);
+  absl::Status LoadAggregations(const YNode& node, const std::string& path,
+                                AggregationsConfig* out);
+  absl::Status LoadNormalization(const YNode& node, const std::string& path,
+                                 NormalizationConfig* out);
+  absl::Status LoadJoin(const YNode& node, const std::string& path,
+                        JoinConfig* out);
+  absl::Status LoadSource(const YNode& node, const std::string& path,
+                          MetricOrigin* out);
+  absl::Status LoadHeaders(const YNode& node, const std::string& path,
+                           std::vector<HeaderConfig>* out);
+  absl::Status LoadThreshold(const YNode& node, const std::string& path,
+                             MetricThreshold* out);
+  absl::Status LoadBuiltins(const YNode& node, const std::string& path,
+                            BuiltinWeights* out);
+  absl::Status LoadNodeAffinity(const YNode& node, const std::string& path,
+                                NodeAffinityConfig* out);
+  absl::Status LoadTerm(const YNode& node, const std::string& path,
+                        NodeSelectorTerm* out);
+  absl::Status LoadRequirements(const YNode& node, const std::string& path,
+                                bool fields,
+                                std::vector<NodeSelectorRequirement>* out);
+  absl::Status LoadLeaderElection(const YNode& node, const std::string& path,
+                                  LeaderElectionConfig* out);
+  // `{listenAddress: "[host]:port"}` (http, extender).
+  absl::Status LoadListenAddress(const YNode& node, const std::string& path,
+                                 std::string* out);
+};
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_CONFIG_LOADER_H_
