@@ -113,6 +113,19 @@ void Testenv::CreateNamespace(const std::string& name) {
   AdminOk("POST", "/api/v1/namespaces",
           absl::StrCat(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")",
                        name, R"("}})"));
+  // Pods are refused until the namespace has its default ServiceAccount,
+  // which kube-controller-manager creates when it gets to it: once, right
+  // after the apiserver-restart fault test on a loaded machine, not within
+  // a minute. The tests need the account, not the controller: it is created
+  // here unless the controller was first (409).
+  absl::StatusOr<HttpResponse> r = Admin(
+      "POST", "/api/v1/namespaces/" + name + "/serviceaccounts",
+      R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"default"}})");
+  if (!r.ok() || (r->status != 201 && r->status != 409)) {
+    ADD_FAILURE() << "creating the default ServiceAccount of " << name << ": "
+                  << (r.ok() ? absl::StrCat("HTTP ", r->status, " ", r->body)
+                             : r.status().ToString());
+  }
 }
 
 void Testenv::DeleteNamespace(const std::string& name) {

@@ -48,7 +48,8 @@ class Testenv {
   // output, failing the test on a non-zero exit.
   std::string Kubectl(const std::string& args);
 
-  // Creates a namespace (deleted again by DeleteNamespace).
+  // Creates a namespace (deleted again by DeleteNamespace) with its default
+  // ServiceAccount, so that pods may be created in it at once.
   void CreateNamespace(const std::string& name);
   void DeleteNamespace(const std::string& name);
 
