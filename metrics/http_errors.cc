@@ -2,7 +2,21 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "common/http.h"
+
 namespace ms::metrics {
+
+absl::Status RequestError(absl::string_view what, const absl::Status& status,
+                          size_t max_response_bytes) {
+  if (IsResponseTooLarge(status)) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        what, ": the answer is larger than ", max_response_bytes,
+        " bytes, the most backend.maxResponseBytes allows: refused"));
+  }
+  return absl::Status(status.code(),
+                      absl::StrCat(what, ": ", status.message()));
+}
 
 absl::StatusCode CodeForBackendStatus(
     long http_status) {  // NOLINT(runtime/int)

@@ -22,6 +22,14 @@ namespace ms::metrics {
 // failure contract, metrics_source.h).
 absl::StatusCode CodeForBackendStatus(long http_status);  // NOLINT(runtime/int)
 
+// The status of a request the HTTP client failed, for `what` ("metric
+// NAME", "listing PATH"): for an answer over backend.maxResponseBytes
+// (common/http.h's IsResponseTooLarge), ResourceExhausted naming that
+// setting and `max_response_bytes`; otherwise `status` with `what` before
+// its message.
+absl::Status RequestError(absl::string_view what, const absl::Status& status,
+                          size_t max_response_bytes);
+
 // The first `max` bytes of `body`, control characters replaced, for an
 // error message.
 std::string BodySnippet(absl::string_view body, size_t max = 200);

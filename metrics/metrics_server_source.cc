@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/http.h"
+#include "metrics/http_errors.h"
 #include "metrics/metrics_server_decode.h"
 
 namespace ms::metrics {
@@ -16,10 +17,8 @@ absl::Status ListError(const absl::Status& status, size_t max_response_bytes) {
   const std::string what =
       absl::StrCat("listing ", kNodeMetricsPath, ": ", status.message());
   if (IsResponseTooLarge(status)) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "listing ", kNodeMetricsPath, ": the answer is larger than ",
-        max_response_bytes,
-        " bytes, the most backend.maxResponseBytes allows: refused"));
+    return RequestError(absl::StrCat("listing ", kNodeMetricsPath), status,
+                        max_response_bytes);
   }
   switch (status.code()) {
     case absl::StatusCode::kUnavailable:

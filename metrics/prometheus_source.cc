@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "common/url.h"
+#include "metrics/http_errors.h"
 #include "metrics/join.h"
 #include "metrics/prometheus_decode.h"
 
@@ -57,9 +58,8 @@ absl::StatusOr<FetchResult> PrometheusSource::Fetch(const MetricConfig& metric,
   requests_sent_.fetch_add(1);
   absl::StatusOr<HttpResponse> response = client_->Do(std::move(request));
   if (!response.ok()) {
-    return absl::Status(response.status().code(),
-                        absl::StrCat("metric ", metric.name, ": ",
-                                     response.status().message()));
+    return RequestError(absl::StrCat("metric ", metric.name),
+                        response.status(), max_response_bytes_);
   }
 
   FetchResult out;

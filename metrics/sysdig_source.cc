@@ -69,9 +69,8 @@ absl::StatusOr<FetchResult> SysdigSource::Fetch(const MetricConfig& metric,
     requests_sent_.fetch_add(1);
     absl::StatusOr<HttpResponse> response = client_->Do(std::move(request));
     if (!response.ok()) {
-      return absl::Status(response.status().code(),
-                          absl::StrCat("metric ", metric.name, ": ",
-                                       response.status().message()));
+      return RequestError(absl::StrCat("metric ", metric.name),
+                          response.status(), max_response_bytes_);
     }
     if (response->status < 200 || response->status >= 300) {
       return absl::Status(

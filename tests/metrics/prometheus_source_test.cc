@@ -317,7 +317,9 @@ TEST_F(PrometheusSourceTest, AnswersOverMaxResponseBytesAreRefused) {
         Source()->Fetch(Metric("up"), nodes_, absl::Seconds(30));
     EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted)
         << r.status();
-    EXPECT_THAT(r.status().message(), HasSubstr("larger than 1048576 bytes"));
+    EXPECT_THAT(r.status().message(),
+                HasSubstr("larger than 1048576 bytes, the most "
+                          "backend.maxResponseBytes allows"));
   }
   // An answer within the cap is read as before.
   server_->SetHandler([](const RecordedRequest&) {

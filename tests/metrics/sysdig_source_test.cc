@@ -160,5 +160,23 @@ TEST_F(SysdigSourceTest, ErrorsAreDecodedFromTheBody) {
   }
 }
 
+// An answer over backend.maxResponseBytes is refused, the error naming the
+// setting.
+TEST_F(SysdigSourceTest, AnswersOverMaxResponseBytesAreRefused) {
+  backend_.max_response_bytes = 1 << 20;
+  const std::string chunk(64 << 10, ' ');  // JSON whitespace: 4 MiB in all
+  server_->SetHandler([chunk](const RecordedRequest&) {
+    return HttpAnswer{.body = chunk, .repeat = 64};
+  });
+  NodeSet nodes(std::vector<NodeAddresses>{{"n1", {}}});
+  absl::StatusOr<FetchResult> r =
+      Source()->Fetch(Metric(), nodes, absl::Seconds(30));
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted)
+      << r.status();
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("metric http_time: the answer is larger than 1048576 "
+                        "bytes, the most backend.maxResponseBytes allows"));
+}
+
 }  // namespace
 }  // namespace ms::metrics
