@@ -1,8 +1,8 @@
-// The EventRecorder's lifetime against answers that come late: Events sent
-// without waiting are answered on the apiserver client's I/O thread, which
-// outlives the recorder (scheduler/cycle/event_recorder.h). The recorder's
-// ordinary behaviour (retries, yielding to bindings) is tested with the
-// binder in tests/scheduler/binder_test.cc.
+// The EventRecorder against an apiserver kept in memory (memory_api.h):
+// Events retried without holding back new writes, Events yielding to
+// bindings, and the recorder's lifetime against answers that come late:
+// Events sent without waiting are answered on the apiserver client's I/O
+// thread, which outlives the recorder (scheduler/cycle/event_recorder.h).
 //
 // Run under AddressSanitizer (`make asan`), a callback that touches the
 // recorder after its destructor returned is a heap-use-after-free; the
@@ -14,9 +14,11 @@
 #include <memory>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
@@ -26,10 +28,14 @@
 #include "model/pod.h"
 #include "scheduler/cycle/scheduler_api.h"
 #include "scheduler/telemetry/self_metrics.h"
+#include "tests/scheduler/memory_api.h"
 #include "tests/testing/testenv.h"
 
 namespace ms {
 namespace {
+
+using ::ms::testing::MemoryApi;
+using ::ms::testing::WaitFor;
 
 Pod MakePod(const std::string& name) {
   Pod p;
@@ -198,6 +204,110 @@ TEST(EventRecorderTest, DestroyedWhileAnswersAreOutstanding) {
     EXPECT_EQ(busy_after_destruction.load(), 0);
     api.HoldAgain();
   }
+}
+
+// An Event the apiserver keeps refusing for a while (a namespace being
+// terminated answers 403) is retried without holding the recorder's one
+// thread: the writes queued after it go out while it waits.
+TEST(EventRecorderTest, NewWritesDoNotWaitBehindRetries) {
+  MemoryApi api;
+  Registry registry;
+  std::atomic<int> refused = 0;
+  api.on_event = [&](const kube::PodEvent& e) {
+    if (e.pod_name != "stuck") return absl::OkStatus();
+    ++refused;
+    return absl::PermissionDeniedError(
+        "unable to create new content in namespace ns because it is being "
+        "terminated");
+  };
+  EventRecorder recorder({.components = {"metrics-scheduler"},
+                          .instance = "test",
+                          .workers = 1,
+                          .max_in_flight = 1},
+                         api, registry);
+  recorder.FailedScheduling(MakePod("stuck"), "Scheduling", "no node fits");
+  // PodScheduled=False conditions go through the recorder's thread.
+  for (int i = 0; i < 3; ++i) {
+    recorder.Unschedulable(MakePod(absl::StrCat("p", i)), "no node fits");
+  }
+  ASSERT_TRUE(WaitFor([&] {
+    for (int i = 0; i < 3; ++i) {
+      if (api.ConditionWrites(absl::StrCat("ns/p", i)) != 1) return false;
+    }
+    return true;
+  }));
+  // The refused Event is still being retried, not given up on or done.
+  EXPECT_GE(refused.load(), 1);
+  EXPECT_LT(refused.load(), kRetryAttempts);
+  EXPECT_EQ(api.EventPods("FailedScheduling").count("ns/stuck"), 0u);
+}
+
+// While the scheduler is busy (pods wait for a decision), Events yield
+// to the bindings: no more than busy_in_flight are sent at once. None is
+// lost, they go out in order once it is not, and each carries the time it
+// happened, not the time it was sent.
+TEST(EventRecorderTest, EventsYieldToBindingsWhileTheSchedulerIsBusy) {
+  MemoryApi api;
+  api.DeferEvents();
+  Registry registry;
+  std::atomic<bool> busy = true;
+  EventRecorder recorder({.components = {"metrics-scheduler"},
+                          .instance = "test",
+                          .max_in_flight = 8,
+                          .busy = [&] { return busy.load(); },
+                          .busy_in_flight = 2},
+                         api, registry);
+  const absl::Time before = absl::Now();
+  constexpr int kEvents = 10;
+  for (int i = 0; i < kEvents; ++i) {
+    recorder.Scheduled(MakePod(absl::StrCat("p", i)), "bound");
+  }
+  const absl::Time recorded = absl::Now();
+  // Each answer (given here, on this thread) lets the next one go.
+  EXPECT_EQ(api.HeldEvents(), 2u);
+  api.AnswerOldestEvent();
+  EXPECT_EQ(api.HeldEvents(), 2u);
+  api.AnswerOldestEvent();
+  EXPECT_EQ(api.HeldEvents(), 2u);
+  EXPECT_TRUE(absl::StrContains(registry.Render(),
+                                "metrics_scheduler_events_pending 8\n"));
+  // Not busy: up to max_in_flight at once.
+  busy = false;
+  api.AnswerOldestEvent();
+  EXPECT_EQ(api.HeldEvents(), 7u);
+  while (api.HeldEvents() > 0) api.AnswerOldestEvent();
+  std::vector<kube::PodEvent> written = api.Events();
+  ASSERT_EQ(written.size(), static_cast<size_t>(kEvents));
+  for (int i = 0; i < kEvents; ++i) {
+    EXPECT_EQ(written[i].pod_name, absl::StrCat("p", i));
+    EXPECT_GE(written[i].time, before);
+    EXPECT_LE(written[i].time, recorded);
+  }
+  EXPECT_TRUE(absl::StrContains(registry.Render(),
+                                "metrics_scheduler_events_pending 0\n"));
+}
+
+// Bindings waiting for a slot hold Events back as a backlog of pods
+// does; once the last one is sent, the Events held back go out at once.
+TEST(EventRecorderTest, EventsYieldWhileBindingsWaitForASlot) {
+  MemoryApi api;
+  api.DeferEvents();
+  Registry registry;
+  EventRecorder recorder({.components = {"metrics-scheduler"},
+                          .instance = "test",
+                          .max_in_flight = 8,
+                          .busy_in_flight = 2},
+                         api, registry);
+  recorder.BindingsWaiting(true);
+  for (int i = 0; i < 6; ++i) {
+    recorder.Scheduled(MakePod(absl::StrCat("p", i)), "bound");
+  }
+  EXPECT_EQ(api.HeldEvents(), 2u);
+  recorder.BindingsWaiting(false);
+  recorder.SendWaiting();
+  EXPECT_EQ(api.HeldEvents(), 6u);
+  while (api.HeldEvents() > 0) api.AnswerOldestEvent();
+  EXPECT_EQ(api.EventPods("Scheduled").size(), 6u);
 }
 
 }  // namespace
