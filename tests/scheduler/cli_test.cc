@@ -240,6 +240,42 @@ TEST(CliTest, JsonLoggingWritesOneObjectPerLine) {
       << lines[1];
 }
 
+// Start-up flags that cannot work together, or a value out of range, end
+// the start with exit 2 and a line naming the flag, before the cluster is
+// looked for (the kubeconfig given does not exist: reaching for it would
+// say "cannot reach the cluster").
+TEST(CliTest, UnusableStartUpFlagsExitTwoNamingTheFlag) {
+  struct Case {
+    std::string args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"--extender-max-node-names=0",
+       "--extender-max-node-names must be at least 1, got 0"},
+      {"--bind-workers=0", "--bind-workers must be at least 1, got 0"},
+      {"--shutdown-timeout=0s",
+       "--shutdown-timeout and --liveness-stall-timeout must be positive"},
+      {"--extender-secure",
+       "--extender-secure is set but extender.listenAddress is empty"},
+      {"--client-ca-file=/nonexistent/ca.crt",
+       "--client-ca-file is set but neither --secure-port nor "
+       "--extender-secure is on"},
+      {"--secure-port=10259 --client-ca-file=/nonexistent/ca.crt",
+       "/nonexistent/ca.crt"},
+      {"--tls-cert-file=/nonexistent/tls.crt",
+       "--tls-cert-file and --tls-private-key-file go together"},
+  };
+  for (const Case& c : cases) {
+    Result r = RunBinaryStderr(c.args +
+                               " --kubeconfig=/nonexistent/kubeconfig");
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_TRUE(absl::StrContains(r.output, c.message))
+        << c.args << "\n" << r.output;
+    EXPECT_FALSE(absl::StrContains(r.output, "cannot reach the cluster"))
+        << c.args << "\n" << r.output;
+  }
+}
+
 TEST(CliTest, KubeconfigListAndContext) {
   std::string a = WriteFile("kubeconfig-a", R"(current-context: a
 clusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]
