@@ -75,6 +75,33 @@ class ScorePlugin {
   virtual bool ExplainedWhenOff() const { return false; }
 };
 
+// A plugin whose PreScore fills, per node, a raw score and its normalised
+// one (the plugins other than the kernels'); its row shows both.
+class NormalizedScorePlugin : public ScorePlugin {
+ public:
+  explicit NormalizedScorePlugin(BuiltinTerm term) : term_(term) {}
+
+  const double* Scores() const final { return scores_.data(); }
+  TermResult Row(const ScoreContext&, size_t i, double weight) const final {
+    return BuiltinTermRow(BuiltinTermName(term_), static_cast<double>(raw_[i]),
+                          scores_[i], weight);
+  }
+
+ protected:
+  // Makes raw_ and scores_ hold at least `n` entries, kept between
+  // decisions.
+  void Reserve(size_t n) {
+    if (raw_.size() < n) raw_.resize(n);
+    if (scores_.size() < n) scores_.resize(n);
+  }
+
+  std::vector<int64_t> raw_;    // [node]
+  std::vector<double> scores_;  // [node], in [0, 100]
+
+ private:
+  const BuiltinTerm term_;
+};
+
 }  // namespace ms
 
 #endif  // METRICS_SCHEDULER_SCORING_SCORE_PLUGIN_H_

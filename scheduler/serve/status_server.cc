@@ -228,6 +228,10 @@ class GuardedServer final : public httplib::Server {
   ~GuardedServer() override;
 
   const ConnectionLimits& limits() const { return limits_; }
+  int served() {
+    absl::MutexLock lock(&mu_);
+    return active_;
+  }
 
   // After the bind: a backlog of SOMAXCONN.
   void WidenBacklog() { ::listen(svr_sock_, SOMAXCONN); }
@@ -708,6 +712,11 @@ absl::Status ValidateClientCa(const std::string& pem, const std::string& what) {
   return absl::OkStatus();
 }
 
+int ServedConnections(httplib::Server& server) {
+  auto* guarded = dynamic_cast<GuardedServer*>(&server);
+  return guarded != nullptr ? guarded->served() : 0;
+}
+
 absl::StatusOr<std::unique_ptr<httplib::Server>> NewGuardedServer(
     const ConnectionLimits& limits, const TlsServing* tls) {
   SSL_CTX* ctx = nullptr;
@@ -839,6 +848,12 @@ absl::StatusOr<int> StatusServer::StartSecure(const std::string& address,
   if (!server.ok()) return server.status();
   RequireDelegatedAuth(**server, auth, "secure port");
   return Serve(*std::move(server), address, /*metrics_on_secure_port=*/0);
+}
+
+int StatusServer::ServedConnections() const {
+  int served = 0;
+  for (const auto& server : servers_) served += ms::ServedConnections(*server);
+  return served;
 }
 
 absl::StatusOr<int> StatusServer::Serve(std::unique_ptr<httplib::Server> server,

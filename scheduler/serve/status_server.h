@@ -155,6 +155,10 @@ absl::Status ValidateClientCa(const std::string& pem, const std::string& what);
 absl::StatusOr<std::unique_ptr<httplib::Server>> NewGuardedServer(
     const ConnectionLimits& limits, const TlsServing* tls = nullptr);
 
+// How many connections `server` (a NewGuardedServer) serves now: accepted,
+// each on its thread, and not displaced.
+int ServedConnections(httplib::Server& server);
+
 // Makes every request to `server` (a NewGuardedServer) pass `auth` first,
 // with the verified client certificate's user if any; a refusal is
 // answered with its status and message, and logged at -v=2 with `port`.
@@ -202,6 +206,10 @@ class StatusServer {
                                   const ConnectionLimits& limits = {});
   // Stops every server started; idempotent.
   void Stop();
+
+  // The connections its ports serve now (ServedConnections), summed. Not
+  // concurrently with Start.
+  int ServedConnections() const;
 
  private:
   // Adds the endpoints to `server` and listens on `address`. /metrics is

@@ -84,30 +84,22 @@ bool ImageLocalityScores(const int64_t* sums, const int64_t* feasible,
 
 namespace {
 
-class ImageLocalityPlugin final : public ScorePlugin {
+class ImageLocalityPlugin final : public NormalizedScorePlugin {
  public:
+  ImageLocalityPlugin() : NormalizedScorePlugin(BuiltinTerm::kImageLocality) {}
+
   bool PreScore(const ScoreContext& ctx) override {
     const Pod& pod = *ctx.pod;
     const size_t n = ctx.num_nodes();
-    if (raw_.size() < n) raw_.resize(n);
+    Reserve(n);
     if (!ImageLocalitySums(pod, ctx.table->images(), n, ctx.feasible,
                            raw_.data())) {
       return false;
     }
-    if (scores_.size() < n) scores_.resize(n);
     return ImageLocalityScores(
         raw_.data(), ctx.feasible, n,
         pod.init_containers.size() + pod.containers.size(), scores_.data());
   }
-  const double* Scores() const override { return scores_.data(); }
-  TermResult Row(const ScoreContext&, size_t i, double weight) const override {
-    return BuiltinTermRow(BuiltinTermName(BuiltinTerm::kImageLocality),
-                          static_cast<double>(raw_[i]), scores_[i], weight);
-  }
-
- private:
-  std::vector<int64_t> raw_;    // [node]: the sum of scaled image sizes
-  std::vector<double> scores_;  // [node], feasible nodes only
 };
 
 }  // namespace

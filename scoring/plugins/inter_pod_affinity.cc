@@ -239,36 +239,27 @@ void NormalizeInterPodAffinity(const int64_t* raw, const int64_t* feasible,
   }
 }
 
-TermResult InterPodAffinityTerm(int64_t raw, double score, double weight) {
-  return BuiltinTermRow(BuiltinTermName(BuiltinTerm::kInterPodAffinity),
-                        static_cast<double>(raw), score, weight);
-}
-
 namespace {
 
-class InterPodAffinityPlugin final : public ScorePlugin {
+class InterPodAffinityPlugin final : public NormalizedScorePlugin {
  public:
+  InterPodAffinityPlugin()
+      : NormalizedScorePlugin(BuiltinTerm::kInterPodAffinity) {}
+
   bool PreScore(const ScoreContext& ctx) override {
     score_.Build(*ctx.pod, ctx.table->placed(*ctx.nodes), *ctx.namespaces);
     if (!score_.active()) return false;
     const size_t n = ctx.num_nodes();
-    if (raw_.size() < n) raw_.resize(n);
-    if (scores_.size() < n) scores_.resize(n);
+    Reserve(n);
     for (size_t i = 0; i < n; ++i) {
       if (ctx.feasible[i] != 0) raw_[i] = score_.Raw(i);
     }
     NormalizeInterPodAffinity(raw_.data(), ctx.feasible, n, scores_.data());
     return true;
   }
-  const double* Scores() const override { return scores_.data(); }
-  TermResult Row(const ScoreContext&, size_t i, double weight) const override {
-    return InterPodAffinityTerm(raw_[i], scores_[i], weight);
-  }
 
  private:
   InterPodAffinityScore score_;
-  std::vector<int64_t> raw_;    // [node], feasible nodes only
-  std::vector<double> scores_;  // likewise
 };
 
 }  // namespace

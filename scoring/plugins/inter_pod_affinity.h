@@ -145,9 +145,6 @@ class InterPodAffinityScore {
 void NormalizeInterPodAffinity(const int64_t* raw, const int64_t* feasible,
                                size_t n, double* out);
 
-// The explanation row of a pod the plugin scores: raw and normalised
-// score; unused with a weight <= 0.
-TermResult InterPodAffinityTerm(int64_t raw, double score, double weight);
 
 // The interPodAffinity term: InterPodAffinityScore, normalised.
 std::unique_ptr<ScorePlugin> MakeInterPodAffinityPlugin();

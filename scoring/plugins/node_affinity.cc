@@ -162,16 +162,17 @@ int64_t NodeAffinityScore(const Pod& pod,
 
 namespace {
 
-class NodeAffinityPlugin final : public ScorePlugin {
+class NodeAffinityPlugin final : public NormalizedScorePlugin {
  public:
+  NodeAffinityPlugin() : NormalizedScorePlugin(BuiltinTerm::kNodeAffinity) {}
+
   bool PreScore(const ScoreContext& ctx) override {
     const std::vector<PreferredNodeTerm>& added =
         ctx.config->added_preferred_affinity;
     if (!ScoresNodeAffinity(*ctx.pod, added)) return false;
     const std::vector<NodeInfo>& nodes = *ctx.nodes;
     const size_t n = nodes.size();
-    if (raw_.size() < n) raw_.resize(n);
-    if (scores_.size() < n) scores_.resize(n);
+    Reserve(n);
     for (size_t i = 0; i < n; ++i) {
       if (ctx.feasible[i] != 0) {
         raw_[i] = NodeAffinityScore(*ctx.pod, added, nodes[i].node);
@@ -181,15 +182,6 @@ class NodeAffinityPlugin final : public ScorePlugin {
                           scores_.data());
     return true;
   }
-  const double* Scores() const override { return scores_.data(); }
-  TermResult Row(const ScoreContext&, size_t i, double weight) const override {
-    return BuiltinTermRow(BuiltinTermName(BuiltinTerm::kNodeAffinity),
-                          static_cast<double>(raw_[i]), scores_[i], weight);
-  }
-
- private:
-  std::vector<int64_t> raw_;    // [node], feasible nodes only
-  std::vector<double> scores_;  // likewise
 };
 
 }  // namespace

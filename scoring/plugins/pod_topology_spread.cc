@@ -375,37 +375,28 @@ void NormalizePodTopologySpread(const int64_t* raw, const int64_t* feasible,
   }
 }
 
-TermResult PodTopologySpreadTerm(int64_t raw, double score, double weight) {
-  return BuiltinTermRow(BuiltinTermName(BuiltinTerm::kPodTopologySpread),
-                        static_cast<double>(raw), score, weight);
-}
-
 namespace {
 
-class PodTopologySpreadPlugin final : public ScorePlugin {
+class PodTopologySpreadPlugin final : public NormalizedScorePlugin {
  public:
+  PodTopologySpreadPlugin()
+      : NormalizedScorePlugin(BuiltinTerm::kPodTopologySpread) {}
+
   bool PreScore(const ScoreContext& ctx) override {
     score_.Build(*ctx.pod, ctx.table->placed(*ctx.nodes), ctx.feasible,
                  ctx.workloads);
     if (!score_.active()) return false;
     const size_t n = ctx.num_nodes();
-    if (raw_.size() < n) raw_.resize(n);
-    if (scores_.size() < n) scores_.resize(n);
+    Reserve(n);
     for (size_t i = 0; i < n; ++i) {
       if (ctx.feasible[i] != 0) raw_[i] = score_.Raw(i);
     }
     NormalizePodTopologySpread(raw_.data(), ctx.feasible, n, scores_.data());
     return true;
   }
-  const double* Scores() const override { return scores_.data(); }
-  TermResult Row(const ScoreContext&, size_t i, double weight) const override {
-    return PodTopologySpreadTerm(raw_[i], scores_[i], weight);
-  }
 
  private:
   PodTopologySpreadScore score_;
-  std::vector<int64_t> raw_;    // [node], feasible nodes only
-  std::vector<double> scores_;  // likewise
 };
 
 }  // namespace

@@ -153,8 +153,6 @@ class PodTopologySpreadScore {
 void NormalizePodTopologySpread(const int64_t* raw, const int64_t* feasible,
                                 size_t n, double* out);
 
-// The explanation row of a pod the plugin scores.
-TermResult PodTopologySpreadTerm(int64_t raw, double score, double weight);
 
 // The podTopologySpread term: PodTopologySpreadScore, normalised.
 std::unique_ptr<ScorePlugin> MakePodTopologySpreadPlugin();

@@ -53,8 +53,11 @@ int64_t TaintTolerationScore(const std::vector<Toleration>& tolerations,
 
 namespace {
 
-class TaintTolerationPlugin final : public ScorePlugin {
+class TaintTolerationPlugin final : public NormalizedScorePlugin {
  public:
+  TaintTolerationPlugin()
+      : NormalizedScorePlugin(BuiltinTerm::kTaintToleration) {}
+
   // Only the nodes with PreferNoSchedule taints can score below 100, so
   // only they are counted.
   bool PreScore(const ScoreContext& ctx) override {
@@ -66,7 +69,7 @@ class TaintTolerationPlugin final : public ScorePlugin {
     for (uint32_t i : soft) {
       if (ctx.feasible[i] == 0) continue;
       if (!zeroed) {
-        if (raw_.size() < n) raw_.resize(n);
+        Reserve(n);
         std::fill_n(raw_.begin(), n, 0);
         zeroed = true;
       }
@@ -77,7 +80,6 @@ class TaintTolerationPlugin final : public ScorePlugin {
     if (hi == 0) return false;
     // DefaultNormalizeScore, reversed, over the only nodes that can differ
     // from 100.
-    if (scores_.size() < n) scores_.resize(n);
     std::fill_n(scores_.begin(), n, kMaxNodeScore);
     constexpr int64_t kMax = static_cast<int64_t>(kMaxNodeScore);
     for (uint32_t i : soft) {
@@ -86,15 +88,6 @@ class TaintTolerationPlugin final : public ScorePlugin {
     }
     return true;
   }
-  const double* Scores() const override { return scores_.data(); }
-  TermResult Row(const ScoreContext&, size_t i, double weight) const override {
-    return BuiltinTermRow(BuiltinTermName(BuiltinTerm::kTaintToleration),
-                          static_cast<double>(raw_[i]), scores_[i], weight);
-  }
-
- private:
-  std::vector<int64_t> raw_;    // [node]
-  std::vector<double> scores_;  // [node]
 };
 
 }  // namespace

@@ -34,9 +34,12 @@
 #include "scheduler/serve/serving_cert.h"
 #include "scheduler/telemetry/self_metrics.h"
 #include "tests/testing/certificates.h"
+#include "tests/testing/testenv.h"
 
 namespace ms {
 namespace {
+
+using ::ms::testing::WaitFor;
 
 // Authenticates "reader-token" as the user "reader", who may get /metrics,
 // as may "client" (the CN of the test client certificate). Counts the
@@ -304,9 +307,10 @@ TEST_F(StatusServerTest, ProbeAnsweredWhileThirtyTwoClientsTrickleHeaders) {
   ASSERT_TRUE(port.ok()) << port.status();
   Tricklers slow(*port, 32);
   for (auto& t : slow.all()) ASSERT_TRUE(t->connected());
-  // Every trickler has been accepted and is sending (a second's worth of
-  // bytes each), not just sitting in the listen backlog.
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+  // Every trickler has been accepted and has a thread of the server's, not
+  // just a place in the listen backlog.
+  ASSERT_TRUE(WaitFor([&] { return status_.ServedConnections() == 32; }))
+      << status_.ServedConnections() << " served";
 
   std::string body;
   const absl::Time start = absl::Now();
@@ -334,13 +338,11 @@ TEST_F(StatusServerTest, AtTheConnectionLimitTheSlowestMakesRoom) {
   // Every trickler is accepted: the displaced ones are closed without an
   // answer, at most 4 remain.
   int closed = 0;
-  for (absl::Time deadline = absl::Now() + absl::Seconds(30);
-       closed < 28 && absl::Now() < deadline;
-       absl::SleepFor(absl::Milliseconds(50))) {
+  EXPECT_TRUE(WaitFor([&] {
     closed = 0;
     for (auto& t : slow.all()) closed += t->Closed() ? 1 : 0;
-  }
-  EXPECT_GE(closed, 28);
+    return closed >= 28;
+  })) << closed << " closed";
   std::string body;
   EXPECT_EQ(Get(*port, "/livez", &body), 200);
   EXPECT_EQ(body, "ok");
