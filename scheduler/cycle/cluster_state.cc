@@ -23,7 +23,7 @@ bool SchedulingRelevantChange(const Node& old_node, const Node& new_node) {
 
 ClusterState::ClusterState(const Clock& clock,
                            absl::Duration longest_herd_window)
-    : clock_(clock), longest_herd_window_(longest_herd_window) {}
+    : clock_(clock), metric_views_(longest_herd_window) {}
 
 bool ClusterState::UpsertNode(const Node& node) {
   absl::MutexLock lock(&mu_);
@@ -241,96 +241,22 @@ void ClusterState::Forget(const Pod& pod) {
   RemovePlaced(pod.Key());
 }
 
-bool ClusterState::Counts(const MetricView& view, const Placement& p) const {
-  auto it = index_.find(p.node);
-  if (it == index_.end()) return false;
-  return absl::ToUnixMillis(p.time) > view.sampled_ms[it->second];
+NodeLayout ClusterState::Layout() const {
+  return {.nodes = &nodes_,
+          .names = &names_,
+          .index = &index_,
+          .version = layout_version_,
+          .attributes_version = attributes_version_};
 }
 
-ClusterState::MetricView& ClusterState::View(
+const MetricViews::View& ClusterState::View(
     const ScoringConfig& config,
     const std::shared_ptr<const MetricsSnapshot>& metrics, absl::Time now) {
   if (layout_changed_) {
     table_.Build(nodes_);
     layout_changed_ = false;
   }
-  MetricView* view = nullptr;
-  for (const std::unique_ptr<MetricView>& v : views_) {
-    if (v->config == &config) view = v.get();
-  }
-  if (view == nullptr) {
-    view = views_.emplace_back(std::make_unique<MetricView>()).get();
-    view->config = &config;
-    view->herd_window = absl::Milliseconds(config.herd_window_ms);
-    view->counted_from = placements_dropped_;
-  }
-  if (view->layout_version != layout_version_ || view->metrics != metrics ||
-      (view->reads_attributes &&
-       view->attributes_version != attributes_version_)) {
-    Align(*view, metrics);
-  }
-  ExpirePlacements(*view, now);
-  return *view;
-}
-
-void ClusterState::Align(
-    MetricView& view, const std::shared_ptr<const MetricsSnapshot>& metrics) {
-  view.layout_version = layout_version_;
-  view.attributes_version = attributes_version_;
-  view.metrics = metrics;
-  view.reads_attributes = false;
-  view.columns.clear();
-  view.sampled_ms.assign(nodes_.size(), 0);
-  for (const MetricTerm& term : view.config->metrics) {
-    if (!term.origin.is_query()) {
-      view.columns.push_back(NodeAttributeColumn(term.origin, nodes_));
-      view.reads_attributes = true;
-      continue;
-    }
-    const MetricValues* values =
-        metrics != nullptr ? metrics->Find(term.name) : nullptr;
-    if (values == nullptr) {
-      view.columns.emplace_back();  // no values: not aligned, no data
-      continue;
-    }
-    // Herd counts start again when a node's metrics are sampled anew;
-    // node attributes do not move with placements.
-    const MetricColumn& column =
-        view.columns.emplace_back(AlignMetric(*values, names_));
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-      view.sampled_ms[i] = std::max(view.sampled_ms[i], column.time_ms[i]);
-    }
-  }
-  view.metric_table.Build(view.columns, nodes_.size());
-  Recount(view);
-}
-
-void ClusterState::Recount(MetricView& view) {
-  view.counted_from = std::max(view.counted_from, placements_dropped_);
-  view.recent.assign(nodes_.size(), 0);
-  for (size_t k = view.counted_from - placements_dropped_;
-       k < placements_.size(); ++k) {
-    const Placement& p = placements_[k];
-    if (Counts(view, p)) ++view.recent[index_.at(p.node)];
-  }
-}
-
-void ClusterState::ExpirePlacements(MetricView& view, absl::Time now) {
-  // Placements were dropped (past the longest window) before this view
-  // expired them, while it was not asked: count what is left afresh.
-  if (view.counted_from < placements_dropped_) Recount(view);
-  const uint64_t end = placements_dropped_ + placements_.size();
-  while (view.counted_from < end) {
-    const Placement& p = placements_[view.counted_from - placements_dropped_];
-    if (p.time > now - view.herd_window) break;
-    if (Counts(view, p)) --view.recent[index_.at(p.node)];
-    ++view.counted_from;
-  }
-  while (!placements_.empty() &&
-         placements_.front().time <= now - longest_herd_window_) {
-    placements_.pop_front();
-    ++placements_dropped_;
-  }
+  return metric_views_.Get(config, metrics, now, Layout());
 }
 
 void ClusterState::UpsertNominatedPod(const Pod& pod) {
@@ -389,7 +315,7 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
                                        std::string* node_name) {
   absl::Time now = clock_.Now();
   absl::MutexLock lock(&mu_);
-  MetricView& view = View(*request.config, request.metrics, now);
+  const MetricViews::View& view = View(*request.config, request.metrics, now);
   if (budgets_changed_ && request.preempt) {
     budgets_view_.clear();
     for (const auto& [key, b] : budgets_) budgets_view_.push_back(b);
@@ -447,15 +373,7 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
   Charge(placed.node, placed.charge);
   pods_.emplace(key, std::move(placed));
   ++num_assumed_;
-  placements_.push_back({now, *node_name});
-  // Every policy aligned to these nodes counts it; the others count it
-  // when they align.
-  for (const std::unique_ptr<MetricView>& v : views_) {
-    if (v->layout_version == layout_version_ &&
-        Counts(*v, placements_.back())) {
-      ++v->recent[decision.node_index];
-    }
-  }
+  metric_views_.Place(decision.node_index, now, Layout());
   return decision;
 }
 
@@ -466,7 +384,7 @@ MetricVerdict ClusterState::JudgeNodes(
   std::vector<MetricColumn> columns;
   {
     absl::MutexLock lock(&mu_);
-    const MetricView& view = View(config, metrics, clock_.Now());
+    const MetricViews::View& view = View(config, metrics, clock_.Now());
     columns.resize(view.columns.size());
     for (size_t m = 0; m < view.columns.size(); ++m) {
       const MetricColumn& all = view.columns[m];
@@ -527,15 +445,7 @@ size_t ClusterState::NumAssumed() const {
 int ClusterState::RecentPlacements(const std::string& node,
                                    const ScoringConfig& config) const {
   absl::MutexLock lock(&mu_);
-  auto it = index_.find(node);
-  for (const std::unique_ptr<MetricView>& v : views_) {
-    if (v->config != &config || v->layout_version != layout_version_ ||
-        it == index_.end()) {
-      continue;
-    }
-    return v->recent[it->second];
-  }
-  return 0;
+  return metric_views_.Recent(node, config, Layout());
 }
 
 }  // namespace ms

@@ -24,7 +24,6 @@
 #ifndef METRICS_SCHEDULER_SCHEDULER_CYCLE_CLUSTER_STATE_H_
 #define METRICS_SCHEDULER_SCHEDULER_CYCLE_CLUSTER_STATE_H_
 
-#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -41,6 +40,7 @@
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "model/volumes.h"
+#include "scheduler/cycle/metric_views.h"
 #include "scoring/decide.h"
 #include "scoring/extender.h"
 #include "scoring/metric_table.h"
@@ -66,9 +66,8 @@ struct DecisionRequest {
 
 class ClusterState {
  public:
-  // `longest_herd_window`: how long placements are kept, the longest
-  // herd window (ScoringConfig::herd_window_ms) of the policies decided
-  // with; each counts them within its own.
+  // `longest_herd_window`: the longest ScoringConfig::herd_window_ms of
+  // the policies decided with (MetricViews).
   ClusterState(const Clock& clock, absl::Duration longest_herd_window);
 
   // Node informer. Returns true when the node is new or changed in a way
@@ -177,29 +176,6 @@ class ClusterState {
 
     const std::string& uid() const { return charge.pod->uid; }
   };
-  struct Placement {
-    absl::Time time;
-    std::string node;
-  };
-  // What one policy's decisions read besides the nodes: its metric columns
-  // aligned to nodes_ and its herd counts.
-  struct MetricView {
-    const ScoringConfig* config = nullptr;
-    absl::Duration herd_window;
-    // What the columns were aligned from; layout_version 0: never.
-    uint64_t layout_version = 0;
-    uint64_t attributes_version = 0;
-    std::shared_ptr<const MetricsSnapshot> metrics;
-    bool reads_attributes = false;  // a term is a node attribute
-    std::vector<MetricColumn> columns;  // one per term
-    MetricTable metric_table;           // columns, prepared
-    std::vector<int64_t> sampled_ms;    // newest query sample per node
-    // Placements that count, per node (newer than the node's metrics and
-    // within the window), and the sequence number of the oldest placement
-    // not yet expired for this view.
-    std::vector<int32_t> recent;
-    uint64_t counted_from = 0;
-  };
   struct Nominated {
     std::string node;
     PodCharge charge;
@@ -213,24 +189,15 @@ class ClusterState {
   // The nominated pods on known nodes, for a decision; null when none.
   const std::vector<NominatedPod>* NominatedView()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The view of `config`, re-aligned if the nodes, the metrics or (for
-  // node-attribute terms) the nodes' labels and annotations changed, and
-  // its expired placements dropped.
-  MetricView& View(const ScoringConfig& config,
-                   const std::shared_ptr<const MetricsSnapshot>& metrics,
-                   absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Align(MetricView& view,
-             const std::shared_ptr<const MetricsSnapshot>& metrics)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Counts the placements kept from view.counted_from on afresh.
-  void Recount(MetricView& view) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ExpirePlacements(MetricView& view, absl::Time now)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool Counts(const MetricView& view, const Placement& p) const
+  // The node list, for metric_views_.
+  NodeLayout Layout() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The view of `config` over the node list, the NodeTable built first.
+  const MetricViews::View& View(
+      const ScoringConfig& config,
+      const std::shared_ptr<const MetricsSnapshot>& metrics, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Clock& clock_;
-  const absl::Duration longest_herd_window_;
 
   mutable absl::Mutex mu_;
   std::vector<NodeInfo> nodes_ ABSL_GUARDED_BY(mu_);
@@ -259,12 +226,7 @@ class ClusterState {
   uint64_t volume_changes_ ABSL_GUARDED_BY(mu_) = 0;
   size_t num_assumed_ ABSL_GUARDED_BY(mu_) = 0;
 
-  // One per policy decided with; few (one per profile).
-  std::vector<std::unique_ptr<MetricView>> views_ ABSL_GUARDED_BY(mu_);
-  // Our placements in time order, kept for longest_herd_window_; the
-  // first has sequence number placements_dropped_.
-  std::deque<Placement> placements_ ABSL_GUARDED_BY(mu_);
-  uint64_t placements_dropped_ ABSL_GUARDED_BY(mu_) = 0;
+  MetricViews metric_views_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace ms

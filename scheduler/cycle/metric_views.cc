@@ -1,0 +1,123 @@
+#include "scheduler/cycle/metric_views.h"
+
+#include <algorithm>
+
+namespace ms {
+
+bool MetricViews::Counts(const View& view, const Placement& p,
+                         const NodeLayout& layout) {
+  auto it = layout.index->find(p.node);
+  if (it == layout.index->end()) return false;
+  return absl::ToUnixMillis(p.time) > view.sampled_ms[it->second];
+}
+
+const MetricViews::View& MetricViews::Get(
+    const ScoringConfig& config,
+    const std::shared_ptr<const MetricsSnapshot>& metrics, absl::Time now,
+    const NodeLayout& layout) {
+  View* view = nullptr;
+  for (const std::unique_ptr<View>& v : views_) {
+    if (v->config == &config) view = v.get();
+  }
+  if (view == nullptr) {
+    view = views_.emplace_back(std::make_unique<View>()).get();
+    view->config = &config;
+    view->herd_window = absl::Milliseconds(config.herd_window_ms);
+    view->counted_from = placements_dropped_;
+  }
+  if (view->layout_version != layout.version || view->metrics != metrics ||
+      (view->reads_attributes &&
+       view->attributes_version != layout.attributes_version)) {
+    Align(*view, metrics, layout);
+  }
+  Expire(*view, now, layout);
+  return *view;
+}
+
+void MetricViews::Align(View& view,
+                        const std::shared_ptr<const MetricsSnapshot>& metrics,
+                        const NodeLayout& layout) {
+  const std::vector<NodeInfo>& nodes = *layout.nodes;
+  view.layout_version = layout.version;
+  view.attributes_version = layout.attributes_version;
+  view.metrics = metrics;
+  view.reads_attributes = false;
+  view.columns.clear();
+  view.sampled_ms.assign(nodes.size(), 0);
+  for (const MetricTerm& term : view.config->metrics) {
+    if (!term.origin.is_query()) {
+      view.columns.push_back(NodeAttributeColumn(term.origin, nodes));
+      view.reads_attributes = true;
+      continue;
+    }
+    const MetricValues* values =
+        metrics != nullptr ? metrics->Find(term.name) : nullptr;
+    if (values == nullptr) {
+      view.columns.emplace_back();  // no values: not aligned, no data
+      continue;
+    }
+    // Herd counts start again when a node's metrics are sampled anew;
+    // node attributes do not move with placements.
+    const MetricColumn& column =
+        view.columns.emplace_back(AlignMetric(*values, *layout.names));
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      view.sampled_ms[i] = std::max(view.sampled_ms[i], column.time_ms[i]);
+    }
+  }
+  view.metric_table.Build(view.columns, nodes.size());
+  Recount(view, layout);
+}
+
+void MetricViews::Recount(View& view, const NodeLayout& layout) {
+  view.counted_from = std::max(view.counted_from, placements_dropped_);
+  view.recent.assign(layout.nodes->size(), 0);
+  for (size_t k = view.counted_from - placements_dropped_;
+       k < placements_.size(); ++k) {
+    const Placement& p = placements_[k];
+    if (Counts(view, p, layout)) ++view.recent[layout.index->at(p.node)];
+  }
+}
+
+void MetricViews::Expire(View& view, absl::Time now,
+                         const NodeLayout& layout) {
+  // Placements were dropped (past the longest window) before this view
+  // expired them, while it was not asked: count what is left afresh.
+  if (view.counted_from < placements_dropped_) Recount(view, layout);
+  const uint64_t end = placements_dropped_ + placements_.size();
+  while (view.counted_from < end) {
+    const Placement& p = placements_[view.counted_from - placements_dropped_];
+    if (p.time > now - view.herd_window) break;
+    if (Counts(view, p, layout)) --view.recent[layout.index->at(p.node)];
+    ++view.counted_from;
+  }
+  while (!placements_.empty() &&
+         placements_.front().time <= now - longest_herd_window_) {
+    placements_.pop_front();
+    ++placements_dropped_;
+  }
+}
+
+void MetricViews::Place(size_t node_index, absl::Time now,
+                        const NodeLayout& layout) {
+  placements_.push_back({now, (*layout.names)[node_index]});
+  for (const std::unique_ptr<View>& v : views_) {
+    if (v->layout_version == layout.version &&
+        Counts(*v, placements_.back(), layout)) {
+      ++v->recent[node_index];
+    }
+  }
+}
+
+int MetricViews::Recent(const std::string& node, const ScoringConfig& config,
+                        const NodeLayout& layout) const {
+  auto it = layout.index->find(node);
+  if (it == layout.index->end()) return 0;
+  for (const std::unique_ptr<View>& v : views_) {
+    if (v->config == &config && v->layout_version == layout.version) {
+      return v->recent[it->second];
+    }
+  }
+  return 0;
+}
+
+}  // namespace ms
