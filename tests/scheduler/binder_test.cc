@@ -25,55 +25,19 @@
 #include "scheduler/cycle/scheduler.h"
 #include "scheduler/cycle/scheduler_api.h"
 #include "scheduler/telemetry/self_metrics.h"
-#include "tests/scheduler/memory_api.h"
+#include "tests/testing/builders.h"
+#include "tests/testing/memory_api.h"
+#include "tests/testing/scripted_leadership.h"
 #include "tests/testing/testenv.h"
 
 namespace ms {
 namespace {
 
+using ::ms::testing::MakeNode;
+using ::ms::testing::MakePod;
 using ::ms::testing::MemoryApi;
+using ::ms::testing::ScriptedLeadership;
 using ::ms::testing::WaitFor;
-
-Node MakeNode(const std::string& name) {
-  Node n;
-  n.name = name;
-  n.ready = true;
-  n.allocatable.milli_cpu = 4000;
-  n.allocatable.memory = int64_t{16} << 30;
-  n.allocatable.pods = 110;
-  return n;
-}
-
-Pod MakePod(const std::string& name, int64_t milli_cpu = 500) {
-  Pod p;
-  p.namespace_ = "ns";
-  p.name = name;
-  p.uid = "uid-" + name;
-  p.scheduler_name = "metrics-scheduler";
-  Container c;
-  c.requests.milli_cpu = milli_cpu;
-  p.containers.push_back(c);
-  return p;
-}
-
-// Leadership as a test scripts it: leading or not, and a hook run inside
-// every AwaitWriteWindow (a binding about to start).
-class ScriptedLeadership final : public Leadership {
- public:
-  std::atomic<bool> leader = true;
-  std::function<void()> on_await;  // set before the scheduler runs
-  std::atomic<int> awaits = 0;
-
-  bool IsLeader() const override { return leader.load(); }
-  bool AwaitWriteWindow(absl::Duration) override {
-    ++awaits;
-    if (on_await) on_await();
-    return leader.load();
-  }
-  absl::Duration WriteMargin() const override {
-    return absl::InfiniteDuration();
-  }
-};
 
 class BinderTest : public ::testing::Test {
  protected:
@@ -154,7 +118,7 @@ TEST_F(BinderTest, EveryPodIsBoundOnceOnANodeThatFits) {
   std::map<std::string, int64_t> cpu;
   std::vector<Pod> pods;
   for (int i = 0; i < 40; ++i) {
-    pods.push_back(MakePod(absl::StrCat("p", i)));
+    pods.push_back(MakePod(absl::StrCat("p", i)).Req(500, 0));
     cpu[pods.back().Key()] = 500;
   }
   std::thread other([&] {
@@ -239,7 +203,7 @@ TEST_F(BinderTest, BindingsBeyondTheLimitWaitForASlot) {
   };
   constexpr int kPods = 6;
   for (int i = 0; i < kPods; ++i) {
-    Pod pod = MakePod(absl::StrCat("p", i));
+    Pod pod = MakePod(absl::StrCat("p", i)).Req(500, 0);
     api_.AddPod(pod);
     limited.OnPendingPod(pod);
   }
@@ -260,7 +224,7 @@ TEST_F(BinderTest, BindingsBeyondTheLimitWaitForASlot) {
 }
 
 TEST_F(BinderTest, ABindingWhoseAnswerWasLostIsNotRepeated) {
-  Pod pod = MakePod("lost");
+  Pod pod = MakePod("lost").Req(500, 0);
   api_.FailNextBind(pod.Key(), absl::UnavailableError("connection reset"),
                     /*applied=*/true);
   Create(pod);
@@ -281,7 +245,7 @@ TEST_F(BinderTest, RefusalsForLoadHalveTheLimitAndEveryPodIsBound) {
   constexpr int kPods = 10;
   std::vector<Pod> pods;
   for (int i = 0; i < kPods; ++i) {
-    pods.push_back(MakePod(absl::StrCat("throttled", i), 100));
+    pods.push_back(MakePod(absl::StrCat("throttled", i)).Req(100, 0));
     api_.FailNextBind(pods.back().Key(),
                       absl::ResourceExhaustedError("Too many requests"),
                       /*applied=*/false);
@@ -305,7 +269,7 @@ TEST_F(BinderTest, RefusalsForLoadHalveTheLimitAndEveryPodIsBound) {
 // answer: the first one bound the pod, the second is refused with 409. The
 // pod is where we chose, so it was our binding.
 TEST_F(BinderTest, A409ForOurOwnResentBindingCountsAsBound) {
-  Pod pod = MakePod("resent");
+  Pod pod = MakePod("resent").Req(500, 0);
   api_.FailNextBind(pod.Key(),
                     absl::AbortedError("pod is already assigned to a node"),
                     /*applied=*/true);
@@ -322,7 +286,7 @@ TEST_F(BinderTest, A409ForOurOwnResentBindingCountsAsBound) {
 }
 
 TEST_F(BinderTest, ABindingThatDidNotHappenIsRetried) {
-  Pod pod = MakePod("retried");
+  Pod pod = MakePod("retried").Req(500, 0);
   api_.FailNextBind(pod.Key(), absl::UnavailableError("connection refused"),
                     /*applied=*/false);
   Create(pod);
@@ -346,7 +310,7 @@ TEST_F(BinderTest, ABindingThatDidNotHappenIsRetried) {
 // leaves the pending pods: the pod is not decided again (no second
 // binding, no second Scheduled Event, its charge stays where it is bound).
 TEST_F(BinderTest, AStaleUpdateAfterTheBindingIsNotDecidedAgain) {
-  Pod pod = MakePod("stale", 3000);
+  Pod pod = MakePod("stale").Req(3000, 0);
   std::atomic<bool> first = true;
   api_.on_bound = [&](const Pod& bound) {
     // The assigned-pods informer sees it at once; the pending-pods one is
@@ -366,7 +330,7 @@ TEST_F(BinderTest, AStaleUpdateAfterTheBindingIsNotDecidedAgain) {
   // A pod created after the stale update is decided after anything it
   // queued (same priority, later): once it is bound, the stale update has
   // had every chance to be decided.
-  Pod later = MakePod("later", 100);
+  Pod later = MakePod("later").Req(100, 0);
   Create(later);
   ASSERT_TRUE(WaitFor(
       [&] { return api_.EventPods("Scheduled").count(later.Key()) == 1; }));
@@ -387,12 +351,12 @@ TEST_F(BinderTest, AStaleUpdateAfterTheBindingIsNotDecidedAgain) {
 TEST_F(BinderTest, AnUnansweredBindingThatLandsLateOverCommitsNothing) {
   api_.on_bound = nullptr;  // the informers are slow here: told by hand
   for (const char* n : {"n2", "n3", "n4"}) {
-    Pod filler = MakePod(absl::StrCat("filler-", n), 4000);
+    Pod filler = MakePod(absl::StrCat("filler-", n)).Req(4000, 0);
     filler.node_name = n;
     api_.AddPod(filler);
     scheduler_.OnAssignedPod(filler);
   }
-  Pod first = MakePod("first", 3000);
+  Pod first = MakePod("first").Req(3000, 0);
   api_.FailNextBind(first.Key(), absl::DeadlineExceededError("timed out"),
                     /*applied=*/false);
   Create(first);
@@ -401,7 +365,7 @@ TEST_F(BinderTest, AnUnansweredBindingThatLandsLateOverCommitsNothing) {
     return api_.EventPods("FailedScheduling").count(first.Key()) == 1;
   }));
   api_.BindLate(first.Key(), "n1");
-  Pod second = MakePod("second", 3000);  // fits only where `first` went
+  Pod second = MakePod("second").Req(3000, 0);  // fits only where `first` went
   Create(second);
   ASSERT_TRUE(WaitFor([&] {
     return api_.EventPods("Scheduled").count(second.Key()) +
@@ -428,7 +392,7 @@ TEST_F(BinderTest, AnUnansweredBindingThatLandsLateOverCommitsNothing) {
 // unreachable), and the pod deleted before the binding is settled: its
 // charge is released.
 TEST_F(BinderTest, APodDeletedBeforeItsBindingIsSettledReleasesItsCharge) {
-  Pod pod = MakePod("deleted", 3000);
+  Pod pod = MakePod("deleted").Req(3000, 0);
   api_.SetUnreachable(true);
   Create(pod);
   Start();
@@ -454,7 +418,7 @@ TEST_F(BinderTest, APodDeletedBeforeItsBindingIsSettledReleasesItsCharge) {
 // and the binding is sent again, whose 409 and read-back show it ours.
 TEST_F(BinderTest, A409WithThePodUnreadableIsSettledOnlyOnEvidence) {
   api_.on_bound = nullptr;  // the informers are slow here
-  Pod pod = MakePod("conflict", 3000);
+  Pod pod = MakePod("conflict").Req(3000, 0);
   api_.FailNextBind(pod.Key(), absl::AbortedError("already assigned"),
                     /*applied=*/true);
   api_.SetUnreadable(true);
@@ -480,7 +444,7 @@ TEST_F(BinderTest, A409WithThePodUnreadableIsSettledOnlyOnEvidence) {
 }
 
 TEST_F(BinderTest, APodBoundByAnotherSchedulerStaysWhereItIs) {
-  Pod pod = MakePod("taken", 4000);
+  Pod pod = MakePod("taken").Req(4000, 0);
   Pod elsewhere = pod;
   elsewhere.node_name = "n1";
   api_.AddPod(elsewhere);  // bound by someone else, to a node...
@@ -501,7 +465,7 @@ TEST_F(BinderTest, APodBoundByAnotherSchedulerStaysWhereItIs) {
 }
 
 TEST_F(BinderTest, APodDeletedBeforeItsBindingIsDropped) {
-  Pod pod = MakePod("gone");
+  Pod pod = MakePod("gone").Req(500, 0);
   scheduler_.OnPendingPod(pod);  // the apiserver no longer has it
   Start();
   ASSERT_TRUE(WaitFor([&] { return QueueEmpty() && api_.BindCalls(pod.Key()) > 0; }));
@@ -516,7 +480,7 @@ TEST_F(BinderTest, APodDeletedBeforeItsBindingIsDropped) {
 // write again (a late renewal, not a lost lease).
 TEST_F(BinderTest, OutsideTheWriteWindowPodsGoBackToTheQueue) {
   leadership_.leader = false;
-  for (int i = 0; i < 5; ++i) Create(MakePod(absl::StrCat("p", i)));
+  for (int i = 0; i < 5; ++i) Create(MakePod(absl::StrCat("p", i)).Req(500, 0));
   Start();
   ASSERT_TRUE(WaitFor([&] { return leadership_.awaits.load() >= 5; }));
   EXPECT_EQ(api_.TotalBindCalls(), 0);
@@ -529,7 +493,7 @@ TEST_F(BinderTest, OutsideTheWriteWindowPodsGoBackToTheQueue) {
     return api_.EventPods("Scheduled").size() == 5 && QueueEmpty();
   }));
   for (int i = 0; i < 5; ++i) {
-    EXPECT_EQ(api_.BindCalls(absl::StrCat("ns/p", i)), 1);
+    EXPECT_EQ(api_.BindCalls(absl::StrCat("default/p", i)), 1);
   }
   int64_t total = 0;
   for (const char* n : {"n1", "n2", "n3", "n4"}) total += ChargedCpu(n);
@@ -539,7 +503,7 @@ TEST_F(BinderTest, OutsideTheWriteWindowPodsGoBackToTheQueue) {
 // The answer was lost and, read back, the pod is gone (deleted meanwhile):
 // its charge is released, not kept for ever.
 TEST_F(BinderTest, ALostAnswerForAPodNowGoneReleasesItsCharge) {
-  Pod pod = MakePod("vanished", 4000);
+  Pod pod = MakePod("vanished").Req(4000, 0);
   api_.FailNextBind(pod.Key(), absl::DeadlineExceededError("timed out"),
                     /*applied=*/false, /*deleted=*/true);
   Create(pod);
@@ -559,7 +523,7 @@ TEST_F(BinderTest, ALostAnswerForAPodNowGoneReleasesItsCharge) {
 // The chosen node is deleted between the decision and the binding: the
 // binding is not sent, and the pod is placed on a node that exists.
 TEST_F(BinderTest, ABindingToANodeDeletedSinceTheDecisionIsNotSent) {
-  Pod pod = MakePod("moved", 500);
+  Pod pod = MakePod("moved").Req(500, 0);
   std::atomic<bool> deleted = false;
   std::string victim;
   leadership_.on_await = [&] {
@@ -583,7 +547,7 @@ TEST_F(BinderTest, ABindingToANodeDeletedSinceTheDecisionIsNotSent) {
 // An unschedulable pod tried again and again with nothing new to say gets
 // one FailedScheduling Event and one condition write, not one per attempt.
 TEST_F(BinderTest, RepeatedFailuresAreNotRewritten) {
-  Pod pod = MakePod("huge", 64000);
+  Pod pod = MakePod("huge").Req(64000, 0);
   Create(pod);
   Start();
   ASSERT_TRUE(WaitFor([&] { return api_.ConditionWrites(pod.Key()) == 1; }));
@@ -616,10 +580,10 @@ TEST_F(BinderTest, RepeatedFailuresAreNotRewritten) {
 // A pod meant for us that the decoder refused is told why, once, and an
 // older version of it waiting in the queue is not placed.
 TEST_F(BinderTest, ARefusedPodIsToldWhyAndNotPlaced) {
-  Pod pod = MakePod("odd");
+  Pod pod = MakePod("odd").Req(500, 0);
   scheduler_.OnPendingPod(pod);  // an earlier version we could read
   kube::RejectedObject rejected{.resource = "pods",
-                                .namespace_ = "ns",
+                                .namespace_ = "default",
                                 .name = "odd",
                                 .uid = pod.uid,
                                 .resource_version = "7",
@@ -627,8 +591,9 @@ TEST_F(BinderTest, ARefusedPodIsToldWhyAndNotPlaced) {
   scheduler_.OnPendingPodRejected(rejected);
   scheduler_.OnPendingPodRejected(rejected);  // a relist: not said again
   Start();
-  ASSERT_TRUE(WaitFor(
-      [&] { return api_.EventPods("FailedScheduling").count("ns/odd") == 1; }));
+  ASSERT_TRUE(WaitFor([&] {
+    return api_.EventPods("FailedScheduling").count("default/odd") == 1;
+  }));
   std::vector<kube::PodEvent> events = api_.Events();
   ASSERT_EQ(events.size(), 1u);
   EXPECT_TRUE(absl::StrContains(events[0].message, "toleration operator"))
@@ -652,7 +617,7 @@ void AddStorage(Scheduler& scheduler, const std::string& cls,
                                    .binding_mode =
                                        BindingMode::kWaitForFirstConsumer},
                       false);
-  scheduler.OnStorage(PersistentVolumeClaim{.namespace_ = "ns",
+  scheduler.OnStorage(PersistentVolumeClaim{.namespace_ = "default",
                                             .name = "data",
                                             .uid = "claim-uid",
                                             .resource_version = "1",
@@ -691,14 +656,14 @@ TEST_F(BinderTest, AClaimIsBoundBeforeItsPod) {
     // The claim as the scheduler sees it when the pod is bound.
     scheduler_.state().AwaitVolumes(
         0, absl::InfinitePast(), [&](const VolumeCatalog& c) {
-          claim_bound_at_pod_bind = c.Claim("ns", "data")->fully_bound();
+          claim_bound_at_pod_bind = c.Claim("default", "data")->fully_bound();
         });
     scheduler_.OnPendingPod(pod);
     scheduler_.OnAssignedPod(pod);
   };
   std::thread pv_controller([&] {
     written.WaitForNotification();
-    PersistentVolumeClaim bound{.namespace_ = "ns",
+    PersistentVolumeClaim bound{.namespace_ = "default",
                                 .name = "data",
                                 .uid = "claim-uid",
                                 .resource_version = "2",
@@ -709,7 +674,7 @@ TEST_F(BinderTest, AClaimIsBoundBeforeItsPod) {
                                 .phase = ClaimPhase::kBound};
     scheduler_.OnStorage(bound, false);
   });
-  Pod pod = WithData(MakePod("web"));
+  Pod pod = WithData(MakePod("web").Req(500, 0));
   Create(pod);
   Start();
   ASSERT_TRUE(WaitFor([&] {
@@ -719,7 +684,7 @@ TEST_F(BinderTest, AClaimIsBoundBeforeItsPod) {
   ASSERT_TRUE(bind.has_value());
   EXPECT_EQ(bind->volume, "pv");
   EXPECT_EQ(bind->volume_version, "1");
-  EXPECT_EQ(bind->claim, (ClaimRef{"ns", "data", "claim-uid"}));
+  EXPECT_EQ(bind->claim, (ClaimRef{"default", "data", "claim-uid"}));
   EXPECT_EQ(bind->claim_version, "1");
   EXPECT_TRUE(claim_bound_at_pod_bind);
   EXPECT_EQ(api_.BindCalls(pod.Key()), 1);
@@ -736,7 +701,7 @@ TEST_F(BinderTest, AClaimWhoseProvisioningFailedKeepsItsPodBack) {
     EXPECT_FALSE(node.empty());
     ++selected;
     // What the informer shows next: the annotation written, then removed.
-    scheduler_.OnStorage(PersistentVolumeClaim{.namespace_ = "ns",
+    scheduler_.OnStorage(PersistentVolumeClaim{.namespace_ = "default",
                                                .name = "data",
                                                .uid = "claim-uid",
                                                .resource_version = absl::StrCat(
@@ -746,7 +711,7 @@ TEST_F(BinderTest, AClaimWhoseProvisioningFailedKeepsItsPodBack) {
                          false);
     return absl::OkStatus();
   };
-  Pod pod = WithData(MakePod("web"));
+  Pod pod = WithData(MakePod("web").Req(500, 0));
   Create(pod);
   Start();
   ASSERT_TRUE(WaitFor([&] {
@@ -772,7 +737,7 @@ TEST_F(BinderTest, AVolumeWriteRefusedKeepsThePodBack) {
         "Operation cannot be fulfilled on persistentvolumes \"pv\": the "
         "object has been modified");
   };
-  Pod pod = WithData(MakePod("web"));
+  Pod pod = WithData(MakePod("web").Req(500, 0));
   Create(pod);
   Start();
   ASSERT_TRUE(WaitFor([&] {
@@ -795,7 +760,7 @@ TEST_F(BinderTest, AVolumeWriteRefusedKeepsThePodBack) {
 // may lead), and the pod goes back to the queue.
 TEST_F(BinderTest, AVolumeWriteStartsOnlyInsideTheWriteWindow) {
   AddStorage(scheduler_, "local", /*with_volume=*/true);
-  scheduler_.OnStorage(PersistentVolumeClaim{.namespace_ = "ns",
+  scheduler_.OnStorage(PersistentVolumeClaim{.namespace_ = "default",
                                              .name = "logs",
                                              .uid = "logs-uid",
                                              .resource_version = "1",
@@ -812,7 +777,7 @@ TEST_F(BinderTest, AVolumeWriteStartsOnlyInsideTheWriteWindow) {
     ++selected;
     return absl::OkStatus();
   };
-  Pod pod = MakePod("web");
+  Pod pod = MakePod("web").Req(500, 0);
   pod.claims = {{.name = "data"}, {.name = "logs"}};
   Create(pod);
   Start();

@@ -2,32 +2,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tests/testing/builders.h"
 
 namespace ms {
 namespace {
 
-Node MakeNode(const std::string& name, int64_t milli_cpu = 4000) {
-  Node n;
-  n.name = name;
-  n.ready = true;
-  n.allocatable.milli_cpu = milli_cpu;
-  n.allocatable.memory = int64_t{16} << 30;
-  n.allocatable.pods = 110;
-  return n;
-}
-
-Pod MakePod(const std::string& name, int64_t milli_cpu,
-            const std::string& node = "") {
-  Pod p;
-  p.namespace_ = "ns";
-  p.name = name;
-  p.uid = "uid-" + name;
-  p.node_name = node;
-  Container c;
-  c.requests.milli_cpu = milli_cpu;
-  p.containers.push_back(c);
-  return p;
-}
+using ::ms::testing::kGi;
+using ::ms::testing::MakeNode;
+using ::ms::testing::MakePod;
 
 class ClusterStateTest : public ::testing::Test {
  protected:
@@ -59,14 +41,14 @@ class ClusterStateTest : public ::testing::Test {
 TEST_F(ClusterStateTest, AssumeChargesAtOnceAndInformerConfirms) {
   state_.UpsertNode(MakeNode("a"));
   state_.UpsertNode(MakeNode("b"));
-  Pod p1 = MakePod("p1", 3000);
+  Pod p1 = MakePod("p1").Req(3000, 0);
   std::string first = Place(p1);
   ASSERT_FALSE(first.empty());
   EXPECT_EQ(RequestedCpu(first), 3000);
   EXPECT_EQ(state_.NumAssumed(), 1u);
 
   // The next pod sees the charge and goes to the other node.
-  Pod p2 = MakePod("p2", 3000);
+  Pod p2 = MakePod("p2").Req(3000, 0);
   std::string second = Place(p2);
   EXPECT_NE(second, first);
 
@@ -88,16 +70,16 @@ TEST_F(ClusterStateTest, AssumeChargesAtOnceAndInformerConfirms) {
   EXPECT_EQ(state_.NumAssumed(), 0u);
 
   // A third 3000m pod fits only where p2 was.
-  Pod p3 = MakePod("p3", 3000);
+  Pod p3 = MakePod("p3").Req(3000, 0);
   EXPECT_EQ(Place(p3), second);
-  Pod p4 = MakePod("p4", 3000);
+  Pod p4 = MakePod("p4").Req(3000, 0);
   EXPECT_EQ(Place(p4), "");  // 0/2 nodes: Insufficient cpu
 }
 
 TEST_F(ClusterStateTest, BoundElsewhereMovesTheCharge) {
   state_.UpsertNode(MakeNode("a"));
   state_.UpsertNode(MakeNode("b"));
-  Pod p = MakePod("p", 1000);
+  Pod p = MakePod("p").Req(1000, 0);
   std::string assumed = Place(p);
   std::string other = assumed == "a" ? "b" : "a";
   Pod bound = p;
@@ -113,7 +95,7 @@ TEST_F(ClusterStateTest, BoundElsewhereMovesTheCharge) {
 // node is charged the new amount, so the next pod does not over-commit it.
 TEST_F(ClusterStateTest, AResizedPodIsChargedItsNewRequests) {
   state_.UpsertNode(MakeNode("a"));
-  Pod running = MakePod("running", 1000, "a");
+  Pod running = MakePod("running").Req(1000, 0).NodeName("a");
   running.containers[0].name = "app";
   state_.UpsertAssignedPod(running);
   ASSERT_EQ(RequestedCpu("a"), 1000);
@@ -123,7 +105,7 @@ TEST_F(ClusterStateTest, AResizedPodIsChargedItsNewRequests) {
       {.name = "app", .allocated = Resources{.milli_cpu = 3000}}};
   state_.UpsertAssignedPod(running);
   EXPECT_EQ(RequestedCpu("a"), 3000);
-  Pod next = MakePod("next", 2000);
+  Pod next = MakePod("next").Req(2000, 0);
   EXPECT_EQ(Place(next), "");  // 1000m left
 
   // Resized back down and actuated: the room returns.
@@ -144,7 +126,7 @@ TEST_F(ClusterStateTest, AResizedPodIsChargedItsNewRequests) {
 TEST_F(ClusterStateTest, RedecidingABoundPodKeepsItsConfirmedCharge) {
   state_.UpsertNode(MakeNode("a"));
   state_.UpsertNode(MakeNode("b"));
-  Pod p = MakePod("p", 3000);
+  Pod p = MakePod("p").Req(3000, 0);
   Pod bound = p;
   bound.node_name = "a";
   state_.UpsertAssignedPod(bound);
@@ -172,7 +154,8 @@ TEST_F(ClusterStateTest, SaturatedNodeSumsNeitherWrapNorLookFree) {
   state_.UpsertNode(roomy);
   constexpr int64_t kMaxQuantity = int64_t{1} << 56;
   for (int i = 0; i < 200; ++i) {
-    Pod huge = MakePod(absl::StrCat("huge-", i), kMaxQuantity, "full");
+    Pod huge =
+        MakePod(absl::StrCat("huge-", i)).Req(kMaxQuantity, 0).NodeName("full");
     huge.containers[0].requests.memory = kMaxQuantity;
     state_.UpsertAssignedPod(huge);
   }
@@ -181,7 +164,7 @@ TEST_F(ClusterStateTest, SaturatedNodeSumsNeitherWrapNorLookFree) {
   // A best-effort pod passes the fit filter everywhere; scoring adds its
   // non-zero defaults to each node's sums.
   for (bool explain : {false, true}) {
-    Pod best_effort = MakePod(absl::StrCat("best-effort-", explain), 0);
+    Pod best_effort = MakePod(absl::StrCat("best-effort-", explain));
     std::string node;
     state_.DecideAndAssume(
         {.pod = &best_effort, .config = &config_, .explain = explain},
@@ -191,16 +174,17 @@ TEST_F(ClusterStateTest, SaturatedNodeSumsNeitherWrapNorLookFree) {
   }
   // Removing some of them cannot bring the sum below the truth.
   for (int i = 0; i < 10; ++i) {
-    Pod huge = MakePod(absl::StrCat("huge-", i), kMaxQuantity, "full");
+    Pod huge =
+        MakePod(absl::StrCat("huge-", i)).Req(kMaxQuantity, 0).NodeName("full");
     state_.RemoveAssignedPod(huge);
   }
   EXPECT_EQ(RequestedCpu("full"), INT64_MAX);
-  Pod small = MakePod("small", 100);
+  Pod small = MakePod("small").Req(100, 0);
   EXPECT_EQ(Place(small), "roomy");
 }
 
 TEST_F(ClusterStateTest, PodsOnUnknownNodesAreChargedWhenTheNodeArrives) {
-  state_.UpsertAssignedPod(MakePod("early", 1500, "late-node"));
+  state_.UpsertAssignedPod(MakePod("early").Req(1500, 0).NodeName("late-node"));
   state_.UpsertNode(MakeNode("late-node"));
   EXPECT_EQ(RequestedCpu("late-node"), 1500);
   state_.RemoveNode("late-node");
@@ -210,11 +194,11 @@ TEST_F(ClusterStateTest, PodsOnUnknownNodesAreChargedWhenTheNodeArrives) {
 
 TEST_F(ClusterStateTest, RemovingANodeKeepsTheOthersIntact) {
   for (const char* n : {"a", "b", "c"}) state_.UpsertNode(MakeNode(n));
-  state_.UpsertAssignedPod(MakePod("on-c", 1000, "c"));
+  state_.UpsertAssignedPod(MakePod("on-c").Req(1000, 0).NodeName("c"));
   state_.RemoveNode("a");  // "c" moves into a's slot
   EXPECT_EQ(state_.NumNodes(), 2u);
   EXPECT_EQ(RequestedCpu("c"), 1000);
-  Pod big = MakePod("big", 3500);
+  Pod big = MakePod("big").Req(3500, 0);
   EXPECT_EQ(Place(big), "b");  // c has 3000m left
 }
 
@@ -223,7 +207,7 @@ TEST_F(ClusterStateTest, UpsertNodeReportsSchedulingRelevantChanges) {
   Node same = MakeNode("a");
   same.resource_version = "2";
   EXPECT_FALSE(state_.UpsertNode(same));
-  Node bigger = MakeNode("a", 8000);
+  Node bigger = MakeNode("a").Capacity(8000, 8 * kGi);
   EXPECT_TRUE(state_.UpsertNode(bigger));
   bigger.unschedulable = true;
   EXPECT_TRUE(state_.UpsertNode(bigger));
@@ -243,17 +227,17 @@ TEST_F(ClusterStateTest, NodeAttributeMetricsFollowTheNode) {
   b.annotations["example.com/cost"] = "2";
   state_.UpsertNode(a);
   state_.UpsertNode(b);
-  EXPECT_EQ(Place(MakePod("p1", 10)), "a");
+  EXPECT_EQ(Place(MakePod("p1").Req(10, 0)), "a");
 
   b.annotations["example.com/cost"] = "500m";
   EXPECT_TRUE(state_.UpsertNode(b));
-  EXPECT_EQ(Place(MakePod("p2", 10)), "b");
+  EXPECT_EQ(Place(MakePod("p2").Req(10, 0)), "b");
 
   b.annotations["example.com/cost"] = "6";  // above the filter's max
   EXPECT_TRUE(state_.UpsertNode(b));
   a.annotations["example.com/cost"] = "7";
   EXPECT_TRUE(state_.UpsertNode(a));
-  Pod p3 = MakePod("p3", 10);
+  Pod p3 = MakePod("p3").Req(10, 0);
   std::string node;
   Decision d = state_.DecideAndAssume({.pod = &p3, .config = &config_},
                                       workspace_, &node);
@@ -274,7 +258,7 @@ TEST_F(ClusterStateTest, HerdCountsPlacementsSinceTheMetricsWereSampled) {
   metrics->metrics.push_back(latency);
 
   clock_.Advance(absl::Seconds(1));
-  Pod p1 = MakePod("p1", 10);
+  Pod p1 = MakePod("p1").Req(10, 0);
   std::string node;
   state_.DecideAndAssume({.pod = &p1, .config = &config_, .metrics = metrics},
                          workspace_, &node);
@@ -286,7 +270,7 @@ TEST_F(ClusterStateTest, HerdCountsPlacementsSinceTheMetricsWereSampled) {
   auto fresher = std::make_shared<MetricsSnapshot>(*metrics);
   fresher->metrics[0].by_node[node].time_ms = absl::ToUnixMillis(clock_.Now());
   clock_.Advance(absl::Milliseconds(1));
-  Pod p2 = MakePod("p2", 10);
+  Pod p2 = MakePod("p2").Req(10, 0);
   std::string node2;
   state_.DecideAndAssume({.pod = &p2, .config = &config_, .metrics = fresher},
                          workspace_, &node2);
@@ -294,7 +278,7 @@ TEST_F(ClusterStateTest, HerdCountsPlacementsSinceTheMetricsWereSampled) {
 
   // Past the herd window nothing counts.
   clock_.Advance(absl::Seconds(31));
-  Pod p3 = MakePod("p3", 10);
+  Pod p3 = MakePod("p3").Req(10, 0);
   std::string node3;
   state_.DecideAndAssume({.pod = &p3, .config = &config_, .metrics = fresher},
                          workspace_, &node3);
@@ -336,7 +320,7 @@ TEST(ClusterStateProfilesTest,
 
   Workspace workspace;
   auto place = [&](const std::string& name, const ScoringConfig& config) {
-    Pod pod = MakePod(name, 10);
+    Pod pod = MakePod(name).Req(10, 0);
     std::string node;
     state.DecideAndAssume({.pod = &pod, .config = &config, .metrics = metrics},
                           workspace, &node);
@@ -365,20 +349,20 @@ TEST(ClusterStateProfilesTest,
 
 TEST_F(ClusterStateTest, NominatedPodsKeepTheirRoomUntilBound) {
   state_.UpsertNode(MakeNode("a"));
-  state_.UpsertNode(MakeNode("b", 2000));
-  Pod preemptor = MakePod("preemptor", 3000);
+  state_.UpsertNode(MakeNode("b").Capacity(2000, 8 * kGi));
+  Pod preemptor = MakePod("preemptor").Req(3000, 0);
   preemptor.priority = 100;
   preemptor.nominated_node_name = "a";
   state_.UpsertNominatedPod(preemptor);
   EXPECT_EQ(state_.NumNominated(), 1u);
 
   // "a" is emptier, but its room is the preemptor's.
-  EXPECT_EQ(Place(MakePod("p1", 1500)), "b");
+  EXPECT_EQ(Place(MakePod("p1").Req(1500, 0)), "b");
   // A pod placed on its nominated node is counted once: charged there, no
   // longer nominated.
   EXPECT_EQ(Place(preemptor), "a");
   EXPECT_EQ(RequestedCpu("a"), 3000);
-  EXPECT_EQ(Place(MakePod("p2", 1000)), "a");
+  EXPECT_EQ(Place(MakePod("p2").Req(1000, 0)), "a");
 
   // Bound (the nominated informer drops it) then deleted: room again.
   state_.RemoveNominatedPod(preemptor);
@@ -391,7 +375,7 @@ TEST_F(ClusterStateTest, NominatedPodsKeepTheirRoomUntilBound) {
 
 TEST_F(ClusterStateTest, ABoundPodIsNoLongerNominated) {
   state_.UpsertNode(MakeNode("a"));
-  Pod preemptor = MakePod("preemptor", 3000);
+  Pod preemptor = MakePod("preemptor").Req(3000, 0);
   preemptor.nominated_node_name = "a";
   state_.UpsertNominatedPod(preemptor);
   Pod bound = preemptor;
@@ -403,14 +387,14 @@ TEST_F(ClusterStateTest, ABoundPodIsNoLongerNominated) {
 
 TEST_F(ClusterStateTest, AClearedNominationFreesTheRoom) {
   state_.UpsertNode(MakeNode("a"));
-  Pod preemptor = MakePod("preemptor", 3000);
+  Pod preemptor = MakePod("preemptor").Req(3000, 0);
   preemptor.nominated_node_name = "a";
   state_.UpsertNominatedPod(preemptor);
-  EXPECT_EQ(Place(MakePod("p1", 2000)), "");
+  EXPECT_EQ(Place(MakePod("p1").Req(2000, 0)), "");
   preemptor.nominated_node_name.clear();
   state_.UpsertNominatedPod(preemptor);
   EXPECT_EQ(state_.NumNominated(), 0u);
-  EXPECT_EQ(Place(MakePod("p1", 2000)), "a");
+  EXPECT_EQ(Place(MakePod("p1").Req(2000, 0)), "a");
 }
 
 }  // namespace

@@ -28,23 +28,16 @@
 #include "model/pod.h"
 #include "scheduler/cycle/scheduler_api.h"
 #include "scheduler/telemetry/self_metrics.h"
-#include "tests/scheduler/memory_api.h"
+#include "tests/testing/memory_api.h"
+#include "tests/testing/builders.h"
 #include "tests/testing/testenv.h"
 
 namespace ms {
 namespace {
 
+using ::ms::testing::MakePod;
 using ::ms::testing::MemoryApi;
 using ::ms::testing::WaitFor;
-
-Pod MakePod(const std::string& name) {
-  Pod p;
-  p.namespace_ = "ns";
-  p.name = name;
-  p.uid = "uid-" + name;
-  p.scheduler_name = "metrics-scheduler";
-  return p;
-}
 
 // The apiserver client's side of Events, as the recorder sees it. Events
 // sent without waiting are answered from a thread of the fake's own (the
@@ -232,14 +225,14 @@ TEST(EventRecorderTest, NewWritesDoNotWaitBehindRetries) {
   }
   ASSERT_TRUE(WaitFor([&] {
     for (int i = 0; i < 3; ++i) {
-      if (api.ConditionWrites(absl::StrCat("ns/p", i)) != 1) return false;
+      if (api.ConditionWrites(absl::StrCat("default/p", i)) != 1) return false;
     }
     return true;
   }));
   // The refused Event is still being retried, not given up on or done.
   EXPECT_GE(refused.load(), 1);
   EXPECT_LT(refused.load(), kRetryAttempts);
-  EXPECT_EQ(api.EventPods("FailedScheduling").count("ns/stuck"), 0u);
+  EXPECT_EQ(api.EventPods("FailedScheduling").count("default/stuck"), 0u);
 }
 
 // While the scheduler is busy (pods wait for a decision), Events yield

@@ -20,21 +20,13 @@
 #include "common/token_file.h"
 #include "glog/logging.h"
 #include "gtest/gtest.h"
+#include "tests/testing/builders.h"
 #include "tests/testing/certificates.h"
 
 namespace ms {
 namespace {
 
-Node MakeNode(const std::string& name, const std::string& cost) {
-  Node n;
-  n.name = name;
-  n.ready = true;
-  n.allocatable.milli_cpu = 4000;
-  n.allocatable.memory = int64_t{16} << 30;
-  n.allocatable.pods = 110;
-  n.annotations["example.com/cost"] = cost;
-  return n;
-}
+using ::ms::testing::MakeNode;
 
 class ExtenderServerTest : public ::testing::Test {
  protected:
@@ -43,9 +35,9 @@ class ExtenderServerTest : public ::testing::Test {
         {.name = "price",
          .origin = {MetricOrigin::Kind::kNodeAnnotation, "example.com/cost"},
          .filter_max = 5});
-    state_.UpsertNode(MakeNode("cheap", "1"));
-    state_.UpsertNode(MakeNode("mid", "3"));
-    state_.UpsertNode(MakeNode("dear", "9"));
+    state_.UpsertNode(MakeNode("cheap").Annotation("example.com/cost", "1"));
+    state_.UpsertNode(MakeNode("mid").Annotation("example.com/cost", "3"));
+    state_.UpsertNode(MakeNode("dear").Annotation("example.com/cost", "9"));
     absl::StatusOr<int> port = server_.Start("127.0.0.1:0");
     ASSERT_TRUE(port.ok()) << port.status();
     url_ = absl::StrCat("http://127.0.0.1:", *port);
@@ -114,7 +106,8 @@ TEST_F(ExtenderServerTest, WholeNodesAndMalformedCallsAreRefused) {
 
 TEST_F(ExtenderServerTest, NoUsableMetricMeansNoOpinion) {
   for (const char* name : {"cheap", "mid", "dear"}) {
-    state_.UpsertNode(MakeNode(name, "not a number"));
+    state_.UpsertNode(
+        MakeNode(name).Annotation("example.com/cost", "not a number"));
   }
   HttpResponse r = Post("filter", kArgs);
   EXPECT_NE(r.body.find(R"("NodeNames":["dear","mid","cheap","unknown"])"),
@@ -184,7 +177,8 @@ TEST(ExtenderServerLimitTest, TheDefaultLimitFitsTheLargestClusters) {
   std::vector<std::string> names;
   for (size_t i = 0; i < ExtenderServer::kDefaultMaxNodeNames; ++i) {
     names.push_back(absl::StrCat("node-", i));
-    state.UpsertNode(MakeNode(names.back(), absl::StrCat(i % 10)));
+    state.UpsertNode(MakeNode(names.back())
+                         .Annotation("example.com/cost", absl::StrCat(i % 10)));
   }
   const std::string body = ArgsWith(names);
   EXPECT_LT(body.size(), ExtenderServer::kMaxRequestBytes);
@@ -243,7 +237,7 @@ TEST(SecureExtenderTest, CallsNeedAnAuthorisedIdentity) {
 
   FakeClock clock;
   ClusterState state(clock, absl::Seconds(30));
-  state.UpsertNode(MakeNode("cheap", "1"));
+  state.UpsertNode(MakeNode("cheap").Annotation("example.com/cost", "1"));
   ScoringConfig scoring;
   Registry registry;
   ExtenderReviewer reviewer;

@@ -20,11 +20,13 @@
 #include "scheduler/serve/status_server.h"
 #include "scheduler/telemetry/self_metrics.h"
 #include "tests/metrics/fake_source.h"
+#include "tests/testing/memory_api.h"
 #include "tests/testing/testenv.h"
 
 namespace ms {
 namespace {
 
+using ::ms::testing::MemoryApi;
 using ::ms::testing::WaitFor;
 
 TEST(LivenessMonitorTest, OnlyWorkHeldPastTheBoundIsAStall) {
@@ -59,21 +61,6 @@ TEST(LivenessMonitorTest, NestedScopesEndWithTheOutermost) {
   EXPECT_TRUE(monitor.Stalled().empty());
 }
 
-// Writes nothing: the wedged loop never gets as far as binding.
-class NoApi final : public SchedulerApi {
- public:
-  absl::Status Bind(const Pod&, const std::string&, absl::Duration) override {
-    return absl::OkStatus();
-  }
-  absl::Status RecordEvent(const kube::PodEvent&) override {
-    return absl::OkStatus();
-  }
-  absl::Status SetPodCondition(const Pod&, const kube::PodCondition&,
-                               absl::Duration) override {
-    return absl::OkStatus();
-  }
-};
-
 int GetStatus(int port, const std::string& path, std::string* body) {
   httplib::Client client("127.0.0.1", port);
   httplib::Result res = client.Get(path);
@@ -102,7 +89,7 @@ TEST(LivenessTest, AWedgedSchedulingLoopFailsTheProbe) {
 
   FakeClock liveness_clock;
   LivenessMonitor liveness(liveness_clock, absl::Seconds(60));
-  NoApi api;
+  MemoryApi api;  // the wedged loop never gets as far as a write
   Registry registry;
   AlwaysLeader leader;
   auto scheduler = std::make_unique<Scheduler>(

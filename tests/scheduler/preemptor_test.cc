@@ -17,10 +17,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/cmd/explain.h"
+#include "tests/testing/scripted_leadership.h"
 
 namespace ms {
 namespace {
 
+using ::ms::testing::ScriptedLeadership;
 using ::testing::ElementsAre;
 
 // Records each write as a line, and the timeout it was given;
@@ -82,25 +84,6 @@ class RecordingApi final : public SchedulerApi {
   absl::Mutex mu_;
   std::vector<std::string> calls_;
   std::vector<absl::Duration> timeouts_;
-};
-
-class NeverLeader final : public Leadership {
- public:
-  bool IsLeader() const override { return false; }
-  bool AwaitWriteWindow(absl::Duration) override { return false; }
-  absl::Duration WriteMargin() const override { return absl::ZeroDuration(); }
-};
-
-// Leads until Lose().
-class LosingLeader final : public Leadership {
- public:
-  void Lose() { leading_ = false; }
-  bool IsLeader() const override { return leading_.load(); }
-  bool AwaitWriteWindow(absl::Duration) override { return leading_.load(); }
-  absl::Duration WriteMargin() const override { return absl::Seconds(1); }
-
- private:
-  std::atomic<bool> leading_ = true;
 };
 
 std::shared_ptr<const PodInfo> Victim(const std::string& name) {
@@ -192,7 +175,8 @@ TEST(PreemptorTest, ARefusedDeletionIsReportedAndNothingNominated) {
 
 TEST(PreemptorTest, NothingIsWrittenOutsideTheLeadersWindow) {
   Fixture f;
-  NeverLeader standby;
+  ScriptedLeadership standby;
+  standby.leader = false;
   f.Run(Task(), standby);
   EXPECT_TRUE(f.api.Calls().empty());
   EXPECT_THAT(f.failed, ElementsAre("high"));
@@ -202,9 +186,9 @@ TEST(PreemptorTest, NothingIsWrittenOutsideTheLeadersWindow) {
 // written (a former leader evicts nothing once a standby may lead).
 TEST(PreemptorTest, ALeaseLostInTheMiddleStopsItsWrites) {
   Fixture f;
-  LosingLeader leader;
+  ScriptedLeadership leader;
   f.api.after_write = [&](const std::string& call) {
-    if (call.rfind("delete a ", 0) == 0) leader.Lose();
+    if (call.rfind("delete a ", 0) == 0) leader.leader = false;
   };
   f.Run(Task(), leader);
   EXPECT_THAT(f.api.Calls(),

@@ -3,17 +3,12 @@
 #include <thread>
 
 #include "gtest/gtest.h"
+#include "tests/testing/builders.h"
 
 namespace ms {
 namespace {
 
-Pod MakePod(const std::string& name, int32_t priority = 0) {
-  Pod p;
-  p.namespace_ = "ns";
-  p.name = name;
-  p.priority = priority;
-  return p;
-}
+using ::ms::testing::MakePod;
 
 class QueueTest : public ::testing::Test {
  protected:
@@ -27,13 +22,13 @@ class QueueTest : public ::testing::Test {
 };
 
 TEST_F(QueueTest, PriorityThenAge) {
-  queue_.Add(MakePod("old-low", 0));
+  queue_.Add(MakePod("old-low"));
   clock_.Advance(absl::Seconds(1));
-  queue_.Add(MakePod("new-high", 100));
+  queue_.Add(MakePod("new-high").Priority(100));
   clock_.Advance(absl::Seconds(1));
-  queue_.Add(MakePod("newer-high", 100));
+  queue_.Add(MakePod("newer-high").Priority(100));
   clock_.Advance(absl::Seconds(1));
-  queue_.Add(MakePod("new-low", 0));
+  queue_.Add(MakePod("new-low"));
   EXPECT_EQ(PopName(), "new-high");
   EXPECT_EQ(PopName(), "newer-high");
   EXPECT_EQ(PopName(), "old-low");
@@ -144,13 +139,13 @@ TEST_F(QueueTest, ItsOwnSpecEditedWhileInFlightIsNotMissed) {
 TEST_F(QueueTest, DeletedPodsAreDropped) {
   queue_.Add(MakePod("a"));
   queue_.Add(MakePod("b"));
-  queue_.Delete("ns/a");
+  queue_.Delete("default/a");
   EXPECT_EQ(PopName(), "b");
 
   // Deleted while in flight: not requeued.
   queue_.Add(MakePod("c"));
   std::optional<QueuedPod> c = queue_.Pop();
-  queue_.Delete("ns/c");
+  queue_.Delete("default/c");
   queue_.RequeueBackoff(*c);
   QueueLengths l = queue_.Lengths();
   EXPECT_EQ(l.backoff + l.active + l.unschedulable, 0u);
@@ -189,12 +184,12 @@ TEST_F(QueueTest, DoneForgetsThePodUnlessItWasRecreated) {
   queue_.Done(first->pod);
   EXPECT_EQ(queue_.Lengths().in_flight, 0u);
   EXPECT_EQ(queue_.Lengths().active, 0u);
-  queue_.Delete("ns/p");  // bound: it left the pending pods
+  queue_.Delete("default/p");  // bound: it left the pending pods
 
   // Deleted and recreated (new uid) while the old one was binding.
   queue_.Add(p);
   std::optional<QueuedPod> old = queue_.Pop();
-  queue_.Delete("ns/p");
+  queue_.Delete("default/p");
   Pod recreated = p;
   recreated.uid = "2";
   queue_.Add(recreated);
@@ -228,7 +223,7 @@ TEST_F(QueueTest, AStaleUpdateAfterDoneDoesNotQueueTheBoundPodAgain) {
 
   // Its deletion (it left the pending pods when bound) ends the memory;
   // a pod recreated under the name is a new pod.
-  queue_.Delete("ns/p");
+  queue_.Delete("default/p");
   Pod recreated = p;
   recreated.uid = "2";
   queue_.Add(recreated);

@@ -8,34 +8,13 @@
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/builders.h"
 
 namespace ms {
 namespace {
 
-Node MakeNode(const std::string& name, const std::string& latency) {
-  Node n;
-  n.name = name;
-  n.ready = true;
-  n.allocatable.milli_cpu = 4000;
-  n.allocatable.memory = int64_t{16} << 30;
-  n.allocatable.pods = 110;
-  n.labels["latency"] = latency;
-  return n;
-}
-
-Pod MakePod(const std::string& name, const std::string& scheduler,
-            const std::string& node = "") {
-  Pod p;
-  p.namespace_ = "ns";
-  p.name = name;
-  p.uid = "uid-" + name;
-  p.scheduler_name = scheduler;
-  p.node_name = node;
-  Container c;
-  c.requests.milli_cpu = 1000;
-  p.containers.push_back(c);
-  return p;
-}
+using ::ms::testing::MakeNode;
+using ::ms::testing::MakePod;
 
 class ShadowTest : public ::testing::Test {
  protected:
@@ -47,9 +26,9 @@ class ShadowTest : public ::testing::Test {
     scoring_.metrics.push_back(
         {.name = "latency",
          .origin = {MetricOrigin::Kind::kNodeLabel, "latency"}});
-    state_.UpsertNode(MakeNode("fast", "1"));
-    state_.UpsertNode(MakeNode("mid", "2"));
-    state_.UpsertNode(MakeNode("slow", "3"));
+    state_.UpsertNode(MakeNode("fast").Label("latency", "1"));
+    state_.UpsertNode(MakeNode("mid").Label("latency", "2"));
+    state_.UpsertNode(MakeNode("slow").Label("latency", "3"));
   }
 
   // One sample of the registry's text, e.g. `..._total{agreed="true"}`.
@@ -82,7 +61,9 @@ TEST_F(ShadowTest, AgreementAndScoreGap) {
   EXPECT_EQ(Sample("metrics_scheduler_shadow_decisions_total{agreed=\"false\"}"), 0);
 
   for (int i = 0; i < 4; ++i) {
-    Pod p = MakePod(absl::StrCat("p", i), "default-scheduler");
+    Pod p = MakePod(absl::StrCat("p", i))
+                .Scheduler("default-scheduler")
+                .Req(1000, 0);
     shadow_.OnPod(p);
     // fast, mid, fast, slow; the informer order must not matter.
     const char* node[] = {"fast", "mid", "fast", "slow"};
@@ -97,16 +78,19 @@ TEST_F(ShadowTest, AgreementAndScoreGap) {
 }
 
 TEST_F(ShadowTest, OnlyPodsSeenPendingOfTheWatchedSchedulerAreJudgedOnce) {
-  Pod before = MakePod("bound-before", "default-scheduler", "slow");
+  Pod before = MakePod("bound-before")
+                   .Scheduler("default-scheduler")
+                   .Req(1000, 0)
+                   .NodeName("slow");
   shadow_.OnPod(before);  // first seen bound: placed before we watched
-  Pod other = MakePod("other", "someone-else");
+  Pod other = MakePod("other").Scheduler("someone-else").Req(1000, 0);
   shadow_.OnPod(other);
   Bind(other, "slow", false);
-  Pod once = MakePod("once", "default-scheduler");
+  Pod once = MakePod("once").Scheduler("default-scheduler").Req(1000, 0);
   shadow_.OnPod(once);
   Bind(once, "fast", false);
   Bind(once, "fast", false);  // an update of the bound pod
-  Pod gone = MakePod("gone", "default-scheduler");
+  Pod gone = MakePod("gone").Scheduler("default-scheduler").Req(1000, 0);
   shadow_.OnPod(gone);
   shadow_.OnPodDeleted(gone);
   Bind(gone, "fast", false);
@@ -117,14 +101,14 @@ TEST_F(ShadowTest, OnlyPodsSeenPendingOfTheWatchedSchedulerAreJudgedOnce) {
 // The assigned-pods informer charged the pod before the shadow saw it
 // bound: its own charge is left out, or it would not fit where it is.
 TEST_F(ShadowTest, APodIsJudgedWithoutItsOwnCharge) {
-  Pod big = MakePod("big", "default-scheduler");
+  Pod big = MakePod("big").Scheduler("default-scheduler").Req(1000, 0);
   big.containers[0].requests.milli_cpu = 3000;  // of 4000
   shadow_.OnPod(big);
   Bind(big, "fast", /*assigned_first=*/true);
   EXPECT_EQ(Sample("metrics_scheduler_shadow_decisions_total{agreed=\"true\"}"), 1);
   EXPECT_EQ(Sample("metrics_scheduler_shadow_infeasible_total"), 0);
   // And the charge is back: a second such pod does not fit there.
-  Pod second = MakePod("second", "default-scheduler");
+  Pod second = MakePod("second").Scheduler("default-scheduler").Req(1000, 0);
   second.containers[0].requests.milli_cpu = 3000;
   shadow_.OnPod(second);
   Bind(second, "mid", /*assigned_first=*/false);
@@ -133,7 +117,7 @@ TEST_F(ShadowTest, APodIsJudgedWithoutItsOwnCharge) {
 
 TEST_F(ShadowTest, ANodeOurFiltersRejectIsInfeasible) {
   scoring_.metrics[0].filter_max = 2.5;  // slow is out for us
-  Pod p = MakePod("p", "default-scheduler");
+  Pod p = MakePod("p").Scheduler("default-scheduler").Req(1000, 0);
   shadow_.OnPod(p);
   Bind(p, "slow", true);
   EXPECT_EQ(Sample("metrics_scheduler_shadow_decisions_total{agreed=\"false\"}"), 1);

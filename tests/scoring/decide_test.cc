@@ -20,7 +20,7 @@
 #include "scoring/plugins/balanced_allocation.h"
 #include "scoring/plugins/metric_terms.h"
 #include "scoring/plugins/node_resources_fit.h"
-#include "tests/scoring/builders.h"
+#include "tests/testing/builders.h"
 
 namespace ms {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "scoring/decide.h"
-#include "tests/scoring/builders.h"
+#include "tests/testing/builders.h"
 
 namespace ms {
 namespace {

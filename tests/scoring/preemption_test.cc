@@ -6,7 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scoring/decide.h"
-#include "tests/scoring/builders.h"
+#include "tests/testing/builders.h"
 
 namespace ms {
 namespace {

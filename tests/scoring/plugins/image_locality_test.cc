@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "model/image_names.h"
 #include "scoring/image_index.h"
-#include "tests/scoring/builders.h"
+#include "tests/testing/builders.h"
 
 namespace ms {
 namespace {

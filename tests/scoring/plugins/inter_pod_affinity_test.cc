@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "scoring/decide.h"
 #include "scoring/pod_label_index.h"
-#include "tests/scoring/builders.h"
+#include "tests/testing/builders.h"
 
 namespace ms {
 namespace {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/scoring/builders.h"
+#include "tests/testing/builders.h"
 
 namespace ms {
 namespace {

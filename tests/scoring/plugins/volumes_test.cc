@@ -15,7 +15,7 @@
 #include "scoring/plugins/volume_restrictions.h"
 #include "scoring/plugins/volume_zone.h"
 #include "scoring/volume_catalog.h"
-#include "tests/scoring/builders.h"
+#include "tests/testing/builders.h"
 
 namespace ms {
 namespace {

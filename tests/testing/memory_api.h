@@ -1,7 +1,7 @@
 // MemoryApi: the apiserver's side of SchedulerApi kept in memory, for the
 // binder's and the event recorder's unit tests. Thread-safe.
-#ifndef METRICS_SCHEDULER_TESTS_SCHEDULER_MEMORY_API_H_
-#define METRICS_SCHEDULER_TESTS_SCHEDULER_MEMORY_API_H_
+#ifndef METRICS_SCHEDULER_TESTS_TESTING_MEMORY_API_H_
+#define METRICS_SCHEDULER_TESTS_TESTING_MEMORY_API_H_
 
 #include <algorithm>
 #include <deque>
@@ -280,4 +280,4 @@ class MemoryApi final : public SchedulerApi {
 
 }  // namespace ms::testing
 
-#endif  // METRICS_SCHEDULER_TESTS_SCHEDULER_MEMORY_API_H_
+#endif  // METRICS_SCHEDULER_TESTS_TESTING_MEMORY_API_H_

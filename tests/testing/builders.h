@@ -1,7 +1,10 @@
-// Builders for scoring tests: MakeNode("n1").Capacity(4000, 8 * kGi),
-// MakePod("p").Req(100, kMi), Column({1, 2, 3}, kNow).
-#ifndef METRICS_SCHEDULER_TESTS_SCORING_BUILDERS_H_
-#define METRICS_SCHEDULER_TESTS_SCORING_BUILDERS_H_
+// Builders of model objects for tests: MakeNode("n1").Capacity(4000, 8 * kGi),
+// MakePod("p").Req(100, kMi), Column({1, 2, 3}, kNow). A node is ready with
+// 4 CPUs, 8 GiB and room for 110 pods; a pod is in namespace "default",
+// its uid "uid-" and its name, for metrics-scheduler, with one container
+// requesting nothing.
+#ifndef METRICS_SCHEDULER_TESTS_TESTING_BUILDERS_H_
+#define METRICS_SCHEDULER_TESTS_TESTING_BUILDERS_H_
 
 #include <cstdint>
 #include <string>
@@ -65,6 +68,10 @@ class NodeBuilder {
     info_.node.labels[k] = v;
     return *this;
   }
+  NodeBuilder& Annotation(const std::string& k, const std::string& v) {
+    info_.node.annotations[k] = v;
+    return *this;
+  }
   NodeBuilder& Taint(const std::string& k, const std::string& v,
                      TaintEffect effect = TaintEffect::kNoSchedule) {
     info_.node.taints.push_back({k, v, effect});
@@ -92,6 +99,8 @@ class NodeBuilder {
   }
   NodeInfo Build() const { return info_; }
   operator NodeInfo() const { return info_; }  // NOLINT
+  // The Node alone, as an informer shows it.
+  operator Node() const { return info_.node; }  // NOLINT
 
  private:
   NodeInfo info_;
@@ -104,8 +113,10 @@ inline NodeBuilder MakeNode(const std::string& name) {
 class PodBuilder {
  public:
   explicit PodBuilder(std::string name) {
+    pod_.uid = "uid-" + name;
     pod_.name = std::move(name);
     pod_.namespace_ = "default";
+    pod_.scheduler_name = "metrics-scheduler";
     pod_.containers.push_back({});
   }
   // Requests of the (first) container.
@@ -143,6 +154,18 @@ class PodBuilder {
   }
   PodBuilder& NodeName(const std::string& name) {
     pod_.node_name = name;
+    return *this;
+  }
+  PodBuilder& Uid(const std::string& uid) {
+    pod_.uid = uid;
+    return *this;
+  }
+  PodBuilder& Scheduler(const std::string& name) {
+    pod_.scheduler_name = name;
+    return *this;
+  }
+  PodBuilder& Priority(int32_t priority) {
+    pod_.priority = priority;
     return *this;
   }
   PodBuilder& Namespace(const std::string& ns) {
@@ -247,4 +270,4 @@ inline ScoringConfig MetricsOnly(std::vector<MetricTerm> metrics) {
 
 }  // namespace ms::testing
 
-#endif  // METRICS_SCHEDULER_TESTS_SCORING_BUILDERS_H_
+#endif  // METRICS_SCHEDULER_TESTS_TESTING_BUILDERS_H_
