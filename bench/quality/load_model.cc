@@ -65,6 +65,7 @@ NodeState NodeAt(const NodeSpec& node, const std::vector<RunningPod>& pods,
   s.mean_latency_s = QueueLatency(
       speed > 0 ? params.service_time_s / speed : params.max_latency_s,
       s.utilisation, params.max_latency_s);
+  s.io_units = io;
   s.io_latency_s = QueueLatency(params.io_service_s, io / params.io_capacity,
                                 params.max_latency_s);
   s.error_ratio = ErrorRatio(params, s.utilisation);

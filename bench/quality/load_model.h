@@ -74,6 +74,7 @@ struct NodeState {
   double cpu_busy = 0;        // min(utilisation, 1)
   double request_rate = 0;    // requests per second to the node's pods
   double mean_latency_s = 0;  // mean request time
+  double io_units = 0;        // pods' current IO load
   double io_latency_s = 0;
   double error_ratio = 0;  // failed requests / requests
 };

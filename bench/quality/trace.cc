@@ -8,8 +8,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "bench/quality/number_text.h"
 #include "common/json.h"
 #include "simdjson.h"
 
@@ -190,7 +190,7 @@ void AppendFields(std::string& out, const char* kind, const T& value,
       continue;
     }
     absl::StrAppend(&out, ",\"", key,
-                    "\":", absl::StrFormat("%.17g", value.*member));
+                    "\":", NumberText(value.*member));
   }
   out += "}\n";
 }
