@@ -50,8 +50,8 @@ std::string RenderExposition(const std::vector<ExportedNode>& nodes) {
     const NodeCounters& c = n.counters;
     for (size_t i = 0; i < kLatencyBuckets.size(); ++i) {
       absl::StrAppend(&out, "http_request_duration_seconds_bucket{node=\"",
-                      n.name, "\",le=\"", NumberText(kLatencyBuckets[i]), "\"} ",
-                      NumberText(c.buckets[i]), "\n");
+                      n.name, "\",le=\"", NumberText(kLatencyBuckets[i]),
+                      "\"} ", NumberText(c.buckets[i]), "\n");
     }
     absl::StrAppend(&out, "http_request_duration_seconds_bucket{node=\"",
                     n.name, "\",le=\"+Inf\"} ", NumberText(c.requests), "\n");
@@ -65,7 +65,8 @@ std::string RenderExposition(const std::vector<ExportedNode>& nodes) {
   for (const ExportedNode& n : nodes) {
     const NodeCounters& c = n.counters;
     absl::StrAppend(&out, "http_requests_total{node=\"", n.name,
-                    "\",code=\"200\"} ", NumberText(c.requests - c.errors), "\n");
+                    "\",code=\"200\"} ", NumberText(c.requests - c.errors),
+                    "\n");
     absl::StrAppend(&out, "http_requests_total{node=\"", n.name,
                     "\",code=\"500\"} ", NumberText(c.errors), "\n");
   }

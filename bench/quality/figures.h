@@ -44,10 +44,13 @@ class FigureAccumulator {
   void Placement(const NodeState& node);
   // The figures so far, with `pending` pods left unbound.
   Figures Finish(int pending) const;
+  // (latency, pod-seconds) for each node and tick with pods.
+  const std::vector<std::pair<double, double>>& latency_samples() const {
+    return latency_;
+  }
 
  private:
   const double hot_threshold_;
-  // (latency, pod-seconds) for each node and tick with pods.
   std::vector<std::pair<double, double>> latency_;
   double hot_node_seconds_ = 0;
   double cv_time_ = 0;  // sum of cv x dt

@@ -189,8 +189,7 @@ void AppendFields(std::string& out, const char* kind, const T& value,
     if (value.*member == defaults.*member || std::isinf(value.*member)) {
       continue;
     }
-    absl::StrAppend(&out, ",\"", key,
-                    "\":", NumberText(value.*member));
+    absl::StrAppend(&out, ",\"", key, "\":", NumberText(value.*member));
   }
   out += "}\n";
 }

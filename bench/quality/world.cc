@@ -1,0 +1,132 @@
+#include "bench/quality/world.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace ms::quality {
+
+World::World(std::vector<PoolSpec> pools, ModelParams params,
+             double hot_threshold, double sample_every_s)
+    : pools_(std::move(pools)),
+      params_(params),
+      sample_every_s_(sample_every_s) {
+  absl::MutexLock lock(&mu_);
+  for (const PoolSpec& spec : pools_) {
+    Pool pool{.nodes = std::vector<Node>(spec.trace->nodes.size()),
+              .node_of_pod = std::vector<int>(spec.trace->pods.size(), -1),
+              .ended = std::vector<bool>(spec.trace->pods.size(), false),
+              .figures = FigureAccumulator(hot_threshold),
+              .series = {.sample_every_s = sample_every_s,
+                         .by_node = std::vector<std::vector<double>>(
+                             spec.trace->nodes.size())}};
+    for (size_t n = 0; n < pool.nodes.size(); ++n) {
+      pool.nodes[n].state = NodeAt(spec.trace->nodes[n], {}, 0, params_);
+    }
+    state_.push_back(std::move(pool));
+  }
+}
+
+void World::Bound(size_t pool, size_t pod, size_t node, double t) {
+  absl::MutexLock lock(&mu_);
+  Pool& p = state_[pool];
+  if (p.node_of_pod[pod] >= 0 || p.ended[pod]) return;
+  p.node_of_pod[pod] = static_cast<int>(node);
+  p.figures.Placement(p.nodes[node].state);
+  p.nodes[node].pods.push_back(
+      {.spec = &pools_[pool].trace->pods[pod], .started_s = t});
+}
+
+void World::Ended(size_t pool, size_t pod, double /*t*/) {
+  absl::MutexLock lock(&mu_);
+  Pool& p = state_[pool];
+  if (p.ended[pod]) return;
+  p.ended[pod] = true;
+  const int node = p.node_of_pod[pod];
+  if (node < 0) return;
+  const PodSpec* spec = &pools_[pool].trace->pods[pod];
+  std::vector<RunningPod>& pods = p.nodes[node].pods;
+  pods.erase(
+      std::remove_if(pods.begin(), pods.end(),
+                     [&](const RunningPod& r) { return r.spec == spec; }),
+      pods.end());
+}
+
+void World::Advance(double t) {
+  absl::MutexLock lock(&mu_);
+  const double dt = t - now_;
+  if (dt <= 0) return;
+  const bool sample = t >= next_sample_;
+  if (sample) next_sample_ = t + sample_every_s_;
+  for (size_t i = 0; i < state_.size(); ++i) {
+    Pool& pool = state_[i];
+    const Trace& trace = *pools_[i].trace;
+    std::vector<NodeState> states;
+    std::vector<int> pods;
+    for (size_t n = 0; n < pool.nodes.size(); ++n) {
+      Node& node = pool.nodes[n];
+      // The step is integrated with the state at its end: the load is
+      // piecewise linear and the steps are short (a second).
+      node.state = NodeAt(trace.nodes[n], node.pods, t, params_);
+      Accumulate(node.state, trace.nodes[n].cores, dt, node.counters);
+      states.push_back(node.state);
+      pods.push_back(static_cast<int>(node.pods.size()));
+      if (sample) pool.series.by_node[n].push_back(node.state.utilisation);
+    }
+    pool.figures.Tick(dt, states, pods);
+  }
+  now_ = t;
+}
+
+std::string World::Exposition() const {
+  std::vector<ExportedNode> nodes;
+  absl::MutexLock lock(&mu_);
+  for (size_t i = 0; i < state_.size(); ++i) {
+    const PoolSpec& spec = pools_[i];
+    for (size_t n = 0; n < spec.node_names.size(); ++n) {
+      nodes.push_back({.name = spec.node_names[n],
+                       .address = spec.node_addresses[n],
+                       .cores = spec.trace->nodes[n].cores,
+                       .counters = state_[i].nodes[n].counters});
+    }
+  }
+  return RenderExposition(nodes);
+}
+
+std::vector<World::TrueNode> World::TrueLoad(size_t pool) const {
+  absl::MutexLock lock(&mu_);
+  const Trace& trace = *pools_[pool].trace;
+  std::vector<TrueNode> out;
+  for (size_t n = 0; n < trace.nodes.size(); ++n) {
+    TrueNode node{
+        .demand_cores = BackgroundAt(trace.nodes[n], now_),
+        .capacity_cores = trace.nodes[n].cores * SpeedAt(trace.nodes[n], now_)};
+    for (const RunningPod& p : state_[pool].nodes[n].pods) {
+      node.demand_cores += p.spec->usage;
+    }
+    out.push_back(node);
+  }
+  return out;
+}
+
+bool World::IsBound(size_t pool, size_t pod) const {
+  absl::MutexLock lock(&mu_);
+  return state_[pool].node_of_pod[pod] >= 0;
+}
+
+Figures World::FiguresOf(size_t pool, int pending) const {
+  absl::MutexLock lock(&mu_);
+  return state_[pool].figures.Finish(pending);
+}
+
+UtilisationSeries World::SeriesOf(size_t pool) const {
+  absl::MutexLock lock(&mu_);
+  return state_[pool].series;
+}
+
+std::vector<std::pair<double, double>> World::LatencySamplesOf(
+    size_t pool) const {
+  absl::MutexLock lock(&mu_);
+  return state_[pool].figures.latency_samples();
+}
+
+}  // namespace ms::quality

@@ -1,0 +1,104 @@
+// World: the load model running live for a set of pools.
+//
+// A pool is one trace's fleet placed by one policy: its own copy of the
+// trace's nodes, so every policy meets the same nodes and the same pods at
+// the same moments. The harness tells the World when a pod is bound and
+// when it ends; the World advances time in steps, keeping each node's
+// counters (what Prometheus scrapes, exporter.h) and each pool's figures
+// (figures.h), and a coarse record of every node's utilisation over time
+// for the report.
+//
+// Thread-safe: the trace driver, the pod watcher, the exporter's scrapes and
+// the clairvoyant policy call it from their own threads.
+#ifndef METRICS_SCHEDULER_BENCH_QUALITY_WORLD_H_
+#define METRICS_SCHEDULER_BENCH_QUALITY_WORLD_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "bench/quality/exporter.h"
+#include "bench/quality/figures.h"
+#include "bench/quality/load_model.h"
+#include "bench/quality/trace.h"
+
+namespace ms::quality {
+
+struct PoolSpec {
+  std::string name;              // also the prefix of its nodes' names
+  const Trace* trace = nullptr;  // must outlive the World
+  std::string policy;
+  std::vector<std::string> node_names;      // as the cluster knows them
+  std::vector<std::string> node_addresses;  // their InternalIPs
+};
+
+// A node's utilisation over time, for the report: one sample per
+// `sample_every_s`.
+struct UtilisationSeries {
+  double sample_every_s = 5;
+  std::vector<std::vector<double>> by_node;  // [node][sample]
+};
+
+class World {
+ public:
+  World(std::vector<PoolSpec> pools, ModelParams params, double hot_threshold,
+        double sample_every_s = 5);
+
+  const std::vector<PoolSpec>& pools() const { return pools_; }
+
+  // Pod `pod` (its index in the pool's trace) was seen bound to node `node`
+  // at time `t` (seconds from the start): it starts there. Counted once.
+  void Bound(size_t pool, size_t pod, size_t node, double t);
+  // Pod `pod` ended (was deleted) at `t`: its load leaves its node.
+  void Ended(size_t pool, size_t pod, double t);
+  // Moves every node to time `t` (>= the last), counters and figures
+  // integrated over the step.
+  void Advance(double t);
+
+  // What the exporter serves: every pool's nodes' counters.
+  std::string Exposition() const;
+
+  // The true state of pool `pool`'s nodes at the last Advance, each pod
+  // counted at its full usage (warmed up or not): what only a clairvoyant
+  // scheduler knows. Demand in cores, capacity cores x speed.
+  struct TrueNode {
+    double demand_cores = 0;
+    double capacity_cores = 0;
+  };
+  std::vector<TrueNode> TrueLoad(size_t pool) const;
+
+  // Whether the pod has been bound, and the pool's figures so far with
+  // `pending` pods of the policy left unbound.
+  bool IsBound(size_t pool, size_t pod) const;
+  Figures FiguresOf(size_t pool, int pending) const;
+  UtilisationSeries SeriesOf(size_t pool) const;
+  // (latency, pod-seconds) samples of the pool, for the report's CDF.
+  std::vector<std::pair<double, double>> LatencySamplesOf(size_t pool) const;
+
+ private:
+  struct Node {
+    std::vector<RunningPod> pods;
+    NodeCounters counters;
+    NodeState state;  // at the last Advance
+  };
+  struct Pool {
+    std::vector<Node> nodes;
+    std::vector<int> node_of_pod;  // -1: not bound (yet)
+    std::vector<bool> ended;
+    FigureAccumulator figures;
+    UtilisationSeries series;
+  };
+
+  const std::vector<PoolSpec> pools_;
+  const ModelParams params_;
+  const double sample_every_s_;
+  mutable absl::Mutex mu_;
+  std::vector<Pool> state_ ABSL_GUARDED_BY(mu_);
+  double now_ ABSL_GUARDED_BY(mu_) = 0;
+  double next_sample_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace ms::quality
+
+#endif  // METRICS_SCHEDULER_BENCH_QUALITY_WORLD_H_

@@ -1,0 +1,82 @@
+#include "bench/quality/world.h"
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+
+namespace ms::quality {
+namespace {
+
+class WorldTest : public ::testing::Test {
+ protected:
+  WorldTest() {
+    trace_.nodes = {{.name = "a", .cores = 4}, {.name = "b", .cores = 4}};
+    trace_.pods = {{.name = "p1", .usage = 2, .warmup_s = 10},
+                   {.name = "p2", .usage = 1}};
+  }
+  PoolSpec Pool(const std::string& name) {
+    return {.name = name,
+            .trace = &trace_,
+            .policy = "x",
+            .node_names = {name + "-a", name + "-b"},
+            .node_addresses = {"10.0.0.1", "10.0.0.2"}};
+  }
+
+  Trace trace_;
+};
+
+TEST_F(WorldTest, APodLoadsItsNodeFromItsBindingUntilItEnds) {
+  World world({Pool("one"), Pool("two")}, ModelParams(), 0.8);
+  world.Bound(0, 0, 1, 0);  // p1 on b at t=0, warming up over 10 s
+  world.Bound(0, 0, 0, 1);  // seen again: counted once
+  EXPECT_TRUE(world.IsBound(0, 0));
+  EXPECT_FALSE(world.IsBound(0, 1));
+  EXPECT_FALSE(world.IsBound(1, 0));  // pools are apart
+
+  world.Advance(5);
+  // The clairvoyant's view counts the pod at its full usage at once.
+  std::vector<World::TrueNode> truth = world.TrueLoad(0);
+  EXPECT_EQ(truth[0].demand_cores, 0);
+  EXPECT_EQ(truth[1].demand_cores, 2);
+  EXPECT_EQ(truth[1].capacity_cores, 4);
+
+  world.Advance(20);
+  world.Ended(0, 0, 20);
+  EXPECT_EQ(world.TrueLoad(0)[1].demand_cores, 0);
+  world.Ended(0, 1, 20);     // never bound: nothing to remove
+  world.Bound(0, 1, 0, 21);  // and once ended, never bound
+  EXPECT_FALSE(world.IsBound(0, 1));
+
+  Figures f = world.FiguresOf(0, 0);
+  EXPECT_EQ(f.placements, 1);
+  EXPECT_GT(f.mean_latency_s, 0);
+  EXPECT_EQ(world.FiguresOf(1, 3).pending, 3);
+  EXPECT_EQ(world.FiguresOf(1, 3).mean_latency_s, 0);  // no pod ran
+}
+
+TEST_F(WorldTest, TheExpositionCarriesEveryPoolsNodesAndTheirWork) {
+  World world({Pool("one"), Pool("two")}, ModelParams(), 0.8);
+  world.Bound(1, 1, 0, 0);  // p2 (1 core, no warm-up) on two-a
+  world.Advance(10);
+  std::string text = world.Exposition();
+  EXPECT_TRUE(absl::StrContains(text, "node_cpu_cores{node=\"one-a\"} 4\n"));
+  EXPECT_TRUE(absl::StrContains(
+      text, "node_cpu_busy_seconds_total{node=\"two-a\"} 10\n"));  // 1 core
+  EXPECT_TRUE(absl::StrContains(
+      text, "node_cpu_busy_seconds_total{node=\"one-a\"} 0\n"));
+  EXPECT_TRUE(absl::StrContains(text, "instance=\"10.0.0.2:9100\""));
+}
+
+TEST_F(WorldTest, UtilisationIsSampledForTheReport) {
+  World world({Pool("one")}, ModelParams(), 0.8, /*sample_every_s=*/5);
+  world.Bound(0, 1, 0, 0);
+  for (int t = 1; t <= 12; ++t) world.Advance(t);
+  UtilisationSeries s = world.SeriesOf(0);
+  ASSERT_EQ(s.by_node.size(), 2u);
+  ASSERT_EQ(s.by_node[0].size(), 3u);  // t = 1, 6, 11
+  EXPECT_EQ(s.by_node[0][1], 0.25);
+  EXPECT_EQ(s.by_node[1][1], 0);
+  EXPECT_FALSE(world.LatencySamplesOf(0).empty());
+}
+
+}  // namespace
+}  // namespace ms::quality
