@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build testenv test unit integration e2e bench clean
+.PHONY: all deps configure build testenv test unit integration e2e bench quality clean
 .PHONY: sanitize asan tsan fuzz-smoke fuzz
 
 all: build
@@ -51,6 +51,15 @@ bench: build testenv
 	$(BUILD)/bench/metrics_bench
 	$(BUILD)/bench/decode_bench
 	$(BUILD)/bench/e2e_bench --build_dir=$(BUILD) --source_dir=. $(E2E_FLAGS)
+
+# The placement-quality benchmark (docs/quality.md): every shipped trace
+# under kube-scheduler, metrics-scheduler, the load-aware peers' rules and
+# the clairvoyant limit, in a closed loop with a real Prometheus; prints a
+# table per trace and writes $(BUILD)/bench/quality.json and quality.html.
+# QUALITY_FLAGS, e.g. --traces=heterogeneous --runs=1, picks less.
+QUALITY_FLAGS ?=
+quality: build testenv
+	$(BUILD)/bench/quality_bench --build_dir=$(BUILD) --source_dir=. $(QUALITY_FLAGS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

@@ -75,6 +75,8 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "bench/harness/control_plane.h"
+#include "bench/harness/process.h"
 #include "common/http.h"
 #include "kube/client.h"
 #include "kube/cluster_config.h"
@@ -127,155 +129,6 @@ constexpr char kCeiling[] = "bind-only";
 // The three measured, in the order each alternation runs them.
 constexpr const char* kEveryone[] = {kOurs, kTheirs, kCeiling};
 constexpr char kNamespace[] = "bench";
-
-[[noreturn]] void Die(const std::string& message) {
-  std::cerr << "e2e_bench: " << message << std::endl;
-  std::exit(1);
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string LoadAverage() {
-  std::string text = ReadAll("/proc/loadavg");
-  std::vector<std::string> parts = absl::StrSplit(text, ' ');
-  if (parts.size() < 3) return "?";
-  return absl::StrCat(parts[0], " ", parts[1], " ", parts[2]);
-}
-
-// utime + stime of a process, in seconds.
-double CpuSeconds(pid_t pid) {
-  std::string stat = ReadAll(absl::StrCat("/proc/", pid, "/stat"));
-  size_t paren = stat.rfind(')');
-  if (paren == std::string::npos) return 0;
-  std::vector<std::string> f =
-      absl::StrSplit(stat.substr(paren + 2), ' ', absl::SkipEmpty());
-  // f[0] is field 3 (state): utime is field 14, stime 15.
-  double utime = 0, stime = 0;
-  if (f.size() < 13 || !absl::SimpleAtod(f[11], &utime) ||
-      !absl::SimpleAtod(f[12], &stime)) {
-    return 0;
-  }
-  return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-// A "VmRSS:" or "VmHWM:" line of /proc/PID/status, in MB.
-double StatusMb(pid_t pid, const std::string& field) {
-  std::istringstream in(ReadAll(absl::StrCat("/proc/", pid, "/status")));
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(field + ":", 0) != 0) continue;
-    double kb = 0;
-    std::string value(absl::StripAsciiWhitespace(line.substr(field.size() + 1)));
-    if (absl::SimpleAtod(value.substr(0, value.find(' ')), &kb)) {
-      return kb / 1024.0;
-    }
-  }
-  return 0;
-}
-
-pid_t Spawn(const std::vector<std::string>& args, const std::string& log) {
-  pid_t pid = fork();
-  if (pid < 0) Die("fork failed");
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-void Terminate(pid_t pid) {
-  if (pid <= 0) return;
-  kill(pid, SIGTERM);
-  absl::Time deadline = absl::Now() + absl::Seconds(20);
-  int status;
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (absl::Now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return;
-    }
-    absl::SleepFor(absl::Milliseconds(50));
-  }
-}
-
-// Waits until `log` says `ready`; dies, showing the log, if process `pid`
-// (`what`) exits first or `timeout` passes.
-void AwaitLogLine(pid_t pid, const std::string& what, const std::string& log,
-                  const std::string& ready, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (ReadAll(log).find(ready) == std::string::npos) {
-    int status;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      Die(what + " exited before it was ready:\n" + ReadAll(log));
-    }
-    if (absl::Now() > deadline) Die(what + " not ready:\n" + ReadAll(log));
-    absl::SleepFor(absl::Milliseconds(100));
-  }
-}
-
-int RunCommand(const std::string& command) {
-  int rc = std::system(command.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-// The admin identity's view of the apiserver: one HttpClient per thread
-// that uses it, so concurrent requests use connections of their own.
-class Admin {
- public:
-  Admin(std::string server, std::string token, std::string ca)
-      : server_(std::move(server)), token_(std::move(token)), ca_(std::move(ca)),
-        http_(TlsOptions{.ca_file = ca_}) {}
-
-  absl::StatusOr<HttpResponse> Call(const std::string& method,
-                                    const std::string& path,
-                                    const std::string& body = "",
-                                    const std::string& content_type =
-                                        "application/json") {
-    HttpRequest r{.method = method, .url = server_ + path, .body = body,
-                  .timeout = absl::Seconds(120)};
-    r.headers = {{"Authorization", "Bearer " + token_},
-                 {"Content-Type", content_type},
-                 {"Accept", "application/json"}};
-    return http_.Do(r);
-  }
-
-  std::string Ok(const std::string& method, const std::string& path,
-                 const std::string& body = "") {
-    absl::StatusOr<HttpResponse> r = Call(method, path, body);
-    if (!r.ok()) Die(absl::StrCat(method, " ", path, ": ", r.status().ToString()));
-    if (r->status < 200 || r->status >= 300) {
-      Die(absl::StrCat(method, " ", path, ": HTTP ", r->status, " ",
-                       r->body.substr(0, 500)));
-    }
-    return r->body;
-  }
-
-  std::unique_ptr<Admin> Clone() const {
-    return std::make_unique<Admin>(server_, token_, ca_);
-  }
-  kube::ClusterConfig Config() const {
-    kube::ClusterConfig c;
-    c.server = server_;
-    c.tls.ca_file = ca_;
-    c.token = token_;
-    return c;
-  }
-
- private:
-  const std::string server_, token_, ca_;
-  HttpClient http_;
-};
 
 // The pods of a run, in the style of kube-scheduler's scheduler_perf
 // workloads. Every pod is labelled app=bench and requests 100m and 64Mi.
@@ -457,16 +310,15 @@ class Bench {
   void Finish();
 
   std::string build_dir_;
-  std::string dir_;
-  bool own_dir_ = false;
+  std::unique_ptr<ControlPlane> plane_;
+  std::string dir_;  // the plane's
   std::string testenv_bin_;
-  pid_t testenv_pid_ = -1;
   pid_t ours_pid_ = -1;
   int ours_port_ = 0;
   pid_t theirs_pid_ = -1;
   pid_t ceiling_pid_ = -1;
   pid_t apiserver_pid_ = -1;
-  std::unique_ptr<Admin> admin_;
+  Admin* admin_ = nullptr;  // the plane's
   std::unique_ptr<PrometheusServer> prom_;
   HttpClient local_;
   int run_counter_ = 0;
@@ -477,60 +329,15 @@ class Bench {
   std::string queries_json_ = "null";
 };
 
-pid_t ReadPid(const std::string& path) {
-  int pid = 0;
-  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadAll(path)), &pid)) {
-    Die("cannot read a pid from " + path);
-  }
-  return pid;
-}
-
 void Bench::StartControlPlane() {
-  std::string dir = absl::GetFlag(FLAGS_dir);
-  if (dir.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    dir = absl::StrCat(tmp != nullptr && *tmp ? tmp : "/tmp", "/ms-e2e-bench-XXXXXX");
-    if (mkdtemp(dir.data()) == nullptr) Die("mkdtemp failed");
-    own_dir_ = true;
-  } else {
-    RunCommand("rm -rf '" + dir + "' && mkdir -p '" + dir + "'");
-  }
-  dir_ = dir;
-  std::cerr << "control plane in " << dir_ << std::endl;
-  std::string log = dir_ + "/up.log";
-  testenv_pid_ = Spawn({testenv_bin_, "up", "--dir", dir_, "--with-scheduler"}, log);
-  AwaitLogLine(testenv_pid_, "testenv", log, "testenv ready",
-               absl::Minutes(3));
-  absl::StatusOr<kube::ClusterConfig> admin =
-      kube::LoadKubeconfig(dir_ + "/admin.kubeconfig");
-  if (!admin.ok()) Die(admin.status().ToString());
-  admin_ = std::make_unique<Admin>(
-      admin->server,
-      std::string(absl::StripAsciiWhitespace(ReadAll(dir_ + "/admin.token"))),
-      dir_ + "/pki/ca.crt");
-  theirs_pid_ = ReadPid(dir_ + "/kube-scheduler.pid");
-  apiserver_pid_ = ReadPid(dir_ + "/kube-apiserver.pid");
-
-  std::string src = absl::GetFlag(FLAGS_source_dir);
-  if (RunCommand(absl::StrCat(testenv_bin_, " kubectl --kubeconfig ", dir_,
-                              "/admin.kubeconfig apply -f ", src,
-                              "/manifests/namespace.yaml -f ", src,
-                              "/manifests/rbac.yaml >/dev/null")) != 0) {
-    Die("cannot apply manifests/rbac.yaml");
-  }
-  admin_->Ok("POST", "/api/v1/namespaces",
-             absl::StrCat(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")",
-                          kNamespace, R"("}})"));
-  // Pods need the namespace's default ServiceAccount (admission).
-  absl::Time sa_deadline = absl::Now() + absl::Seconds(60);
-  while (true) {
-    absl::StatusOr<HttpResponse> r = admin_->Call(
-        "GET", absl::StrCat("/api/v1/namespaces/", kNamespace,
-                            "/serviceaccounts/default"));
-    if (r.ok() && r->status == 200) break;
-    if (absl::Now() > sa_deadline) Die("no default ServiceAccount in bench");
-    absl::SleepFor(absl::Milliseconds(100));
-  }
+  plane_ = std::make_unique<ControlPlane>(testenv_bin_,
+                                          absl::GetFlag(FLAGS_dir),
+                                          absl::GetFlag(FLAGS_source_dir));
+  dir_ = plane_->dir();
+  admin_ = &plane_->admin();
+  theirs_pid_ = plane_->kube_scheduler_pid();
+  apiserver_pid_ = plane_->apiserver_pid();
+  plane_->CreateNamespace(kNamespace);
 
   PrometheusServer::Options options;
   options.lookback_delta = absl::Hours(2);  // written once, read all along
@@ -805,17 +612,7 @@ void Bench::MeasureMemory() {
   std::cerr << "memory: creating " << pods << " pods bound to " << nodes
             << " nodes" << std::endl;
   const std::string ns = "bench-rss";
-  admin_->Ok("POST", "/api/v1/namespaces",
-             absl::StrCat(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")",
-                          ns, R"("}})"));
-  absl::Time sa_deadline = absl::Now() + absl::Seconds(60);
-  while (true) {
-    absl::StatusOr<HttpResponse> r = admin_->Call(
-        "GET", absl::StrCat("/api/v1/namespaces/", ns, "/serviceaccounts/default"));
-    if (r.ok() && r->status == 200) break;
-    if (absl::Now() > sa_deadline) Die("no default ServiceAccount in " + ns);
-    absl::SleepFor(absl::Milliseconds(100));
-  }
+  plane_->CreateNamespace(ns);
   CreatePods(*admin_, ns, "m", pods, absl::GetFlag(FLAGS_creators),
              [&](int i) {
                // Labelled as a Deployment's pods are: 100 apps.
@@ -1114,8 +911,7 @@ void Bench::Finish() {
   Terminate(ours_pid_);
   Terminate(ceiling_pid_);
   prom_.reset();
-  Terminate(testenv_pid_);
-  if (own_dir_) RunCommand("rm -rf '" + dir_ + "'");
+  plane_.reset();
 }
 
 }  // namespace

@@ -108,6 +108,36 @@ std::vector<World::TrueNode> World::TrueLoad(size_t pool) const {
   return out;
 }
 
+std::vector<size_t> World::DuePods(size_t pool, double t) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<size_t> due;
+  for (const Node& node : state_[pool].nodes) {
+    for (const RunningPod& p : node.pods) {
+      if (p.started_s + p.spec->duration_s <= t) {
+        due.push_back(static_cast<size_t>(p.spec - pools_[pool].trace->pods.data()));
+      }
+    }
+  }
+  return due;
+}
+
+std::vector<World::Requested> World::RequestedOf(size_t pool,
+                                                 double recent_s) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<Requested> out;
+  for (const Node& node : state_[pool].nodes) {
+    Requested r;
+    for (const RunningPod& p : node.pods) {
+      r.cpu += p.spec->cpu_request;
+      r.memory_gib += p.spec->memory_request_gib;
+      if (p.started_s > now_ - recent_s) r.recent_cpu += p.spec->cpu_request;
+      ++r.pods;
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
 bool World::IsBound(size_t pool, size_t pod) const {
   absl::MutexLock lock(&mu_);
   return state_[pool].node_of_pod[pod] >= 0;

@@ -68,6 +68,21 @@ class World {
   };
   std::vector<TrueNode> TrueLoad(size_t pool) const;
 
+  // The pods of pool `pool` that have run their duration by `t` and not
+  // ended yet: the harness deletes them.
+  std::vector<size_t> DuePods(size_t pool, double t) const;
+
+  // What each of the pool's nodes has requested (by its bound pods), in
+  // cores and GiB, and the CPU requests of pods bound in the `recent_s`
+  // seconds before the last Advance.
+  struct Requested {
+    double cpu = 0;
+    double memory_gib = 0;
+    double recent_cpu = 0;
+    int pods = 0;
+  };
+  std::vector<Requested> RequestedOf(size_t pool, double recent_s) const;
+
   // Whether the pod has been bound, and the pool's figures so far with
   // `pending` pods of the policy left unbound.
   bool IsBound(size_t pool, size_t pod) const;

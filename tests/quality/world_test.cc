@@ -40,7 +40,16 @@ TEST_F(WorldTest, APodLoadsItsNodeFromItsBindingUntilItEnds) {
   EXPECT_EQ(truth[1].capacity_cores, 4);
 
   world.Advance(20);
+  std::vector<World::Requested> r = world.RequestedOf(0, /*recent_s=*/30);
+  EXPECT_EQ(r[1].cpu, trace_.pods[0].cpu_request);
+  EXPECT_EQ(r[1].recent_cpu, trace_.pods[0].cpu_request);  // bound at 0
+  EXPECT_EQ(r[1].pods, 1);
+  EXPECT_EQ(world.RequestedOf(0, /*recent_s=*/10)[1].recent_cpu, 0);
+  EXPECT_EQ(r[0].pods, 0);
+  EXPECT_TRUE(world.DuePods(0, 299).empty());  // it lasts 300 s
+  EXPECT_EQ(world.DuePods(0, 300), std::vector<size_t>{0});
   world.Ended(0, 0, 20);
+  EXPECT_TRUE(world.DuePods(0, 300).empty());
   EXPECT_EQ(world.TrueLoad(0)[1].demand_cores, 0);
   world.Ended(0, 1, 20);     // never bound: nothing to remove
   world.Bound(0, 1, 0, 21);  // and once ended, never bound

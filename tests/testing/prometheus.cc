@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -255,6 +256,7 @@ absl::Status PrometheusServer::Launch(bool retry_on_exit) {
     }
     if (pid == 0) {
       // Only async-signal-safe calls between fork and exec.
+      if (options_.die_with_parent) prctl(PR_SET_PDEATHSIG, SIGKILL);
       dup2(log_fd, STDOUT_FILENO);
       dup2(log_fd, STDERR_FILENO);
       int null_fd = open("/dev/null", O_RDONLY);

@@ -84,6 +84,11 @@ class PrometheusServer {
     };
     std::vector<ScrapeJob> scrape_jobs;
     absl::Duration scrape_interval = absl::Seconds(1);
+    // Kill Prometheus when the thread that started it exits (and so when
+    // this process dies, even by SIGKILL): for a long-running harness that
+    // must leave nothing behind. Start() and Restart() must then be called
+    // from a thread that lives as long as the server.
+    bool die_with_parent = false;
   };
 
   // InternalError (with the end of Prometheus's log) when it does not

@@ -1,0 +1,114 @@
+#include "bench/harness/control_plane.h"
+
+#include <stdlib.h>
+
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "bench/harness/process.h"
+
+namespace ms::bench {
+
+Admin::Admin(std::string server, std::string token, std::string ca)
+    : server_(std::move(server)),
+      token_(std::move(token)),
+      ca_(std::move(ca)),
+      http_(TlsOptions{.ca_file = ca_}) {}
+
+absl::StatusOr<HttpResponse> Admin::Call(const std::string& method,
+                                         const std::string& path,
+                                         const std::string& body,
+                                         const std::string& content_type) {
+  HttpRequest r{.method = method,
+                .url = server_ + path,
+                .body = body,
+                .timeout = absl::Seconds(120)};
+  r.headers = {{"Authorization", "Bearer " + token_},
+               {"Content-Type", content_type},
+               {"Accept", "application/json"}};
+  return http_.Do(r);
+}
+
+std::string Admin::Ok(const std::string& method, const std::string& path,
+                      const std::string& body) {
+  absl::StatusOr<HttpResponse> r = Call(method, path, body);
+  if (!r.ok()) {
+    Die(absl::StrCat(method, " ", path, ": ", r.status().ToString()));
+  }
+  if (r->status < 200 || r->status >= 300) {
+    Die(absl::StrCat(method, " ", path, ": HTTP ", r->status, " ",
+                     r->body.substr(0, 500)));
+  }
+  return r->body;
+}
+
+std::unique_ptr<Admin> Admin::Clone() const {
+  return std::make_unique<Admin>(server_, token_, ca_);
+}
+
+kube::ClusterConfig Admin::Config() const {
+  kube::ClusterConfig c;
+  c.server = server_;
+  c.tls.ca_file = ca_;
+  c.token = token_;
+  return c;
+}
+
+ControlPlane::ControlPlane(const std::string& testenv_bin, std::string dir,
+                           const std::string& source_dir)
+    : testenv_bin_(testenv_bin) {
+  if (dir.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    dir =
+        absl::StrCat(tmp != nullptr && *tmp ? tmp : "/tmp", "/ms-bench-XXXXXX");
+    if (mkdtemp(dir.data()) == nullptr) Die("mkdtemp failed");
+    own_dir_ = true;
+  } else {
+    RunCommand("rm -rf '" + dir + "' && mkdir -p '" + dir + "'");
+  }
+  dir_ = dir;
+  std::cerr << "control plane in " << dir_ << std::endl;
+  std::string log = dir_ + "/up.log";
+  testenv_pid_ =
+      Spawn({testenv_bin_, "up", "--dir", dir_, "--with-scheduler"}, log);
+  AwaitLogLine(testenv_pid_, "testenv", log, "testenv ready", absl::Minutes(3));
+  absl::StatusOr<kube::ClusterConfig> admin =
+      kube::LoadKubeconfig(kubeconfig());
+  if (!admin.ok()) Die(admin.status().ToString());
+  admin_ = std::make_unique<Admin>(
+      admin->server,
+      std::string(absl::StripAsciiWhitespace(ReadAll(dir_ + "/admin.token"))),
+      dir_ + "/pki/ca.crt");
+  kube_scheduler_pid_ = ReadPid(dir_ + "/kube-scheduler.pid");
+  apiserver_pid_ = ReadPid(dir_ + "/kube-apiserver.pid");
+  if (RunCommand(absl::StrCat(testenv_bin_, " kubectl --kubeconfig ",
+                              kubeconfig(), " apply -f ", source_dir,
+                              "/manifests/namespace.yaml -f ", source_dir,
+                              "/manifests/rbac.yaml >/dev/null")) != 0) {
+    Die("cannot apply manifests/rbac.yaml");
+  }
+}
+
+ControlPlane::~ControlPlane() {
+  Terminate(testenv_pid_);
+  if (own_dir_) RunCommand("rm -rf '" + dir_ + "'");
+}
+
+void ControlPlane::CreateNamespace(const std::string& name) {
+  admin_->Ok("POST", "/api/v1/namespaces",
+             absl::StrCat(R"({"apiVersion":"v1","kind":"Namespace",)",
+                          R"("metadata":{"name":")", name, R"("}})"));
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (true) {
+    absl::StatusOr<HttpResponse> r = admin_->Call(
+        "GET",
+        absl::StrCat("/api/v1/namespaces/", name, "/serviceaccounts/default"));
+    if (r.ok() && r->status == 200) return;
+    if (absl::Now() > deadline) Die("no default ServiceAccount in " + name);
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+}
+
+}  // namespace ms::bench

@@ -1,0 +1,131 @@
+#include "bench/harness/process.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+
+namespace ms::bench {
+
+void Die(const std::string& message) {
+  std::cerr << program_invocation_short_name << ": " << message << std::endl;
+  std::exit(1);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string LoadAverage() {
+  std::string text = ReadAll("/proc/loadavg");
+  std::vector<std::string> parts = absl::StrSplit(text, ' ');
+  if (parts.size() < 3) return "?";
+  return absl::StrCat(parts[0], " ", parts[1], " ", parts[2]);
+}
+
+double CpuSeconds(pid_t pid) {
+  std::string stat = ReadAll(absl::StrCat("/proc/", pid, "/stat"));
+  size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return 0;
+  std::vector<std::string> f =
+      absl::StrSplit(stat.substr(paren + 2), ' ', absl::SkipEmpty());
+  // f[0] is field 3 (state): utime is field 14, stime 15.
+  double utime = 0, stime = 0;
+  if (f.size() < 13 || !absl::SimpleAtod(f[11], &utime) ||
+      !absl::SimpleAtod(f[12], &stime)) {
+    return 0;
+  }
+  return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double StatusMb(pid_t pid, const std::string& field) {
+  std::istringstream in(ReadAll(absl::StrCat("/proc/", pid, "/status")));
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(field + ":", 0) != 0) continue;
+    double kb = 0;
+    std::string value(
+        absl::StripAsciiWhitespace(line.substr(field.size() + 1)));
+    if (absl::SimpleAtod(value.substr(0, value.find(' ')), &kb)) {
+      return kb / 1024.0;
+    }
+  }
+  return 0;
+}
+
+pid_t Spawn(const std::vector<std::string>& args, const std::string& log) {
+  pid_t pid = fork();
+  if (pid < 0) Die("fork failed");
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> argv;
+    for (const std::string& a : args) {
+      argv.push_back(const_cast<char*>(a.c_str()));
+    }
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+void Terminate(pid_t pid) {
+  if (pid <= 0) return;
+  kill(pid, SIGTERM);
+  absl::Time deadline = absl::Now() + absl::Seconds(20);
+  int status;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (absl::Now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return;
+    }
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+}
+
+void AwaitLogLine(pid_t pid, const std::string& what, const std::string& log,
+                  const std::string& ready, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (ReadAll(log).find(ready) == std::string::npos) {
+    int status;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      Die(what + " exited before it was ready:\n" + ReadAll(log));
+    }
+    if (absl::Now() > deadline) Die(what + " not ready:\n" + ReadAll(log));
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+}
+
+int RunCommand(const std::string& command) {
+  int rc = std::system(command.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+pid_t ReadPid(const std::string& path) {
+  int pid = 0;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadAll(path)), &pid)) {
+    Die("cannot read a pid from " + path);
+  }
+  return pid;
+}
+
+}  // namespace ms::bench

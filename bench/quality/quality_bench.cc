@@ -1,0 +1,670 @@
+// quality: the placement-quality benchmark (docs/quality.md).
+//
+//   build/bench/quality_bench [--traces=heterogeneous,identical,...] [--runs=3]
+//                             [--policies=kube-scheduler,metrics-scheduler,...]
+//                             [--duration=300] [--nodes=8] [--scrape_interval=15s]
+//
+// One run places every trace under every policy at once, each (trace,
+// policy) pair on its own copy of the trace's nodes (a pool), on the local
+// control plane: kube-scheduler (the testenv's, default profile),
+// metrics-scheduler (this build's, with manifests/config.yaml), and the
+// reference policies scheduled by the harness itself (policies.h). The load
+// model (load_model.h) runs in this process: it learns of each binding from
+// a watch, exports what the pods do for a real Prometheus to scrape
+// (exporter.h), and keeps each pool's figures (figures.h). Pods end after
+// their duration (the harness deletes them). After --runs runs it prints a
+// table per trace and writes quality.json and quality.html to --out_dir.
+//
+// Exit codes: 0 done; 1 a part could not start or failed (one line says
+// which); 2 bad flags or trace files.
+
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "bench/harness/control_plane.h"
+#include "bench/harness/process.h"
+#include "bench/quality/cluster_objects.h"
+#include "bench/quality/policies.h"
+#include "bench/quality/reference_scheduler.h"
+#include "bench/quality/report.h"
+#include "bench/quality/trace.h"
+#include "bench/quality/world.h"
+#include "common/logging.h"
+#include "glog/logging.h"
+#include "httplib.h"
+#include "kube/client.h"
+#include "kube/informer.h"
+#include "metrics/prometheus_decode.h"
+#include "tests/testing/prometheus.h"
+
+ABSL_FLAG(std::vector<std::string>, traces,
+          std::vector<std::string>({"heterogeneous", "identical", "bursts",
+                                    "degrading", "other-scheduler",
+                                    "far-from-requests"}),
+          "The shipped traces to run (trace.h).");
+ABSL_FLAG(std::vector<std::string>, trace_files, {},
+          "Traces of your own, in JSON lines (docs/quality.md), run beside "
+          "--traces.");
+ABSL_FLAG(std::vector<std::string>, policies,
+          std::vector<std::string>({"kube-scheduler", "metrics-scheduler",
+                                    "target-load-packing",
+                                    "load-variation-risk-balancing",
+                                    "load-aware", "clairvoyant"}),
+          "The policies to compare.");
+ABSL_FLAG(int, runs, 3, "Runs; the report gives each figure's median.");
+ABSL_FLAG(uint64_t, seed, 1, "Seed of the shipped traces (run r uses seed+r).");
+ABSL_FLAG(double, duration, 300, "Seconds of each run (and of the traces).");
+ABSL_FLAG(int, nodes, 8, "Nodes of each shipped trace's fleet.");
+ABSL_FLAG(absl::Duration, scrape_interval, absl::Seconds(15),
+          "How often Prometheus scrapes the load model.");
+ABSL_FLAG(double, hot_threshold, 0.8, "A node is hot above this utilisation.");
+ABSL_FLAG(std::string, config, "",
+          "metrics-scheduler's configuration; default "
+          "SOURCE_DIR/manifests/config.yaml with its backend URL replaced.");
+ABSL_FLAG(std::string, build_dir, "build", "The CMake build directory.");
+ABSL_FLAG(std::string, source_dir, ".", "The source tree.");
+ABSL_FLAG(std::string, out_dir, "",
+          "Where quality.json and quality.html go; default BUILD_DIR/bench.");
+ABSL_FLAG(std::string, dir, "",
+          "The control plane's directory; default a temporary one, removed "
+          "at the end.");
+ABSL_FLAG(std::string, write_traces, "",
+          "Write the shipped traces of the first run to this directory and "
+          "exit.");
+
+namespace ms::quality {
+namespace {
+
+using ::ms::bench::AwaitLogLine;
+using ::ms::bench::ControlPlane;
+using ::ms::bench::Die;
+using ::ms::bench::ReadAll;
+using ::ms::bench::Spawn;
+using ::ms::bench::Terminate;
+using ::ms::testing::PrometheusServer;
+
+constexpr char kNamespace[] = "quality";
+constexpr char kKube[] = "kube-scheduler";
+constexpr char kOurs[] = "metrics-scheduler";
+// Pods charged by the peers as recently bound: the last 60 s.
+constexpr double kRecentSeconds = 60;
+// How often the reference policies' view of Prometheus is refreshed.
+constexpr absl::Duration kPollEvery = absl::Seconds(5);
+
+// A policy as the harness runs it.
+struct PolicyRun {
+  std::string name;                 // as reported
+  std::string short_name;           // in pool names
+  std::string scheduler_name;       // its pods' spec.schedulerName
+  std::optional<Policy> reference;  // scheduled by the harness
+};
+
+PolicyRun MakePolicyRun(const std::string& name) {
+  if (name == kKube) return {name, "kube", "default-scheduler", std::nullopt};
+  if (name == kOurs) return {name, "ours", "metrics-scheduler", std::nullopt};
+  absl::StatusOr<Policy> p = ParsePolicy(name);
+  if (!p.ok()) {
+    std::cerr << "quality: unknown policy " << name << "\n";
+    std::exit(2);
+  }
+  static const std::map<Policy, std::string> kShort = {
+      {Policy::kTargetLoadPacking, "tlp"},
+      {Policy::kLoadVariationRiskBalancing, "lvrb"},
+      {Policy::kLoadAware, "la"},
+      {Policy::kClairvoyant, "cv"}};
+  return {name, kShort.at(*p), absl::StrCat("quality-", name), *p};
+}
+
+std::vector<Trace> LoadTraces(uint64_t seed) {
+  std::vector<Trace> traces;
+  GenerateOptions options{.seed = seed,
+                          .duration_s = absl::GetFlag(FLAGS_duration),
+                          .nodes = absl::GetFlag(FLAGS_nodes)};
+  for (const std::string& name : absl::GetFlag(FLAGS_traces)) {
+    absl::StatusOr<TraceKind> kind = ParseTraceKind(name);
+    if (!kind.ok()) {
+      std::cerr << "quality: " << kind.status().message() << "\n";
+      std::exit(2);
+    }
+    traces.push_back(GenerateTrace(*kind, options));
+  }
+  for (const std::string& file : absl::GetFlag(FLAGS_trace_files)) {
+    std::string text = ReadAll(file);
+    absl::StatusOr<Trace> t = ParseTrace(text, file);
+    if (!t.ok()) {
+      std::cerr << "quality: " << t.status().message() << "\n";
+      std::exit(2);
+    }
+    traces.push_back(*std::move(t));
+  }
+  return traces;
+}
+
+// The pools of every trace and policy, their nodes named and addressed.
+std::vector<PoolSpec> MakePools(const std::vector<Trace>& traces,
+                                const std::vector<PolicyRun>& policies) {
+  std::vector<PoolSpec> pools;
+  int index = 0;
+  for (const Trace& t : traces) {
+    for (const PolicyRun& p : policies) {
+      PoolSpec pool{.name = PoolName(t.name, p.short_name),
+                    .trace = &t,
+                    .policy = p.name};
+      for (const NodeSpec& n : t.nodes) {
+        pool.node_names.push_back(NodeName(pool.name, n));
+        pool.node_addresses.push_back(NodeAddress(index++));
+      }
+      pools.push_back(std::move(pool));
+    }
+  }
+  return pools;
+}
+
+void CreateNodes(ControlPlane& plane, const std::vector<PoolSpec>& pools) {
+  for (const PoolSpec& pool : pools) {
+    for (size_t n = 0; n < pool.node_names.size(); ++n) {
+      const std::string& name = pool.node_names[n];
+      plane.admin().Ok("POST", "/api/v1/nodes", NodeJson(name, pool.name));
+      absl::StatusOr<HttpResponse> r = plane.admin().Call(
+          "PATCH", "/api/v1/nodes/" + name + "/status",
+          NodeStatusPatch(pool.trace->nodes[n], name, pool.node_addresses[n]),
+          "application/strategic-merge-patch+json");
+      if (!r.ok() || r->status != 200) Die("cannot set the status of " + name);
+    }
+  }
+}
+
+// The load model's /metrics on a loopback port.
+class Exporter {
+ public:
+  explicit Exporter(World& world) : world_(world) {
+    server_.Get(
+        "/metrics", [this](const httplib::Request&, httplib::Response& res) {
+          res.set_content(world_.Exposition(), "text/plain; version=0.0.4");
+        });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    if (port_ <= 0) Die("the load model's exporter cannot listen");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~Exporter() {
+    server_.stop();
+    thread_.join();
+  }
+  int port() const { return port_; }
+
+ private:
+  World& world_;
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+// The reference policies' view of Prometheus: each node's CPU utilisation,
+// mean and standard deviation over five minutes, refreshed every 5 s.
+class MetricsPoller {
+ public:
+  explicit MetricsPoller(PrometheusServer& prom) : prom_(prom) {
+    thread_ = std::thread([this] {
+      do {
+        Poll();
+      } while (!stop_.WaitForNotificationWithTimeout(kPollEvery));
+    });
+  }
+  ~MetricsPoller() {
+    stop_.Notify();
+    thread_.join();
+  }
+  struct Value {
+    double mean = std::numeric_limits<double>::quiet_NaN();
+    double stddev = std::numeric_limits<double>::quiet_NaN();
+  };
+  Value Of(const std::string& node) const {
+    absl::MutexLock lock(&mu_);
+    auto it = values_.find(node);
+    return it == values_.end() ? Value{} : it->second;
+  }
+
+ private:
+  void Poll() {
+    const std::string util =
+        "rate(node_cpu_busy_seconds_total[1m]) / on(node) node_cpu_cores";
+    std::map<std::string, Value> values;
+    Query(absl::StrCat("avg_over_time((", util, ")[5m:15s])"),
+          [&](const std::string& node, double v) { values[node].mean = v; });
+    Query(absl::StrCat("stddev_over_time((", util, ")[5m:15s])"),
+          [&](const std::string& node, double v) { values[node].stddev = v; });
+    absl::MutexLock lock(&mu_);
+    values_ = std::move(values);
+  }
+  template <typename F>
+  void Query(const std::string& promql, F set) {
+    absl::StatusOr<std::string> body = prom_.Query(promql);
+    if (!body.ok()) {
+      LOG(WARNING) << "prometheus: " << body.status();
+      return;
+    }
+    absl::StatusOr<metrics::PromQueryInfo> info = metrics::DecodeInstantQuery(
+        200, *body, {.metric_name = "utilisation", .join_label = "node"},
+        [&](const metrics::PromSeries& s) {
+          if (s.has_label) set(std::string(s.label_value), s.sample.value);
+        });
+    if (!info.ok()) LOG(WARNING) << "prometheus: " << info.status();
+  }
+
+  PrometheusServer& prom_;
+  mutable absl::Mutex mu_;
+  std::map<std::string, Value> values_ ABSL_GUARDED_BY(mu_);
+  absl::Notification stop_;
+  std::thread thread_;
+};
+
+// metrics-scheduler's configuration: the shipped one, its backend URL
+// pointed at this run's Prometheus.
+std::string OurConfig(const std::string& prom_url) {
+  std::string path = absl::GetFlag(FLAGS_config);
+  if (path.empty()) {
+    path = absl::GetFlag(FLAGS_source_dir) + "/manifests/config.yaml";
+  }
+  std::string text = ReadAll(path);
+  const std::string shipped =
+      "url: http://prometheus-server.monitoring.svc:9090";
+  if (text.find(shipped) == std::string::npos) {
+    if (!absl::GetFlag(FLAGS_config).empty()) return text;
+    Die("manifests/config.yaml no longer has the backend URL " + shipped);
+  }
+  return absl::StrReplaceAll(text, {{shipped, "url: " + prom_url}});
+}
+
+// Starts metrics-scheduler; returns its pid once /readyz answers.
+pid_t StartOurs(ControlPlane& plane, const std::string& prom_url, int run) {
+  const std::string config = absl::StrCat(plane.dir(), "/ours-", run, ".yaml");
+  std::ofstream(config) << OurConfig(prom_url);
+  const std::string log = absl::StrCat(plane.dir(), "/ours-", run, ".log");
+  pid_t pid = Spawn({absl::GetFlag(FLAGS_build_dir) + "/metrics-scheduler",
+                     "--config=" + config,
+                     "--kubeconfig=" + plane.dir() + "/scheduler.kubeconfig",
+                     "--http-address=127.0.0.1:0", "--leader-elect=false"},
+                    log);
+  AwaitLogLine(pid, "metrics-scheduler", log, "serving /livez",
+               absl::Minutes(1));
+  std::string text = ReadAll(log);
+  size_t at = text.find(" on port ");
+  int port = 0;
+  if (at == std::string::npos ||
+      !absl::SimpleAtoi(text.substr(at + 9, text.find('\n', at) - at - 9),
+                        &port)) {
+    Die("metrics-scheduler did not say its port:\n" + text);
+  }
+  HttpClient http;
+  const absl::Time deadline = absl::Now() + absl::Minutes(1);
+  while (true) {
+    absl::StatusOr<HttpResponse> r =
+        http.Do({.url = absl::StrCat("http://127.0.0.1:", port, "/readyz"),
+                 .timeout = absl::Seconds(2)});
+    if (r.ok() && r->status == 200) return pid;
+    if (absl::Now() > deadline)
+      Die("metrics-scheduler not ready:\n" + ReadAll(log));
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+}
+
+// Where every pod of the benchmark is: pool and index by name.
+class PodIndex {
+ public:
+  explicit PodIndex(const std::vector<PoolSpec>& pools) {
+    for (size_t p = 0; p < pools.size(); ++p) {
+      for (size_t i = 0; i < pools[p].trace->pods.size(); ++i) {
+        by_name_[PodName(pools[p].name, pools[p].trace->pods[i])] = {p, i};
+      }
+      for (size_t n = 0; n < pools[p].node_names.size(); ++n) {
+        node_[pools[p].node_names[n]] = n;
+      }
+    }
+  }
+  std::optional<ReferenceScheduler::PodRef> Pod(const std::string& name) const {
+    auto it = by_name_.find(name);
+    if (it == by_name_.end()) return std::nullopt;
+    return it->second;
+  }
+  std::optional<size_t> Node(const std::string& name) const {
+    auto it = node_.find(name);
+    if (it == node_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, ReferenceScheduler::PodRef> by_name_;
+  std::map<std::string, size_t> node_;
+};
+
+// One run: every pool's trace placed by its policy; each pool's figures.
+class Run {
+ public:
+  Run(ControlPlane& plane, const std::vector<PoolSpec>& pools,
+      const std::vector<PolicyRun>& policies, int number)
+      : plane_(plane),
+        pools_(pools),
+        policies_(policies),
+        number_(number),
+        index_(pools),
+        world_(pools, ModelParams(), absl::GetFlag(FLAGS_hot_threshold)),
+        client_(plane.admin().Config(), "quality") {}
+
+  void Go();
+  std::vector<Figures> Results() const;
+  const World& world() const { return world_; }
+
+ private:
+  double Now() const { return absl::ToDoubleSeconds(absl::Now() - start_); }
+  std::vector<NodeView> Views(size_t pool, const MetricsPoller& poller) const;
+  void Drive(const std::atomic<bool>& stop);
+  void Reap();
+  void Clean();
+
+  ControlPlane& plane_;
+  const std::vector<PoolSpec>& pools_;
+  const std::vector<PolicyRun>& policies_;
+  const int number_;
+  const PodIndex index_;
+  World world_;
+  kube::KubeClient client_;
+  absl::Time start_;
+};
+
+std::vector<NodeView> Run::Views(size_t pool,
+                                 const MetricsPoller& poller) const {
+  const PoolSpec& spec = pools_[pool];
+  std::vector<World::Requested> requested =
+      world_.RequestedOf(pool, kRecentSeconds);
+  std::vector<World::TrueNode> truth;
+  if (spec.policy == PolicyName(Policy::kClairvoyant)) {
+    truth = world_.TrueLoad(pool);
+  }
+  std::vector<NodeView> views;
+  for (size_t n = 0; n < spec.node_names.size(); ++n) {
+    const NodeSpec& node = spec.trace->nodes[n];
+    MetricsPoller::Value m = poller.Of(spec.node_names[n]);
+    NodeView v{.cpu_allocatable = node.cores,
+               .cpu_requested = requested[n].cpu,
+               .memory_allocatable_gib = node.memory_gib,
+               .memory_requested_gib = requested[n].memory_gib,
+               .utilisation_mean = m.mean,
+               .utilisation_stddev = m.stddev,
+               .recent_cpu_requested = requested[n].recent_cpu,
+               .pods = requested[n].pods};
+    if (!truth.empty()) {
+      v.true_demand = truth[n].demand_cores;
+      v.true_capacity = truth[n].capacity_cores;
+    }
+    views.push_back(v);
+  }
+  return views;
+}
+
+// Creates each pod of every pool at its arrival time.
+void Run::Drive(const std::atomic<bool>& stop) {
+  struct Arrival {
+    double at;
+    size_t pool, pod;
+  };
+  std::vector<Arrival> arrivals;
+  for (size_t p = 0; p < pools_.size(); ++p) {
+    for (size_t i = 0; i < pools_[p].trace->pods.size(); ++i) {
+      arrivals.push_back({pools_[p].trace->pods[i].arrival_s, p, i});
+    }
+  }
+  std::stable_sort(
+      arrivals.begin(), arrivals.end(),
+      [](const Arrival& a, const Arrival& b) { return a.at < b.at; });
+  std::unique_ptr<bench::Admin> admin = plane_.admin().Clone();
+  double late = 0;
+  for (const Arrival& a : arrivals) {
+    while (!stop.load() && Now() < a.at) absl::SleepFor(absl::Milliseconds(10));
+    if (stop.load()) return;
+    late = std::max(late, Now() - a.at);
+    const PoolSpec& pool = pools_[a.pool];
+    const PodSpec& pod = pool.trace->pods[a.pod];
+    std::string scheduler = pod.scheduler;
+    if (scheduler.empty()) {
+      for (const PolicyRun& p : policies_) {
+        if (p.name == pool.policy) scheduler = p.scheduler_name;
+      }
+    }
+    absl::StatusOr<HttpResponse> r = admin->Call(
+        "POST", absl::StrCat("/api/v1/namespaces/", kNamespace, "/pods"),
+        PodJson(PodName(pool.name, pod), pool.name, scheduler, pod));
+    if (!r.ok() || r->status != 201) {
+      LOG(WARNING) << "creating " << PodName(pool.name, pod) << ": "
+                   << (r.ok() ? absl::StrCat("HTTP ", r->status, " ", r->body)
+                              : r.status().ToString());
+    }
+  }
+  if (late > 1) {
+    LOG(WARNING) << "pods were created up to " << late
+                 << " s after their arrival time";
+  }
+}
+
+// Deletes the pods that have run their course.
+void Run::Reap() {
+  const double now = Now();
+  for (size_t p = 0; p < pools_.size(); ++p) {
+    for (size_t i : world_.DuePods(p, now)) {
+      world_.Ended(p, i, now);
+      absl::Status s = client_.DeletePod(
+          kNamespace, PodName(pools_[p].name, pools_[p].trace->pods[i]), "",
+          absl::Seconds(10));
+      if (!s.ok() && !absl::IsNotFound(s)) {
+        LOG(WARNING) << "deleting a finished pod: " << s;
+      }
+    }
+  }
+}
+
+void Run::Go() {
+  std::cerr << "run " << number_ + 1 << ": starting Prometheus and the "
+            << "schedulers" << std::endl;
+  Exporter exporter(world_);
+  PrometheusServer::Options options;
+  options.scrape_interval = absl::GetFlag(FLAGS_scrape_interval);
+  options.die_with_parent = true;
+  options.scrape_jobs = {
+      {.job = "load-model",
+       .targets = {absl::StrCat("127.0.0.1:", exporter.port())}}};
+  absl::StatusOr<std::unique_ptr<PrometheusServer>> prom =
+      PrometheusServer::Start(options);
+  if (!prom.ok()) Die("cannot start Prometheus: " + prom.status().ToString());
+  MetricsPoller poller(**prom);
+
+  pid_t ours = -1;
+  std::vector<std::unique_ptr<ReferenceScheduler>> reference;
+  for (const PolicyRun& p : policies_) {
+    if (p.name == kOurs) ours = StartOurs(plane_, (*prom)->url(), number_);
+    if (!p.reference) continue;
+    ReferenceScheduler::Hooks hooks{
+        .locate = [this](const std::string& name) { return index_.Pod(name); },
+        .pod_view =
+            [this](const ReferenceScheduler::PodRef& r) {
+              const PodSpec& pod = pools_[r.pool].trace->pods[r.pod];
+              return PodView{.cpu_request = pod.cpu_request,
+                             .true_usage = pod.usage};
+            },
+        .views = [this, &poller](size_t pool) { return Views(pool, poller); },
+        .node_names = [this](size_t pool) -> const std::vector<std::string>& {
+          return pools_[pool].node_names;
+        },
+        .bound =
+            [this](const ReferenceScheduler::PodRef& r, size_t node) {
+              world_.Bound(r.pool, r.pod, node, Now());
+            }};
+    reference.push_back(std::make_unique<ReferenceScheduler>(
+        p.scheduler_name, *p.reference, client_, std::move(hooks)));
+  }
+
+  // Every binding, whoever made it, starts the pod in the model.
+  auto seen = [this](const Pod& pod) {
+    if (pod.node_name.empty()) return;
+    std::optional<ReferenceScheduler::PodRef> ref = index_.Pod(pod.name);
+    std::optional<size_t> node = index_.Node(pod.node_name);
+    if (ref && node) world_.Bound(ref->pool, ref->pod, *node, Now());
+  };
+  kube::Informer<Pod> watch(
+      "quality pods",
+      kube::PodSource(client_, {.field_selector = absl::StrCat(
+                                    "metadata.namespace=", kNamespace)}),
+      {.on_add = seen, .on_update = seen});
+  watch.Start();
+  watch.WaitForSync(absl::Minutes(1));
+  for (auto& r : reference) r->Start();
+
+  start_ = absl::Now();
+  std::atomic<bool> stop{false};
+  std::thread driver([&] { Drive(stop); });
+  const double duration = absl::GetFlag(FLAGS_duration);
+  int reported = 0;
+  for (double t = 1; t <= duration; t += 1) {
+    while (Now() < t) absl::SleepFor(absl::Milliseconds(20));
+    world_.Advance(Now());
+    Reap();
+    if (static_cast<int>(t) / 60 > reported) {
+      reported = static_cast<int>(t) / 60;
+      std::cerr << "run " << number_ + 1 << ": " << reported << " min of "
+                << duration / 60 << std::endl;
+    }
+  }
+  stop.store(true);
+  driver.join();
+  for (auto& r : reference) r->Stop();
+  watch.Stop();
+  Terminate(ours);
+  Clean();
+}
+
+// Deletes every pod of the run and waits until they are gone.
+void Run::Clean() {
+  plane_.admin().Ok("DELETE",
+                    absl::StrCat("/api/v1/namespaces/", kNamespace, "/pods"));
+  const absl::Time deadline = absl::Now() + absl::Minutes(5);
+  while (true) {
+    absl::StatusOr<kube::ObjectList<Pod>> list = client_.ListPods(
+        {.field_selector = absl::StrCat("metadata.namespace=", kNamespace),
+         .page_size = 1});
+    if (list.ok() && list->items.empty()) return;
+    if (absl::Now() > deadline) Die("the run's pods were not deleted");
+    absl::SleepFor(absl::Milliseconds(500));
+  }
+}
+
+std::vector<Figures> Run::Results() const {
+  std::vector<Figures> out;
+  const double duration = absl::GetFlag(FLAGS_duration);
+  for (size_t p = 0; p < pools_.size(); ++p) {
+    int pending = 0;
+    const Trace& trace = *pools_[p].trace;
+    for (size_t i = 0; i < trace.pods.size(); ++i) {
+      if (trace.pods[i].scheduler.empty() &&
+          trace.pods[i].arrival_s < duration && !world_.IsBound(p, i)) {
+        ++pending;
+      }
+    }
+    out.push_back(world_.FiguresOf(p, pending));
+  }
+  return out;
+}
+
+int Main() {
+  std::vector<PolicyRun> policies;
+  for (const std::string& name : absl::GetFlag(FLAGS_policies)) {
+    policies.push_back(MakePolicyRun(name));
+  }
+  const uint64_t seed = absl::GetFlag(FLAGS_seed);
+  if (!absl::GetFlag(FLAGS_write_traces).empty()) {
+    for (const Trace& t : LoadTraces(seed)) {
+      std::ofstream(absl::StrCat(absl::GetFlag(FLAGS_write_traces), "/", t.name,
+                                 ".jsonl"))
+          << WriteTrace(t);
+    }
+    return 0;
+  }
+  const std::string build = absl::GetFlag(FLAGS_build_dir);
+  ControlPlane plane(build + "/testenv/testenv", absl::GetFlag(FLAGS_dir),
+                     absl::GetFlag(FLAGS_source_dir));
+  plane.CreateNamespace(kNamespace);
+
+  // Each run draws its own traces (seed + run), on the same pools of nodes.
+  std::vector<TraceResult> results;
+  std::vector<Trace> first = LoadTraces(seed);
+  std::vector<PoolSpec> node_pools = MakePools(first, policies);
+  CreateNodes(plane, node_pools);
+  for (const Trace& t : first) {
+    TraceResult r{.trace = t.name,
+                  .hot_threshold = absl::GetFlag(FLAGS_hot_threshold)};
+    for (const PolicyRun& p : policies)
+      r.policies.push_back({.policy = p.name});
+    results.push_back(std::move(r));
+  }
+  for (int run = 0; run < absl::GetFlag(FLAGS_runs); ++run) {
+    std::vector<Trace> traces = LoadTraces(seed + run);
+    std::vector<PoolSpec> pools = MakePools(traces, policies);
+    Run r(plane, pools, policies, run);
+    r.Go();
+    std::vector<Figures> figures = r.Results();
+    for (size_t p = 0; p < pools.size(); ++p) {
+      PolicyResult& out =
+          results[p / policies.size()].policies[p % policies.size()];
+      out.runs.push_back(figures[p]);
+      out.series = r.world().SeriesOf(p);
+      out.latency_samples = r.world().LatencySamplesOf(p);
+    }
+  }
+
+  std::cout << RenderTable(results);
+  std::string out_dir = absl::GetFlag(FLAGS_out_dir);
+  if (out_dir.empty()) out_dir = build + "/bench";
+  bench::RunCommand("mkdir -p '" + out_dir + "'");
+  const std::string meta = absl::StrCat(
+      R"("runs":)", absl::GetFlag(FLAGS_runs), R"(,"seed":)", seed,
+      R"(,"duration_s":)", absl::GetFlag(FLAGS_duration), R"(,"nodes":)",
+      absl::GetFlag(FLAGS_nodes), R"(,"scrape_interval_s":)",
+      absl::ToInt64Seconds(absl::GetFlag(FLAGS_scrape_interval)));
+  std::ofstream(out_dir + "/quality.json") << RenderJson(results, meta);
+  std::ofstream(out_dir + "/quality.html")
+      << RenderHtml(results, "metrics-scheduler: placement quality");
+  std::cerr << "wrote " << out_dir << "/quality.json and " << out_dir
+            << "/quality.html" << std::endl;
+  return 0;
+}
+
+}  // namespace
+}  // namespace ms::quality
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "The placement-quality benchmark (docs/quality.md).");
+  absl::ParseCommandLine(argc, argv);
+  signal(SIGPIPE, SIG_IGN);
+  ms::InitLogging(argv[0], ms::LogFormat::kText);
+  return ms::quality::Main();
+}
