@@ -391,6 +391,9 @@ class Run {
   World world_;
   kube::KubeClient client_;
   absl::Time start_;
+  // Each bound pod's uid, for its deletion's precondition.
+  mutable absl::Mutex uids_mu_;
+  std::map<std::string, std::string> uids_ ABSL_GUARDED_BY(uids_mu_);
 };
 
 std::vector<NodeView> Run::Views(size_t pool,
@@ -473,9 +476,14 @@ void Run::Reap() {
   for (size_t p = 0; p < pools_.size(); ++p) {
     for (size_t i : world_.DuePods(p, now)) {
       world_.Ended(p, i, now);
-      absl::Status s = client_.DeletePod(
-          kNamespace, PodName(pools_[p].name, pools_[p].trace->pods[i]), "",
-          absl::Seconds(10));
+      const std::string name = PodName(pools_[p].name, pools_[p].trace->pods[i]);
+      std::string uid;
+      {
+        absl::MutexLock lock(&uids_mu_);
+        uid = uids_[name];
+      }
+      absl::Status s =
+          client_.DeletePod(kNamespace, name, uid, absl::Seconds(10));
       if (!s.ok() && !absl::IsNotFound(s)) {
         LOG(WARNING) << "deleting a finished pod: " << s;
       }
@@ -490,9 +498,12 @@ void Run::Go() {
   PrometheusServer::Options options;
   options.scrape_interval = absl::GetFlag(FLAGS_scrape_interval);
   options.die_with_parent = true;
+  // The disk series name their node by `instance`, as node-exporter's do:
+  // kept as scraped.
   options.scrape_jobs = {
       {.job = "load-model",
-       .targets = {absl::StrCat("127.0.0.1:", exporter.port())}}};
+       .targets = {absl::StrCat("127.0.0.1:", exporter.port())},
+       .honor_labels = true}};
   absl::StatusOr<std::unique_ptr<PrometheusServer>> prom =
       PrometheusServer::Start(options);
   if (!prom.ok()) Die("cannot start Prometheus: " + prom.status().ToString());
@@ -526,6 +537,10 @@ void Run::Go() {
   // Every binding, whoever made it, starts the pod in the model.
   auto seen = [this](const Pod& pod) {
     if (pod.node_name.empty()) return;
+    {
+      absl::MutexLock lock(&uids_mu_);
+      uids_[pod.name] = pod.uid;
+    }
     std::optional<ReferenceScheduler::PodRef> ref = index_.Pod(pod.name);
     std::optional<size_t> node = index_.Node(pod.node_name);
     if (ref && node) world_.Bound(ref->pool, ref->pod, *node, Now());

@@ -160,6 +160,7 @@ absl::StatusOr<std::unique_ptr<PrometheusServer>> PrometheusServer::Start(
         if (job.insecure_skip_verify) {
           config << "    tls_config: {insecure_skip_verify: true}\n";
         }
+        if (job.honor_labels) config << "    honor_labels: true\n";
         config << "    static_configs:\n      - targets: [";
         for (size_t i = 0; i < job.targets.size(); ++i) {
           config << (i ? ", " : "") << quoted(job.targets[i]);

@@ -81,6 +81,9 @@ class PrometheusServer {
       std::string bearer_token_file;
       // https: accept any server certificate (tls_config).
       bool insecure_skip_verify = false;
+      // Keep the scraped series' own `job` and `instance` labels (a
+      // target exporting many machines' series, as a federation does).
+      bool honor_labels = false;
     };
     std::vector<ScrapeJob> scrape_jobs;
     absl::Duration scrape_interval = absl::Seconds(1);
