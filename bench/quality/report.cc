@@ -90,7 +90,7 @@ std::string Chart(const std::vector<Line>& lines, double x_max, double y_max,
                   const std::string& x_label, const std::string& y_label,
                   double y_mark = std::numeric_limits<double>::quiet_NaN(),
                   bool log_x = false, double x_min = 0) {
-  constexpr int kW = 420, kH = 220, kLeft = 50, kBottom = 30, kTop = 10,
+  constexpr int kW = 420, kH = 230, kLeft = 50, kBottom = 30, kTop = 20,
                 kRight = 10;
   const double pw = kW - kLeft - kRight, ph = kH - kTop - kBottom;
   auto sx = [&](double x) {
@@ -110,7 +110,7 @@ std::string Chart(const std::vector<Line>& lines, double x_max, double y_max,
   absl::StrAppend(&svg,
                   absl::StrFormat(R"(<text x="%g" y="%d">%s</text>)",
                                   kLeft + pw / 2 - 30, kH - 5, Escape(x_label)),
-                  absl::StrFormat(R"(<text x="2" y="%d">%s</text>)", kTop + 10,
+                  absl::StrFormat(R"(<text x="2" y="%d">%s</text>)", kTop - 8,
                                   Escape(y_label)),
                   absl::StrFormat(R"(<text x="%d" y="%g">%g</text>)",
                                   kLeft - 30, sy(y_max) + 10, y_max),
@@ -268,10 +268,15 @@ std::string RenderHtml(const std::vector<TraceResult>& results,
       for (const auto& [v, w] : s) total += w;
       Line line{.label = t.policies[i].policy,
                 .colour = kColours[i % std::size(kColours)]};
-      double seen = 0;
-      for (const auto& [v, w] : s) {
-        seen += w;
-        line.points.emplace_back(v * 1000, total > 0 ? seen / total : 0);
+      // At most about 200 points: one each time the share grows by 0.5 %.
+      double seen = 0, drawn = -1;
+      for (size_t k = 0; k < s.size(); ++k) {
+        seen += s[k].second;
+        const double share = total > 0 ? seen / total : 0;
+        if (share - drawn >= 0.005 || k + 1 == s.size()) {
+          line.points.emplace_back(s[k].first * 1000, share);
+          drawn = share;
+        }
       }
       cdfs.push_back(std::move(line));
     }
@@ -287,7 +292,7 @@ std::string RenderHtml(const std::vector<TraceResult>& results,
       const double base = Median(clairvoyant->runs).mean_latency_s;
       absl::StrAppend(&out,
                       "<h3>Mean experienced latency / clairvoyant</h3><svg "
-                      "xmlns=\"http://www.w3.org/2000/svg\" width=\"520\" "
+                      "xmlns=\"http://www.w3.org/2000/svg\" width=\"580\" "
                       "height=\"",
                       20 * t.policies.size() + 10, "\" font-size=\"11\">");
       for (size_t i = 0; i < t.policies.size(); ++i) {
