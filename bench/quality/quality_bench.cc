@@ -24,6 +24,7 @@
 #include <atomic>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
