@@ -551,11 +551,12 @@ void Run::Go() {
       kube::PodSource(client_, {.field_selector = absl::StrCat(
                                     "metadata.namespace=", kNamespace)}),
       {.on_add = seen, .on_update = seen});
+  // The clock starts before any thread that reads it.
+  start_ = absl::Now();
   watch.Start();
   watch.WaitForSync(absl::Minutes(1));
   for (auto& r : reference) r->Start();
 
-  start_ = absl::Now();
   std::atomic<bool> stop{false};
   std::thread driver([&] { Drive(stop); });
   const double duration = absl::GetFlag(FLAGS_duration);
