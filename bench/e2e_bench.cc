@@ -64,13 +64,13 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
@@ -330,9 +330,8 @@ class Bench {
 };
 
 void Bench::StartControlPlane() {
-  plane_ = std::make_unique<ControlPlane>(testenv_bin_,
-                                          absl::GetFlag(FLAGS_dir),
-                                          absl::GetFlag(FLAGS_source_dir));
+  plane_ = std::make_unique<ControlPlane>(
+      testenv_bin_, absl::GetFlag(FLAGS_dir), absl::GetFlag(FLAGS_source_dir));
   dir_ = plane_->dir();
   admin_ = &plane_->admin();
   theirs_pid_ = plane_->kube_scheduler_pid();

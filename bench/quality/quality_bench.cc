@@ -2,7 +2,8 @@
 //
 //   build/bench/quality_bench [--traces=heterogeneous,identical,...] [--runs=3]
 //                             [--policies=kube-scheduler,metrics-scheduler,...]
-//                             [--duration=300] [--nodes=8] [--scrape_interval=15s]
+//                             [--duration=300] [--nodes=8]
+//                             [--scrape_interval=15s]
 //
 // One run places every trace under every policy at once, each (trace,
 // policy) pair on its own copy of the trace's nodes (a pool), on the local
@@ -477,7 +478,8 @@ void Run::Reap() {
   for (size_t p = 0; p < pools_.size(); ++p) {
     for (size_t i : world_.DuePods(p, now)) {
       world_.Ended(p, i, now);
-      const std::string name = PodName(pools_[p].name, pools_[p].trace->pods[i]);
+      const std::string name =
+          PodName(pools_[p].name, pools_[p].trace->pods[i]);
       std::string uid;
       {
         absl::MutexLock lock(&uids_mu_);

@@ -114,7 +114,8 @@ std::vector<size_t> World::DuePods(size_t pool, double t) const {
   for (const Node& node : state_[pool].nodes) {
     for (const RunningPod& p : node.pods) {
       if (p.started_s + p.spec->duration_s <= t) {
-        due.push_back(static_cast<size_t>(p.spec - pools_[pool].trace->pods.data()));
+        due.push_back(
+            static_cast<size_t>(p.spec - pools_[pool].trace->pods.data()));
       }
     }
   }

@@ -78,8 +78,7 @@ void MetricViews::Recount(View& view, const NodeLayout& layout) {
   }
 }
 
-void MetricViews::Expire(View& view, absl::Time now,
-                         const NodeLayout& layout) {
+void MetricViews::Expire(View& view, absl::Time now, const NodeLayout& layout) {
   // Placements were dropped (past the longest window) before this view
   // expired them, while it was not asked: count what is left afresh.
   if (view.counted_from < placements_dropped_) Recount(view, layout);

@@ -57,7 +57,7 @@ class MetricViews {
     uint64_t layout_version = 0;
     uint64_t attributes_version = 0;
     std::shared_ptr<const MetricsSnapshot> metrics;
-    bool reads_attributes = false;   // a term is a node attribute
+    bool reads_attributes = false;    // a term is a node attribute
     std::vector<int64_t> sampled_ms;  // newest query sample per node
     // The sequence number of the oldest placement this view still counts.
     uint64_t counted_from = 0;

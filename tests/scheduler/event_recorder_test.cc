@@ -28,8 +28,8 @@
 #include "model/pod.h"
 #include "scheduler/cycle/scheduler_api.h"
 #include "scheduler/telemetry/self_metrics.h"
-#include "tests/testing/memory_api.h"
 #include "tests/testing/builders.h"
+#include "tests/testing/memory_api.h"
 #include "tests/testing/testenv.h"
 
 namespace ms {

@@ -95,19 +95,19 @@ TEST_F(MetricViewsTest, NodeAttributeTermsAlignAgainWhenAttributesChange) {
        .origin = {.kind = MetricOrigin::Kind::kNodeAnnotation, .key = "cost"}});
   Nodes nodes;
   nodes.Add("a", "2");
-  EXPECT_EQ(views_.Get(by_cost, nullptr, now_, nodes.Layout()).columns[0]
-                .values[0],
-            2);
+  EXPECT_EQ(
+      views_.Get(by_cost, nullptr, now_, nodes.Layout()).columns[0].values[0],
+      2);
   // The annotation changes in place: the node list keeps its layout, only
   // the attributes' version moves.
   nodes.nodes[0].node.annotations["cost"] = "5";
-  EXPECT_EQ(views_.Get(by_cost, nullptr, now_, nodes.Layout()).columns[0]
-                .values[0],
-            2);  // not told yet
+  EXPECT_EQ(
+      views_.Get(by_cost, nullptr, now_, nodes.Layout()).columns[0].values[0],
+      2);  // not told yet
   ++nodes.attributes_version;
-  EXPECT_EQ(views_.Get(by_cost, nullptr, now_, nodes.Layout()).columns[0]
-                .values[0],
-            5);
+  EXPECT_EQ(
+      views_.Get(by_cost, nullptr, now_, nodes.Layout()).columns[0].values[0],
+      5);
 }
 
 TEST_F(MetricViewsTest, APlacementCountsUntilItsNodeIsSampledOrTheWindowEnds) {
