@@ -50,8 +50,8 @@ class ControlPlane {
   // Stops the plane (kube-scheduler with it).
   ~ControlPlane();
 
-  // Creates namespace `name` and waits for its default ServiceAccount,
-  // which pods need to pass admission.
+  // Creates namespace `name` with its default ServiceAccount, which pods
+  // need to pass admission.
   void CreateNamespace(const std::string& name);
 
   Admin& admin() { return *admin_; }

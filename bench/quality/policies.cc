@@ -13,9 +13,10 @@ double Clamp(double x, double lo, double hi) {
   return std::min(std::max(x, lo), hi);
 }
 
-// A NaN utilisation (no value yet) reads as an idle node, as the peers
-// read a node without metrics... except that they score it 0; see
-// docs/quality.md ("Policies") for why the harness does not.
+// A NaN utilisation (no value yet, the run's first half-minute) reads as
+// an idle node. The peers score a node without metrics 0 instead, which
+// here would pile the first pods onto one node (docs/quality.md,
+// "Policies").
 double Known(double v) { return std::isnan(v) ? 0 : v; }
 
 // TargetLoadPacking's defaults: target 40 %, a pod predicted at 1.5x its

@@ -477,7 +477,7 @@ void Run::Reap() {
   const double now = Now();
   for (size_t p = 0; p < pools_.size(); ++p) {
     for (size_t i : world_.DuePods(p, now)) {
-      world_.Ended(p, i, now);
+      world_.Ended(p, i);
       const std::string name =
           PodName(pools_[p].name, pools_[p].trace->pods[i]);
       std::string uid;

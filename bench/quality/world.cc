@@ -36,7 +36,7 @@ void World::Bound(size_t pool, size_t pod, size_t node, double t) {
       {.spec = &pools_[pool].trace->pods[pod], .started_s = t});
 }
 
-void World::Ended(size_t pool, size_t pod, double /*t*/) {
+void World::Ended(size_t pool, size_t pod) {
   absl::MutexLock lock(&mu_);
   Pool& p = state_[pool];
   if (p.ended[pod]) return;

@@ -50,8 +50,9 @@ class World {
   // Pod `pod` (its index in the pool's trace) was seen bound to node `node`
   // at time `t` (seconds from the start): it starts there. Counted once.
   void Bound(size_t pool, size_t pod, size_t node, double t);
-  // Pod `pod` ended (was deleted) at `t`: its load leaves its node.
-  void Ended(size_t pool, size_t pod, double t);
+  // Pod `pod` ended (was deleted): its load leaves its node, and it is
+  // never started again.
+  void Ended(size_t pool, size_t pod);
   // Moves every node to time `t` (>= the last), counters and figures
   // integrated over the step.
   void Advance(double t);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "simdjson.h"
@@ -40,8 +41,9 @@ double MeanLatency(simdjson::dom::element doc, const std::string& trace,
 TEST(QualityDirectionTest, OursBeatsKubeSchedulerWhereNodesDiffer) {
   const char* build = std::getenv("MS_BINARY_DIR");
   ASSERT_NE(build, nullptr);
-  char dir[] = "/tmp/ms-quality-test-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string dir = ::testing::TempDir() + "ms-quality-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  absl::Cleanup remove = [&] { std::system(("rm -rf " + dir).c_str()); };
   CommandResult r = RunCommandLine(
       absl::StrCat(build, "/bench/quality_bench --build_dir=", build,
                    " --source_dir=", SourceDir(), " --out_dir=", dir,
@@ -58,7 +60,6 @@ TEST(QualityDirectionTest, OursBeatsKubeSchedulerWhereNodesDiffer) {
   ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS) << json;
   EXPECT_LT(MeanLatency(doc, "heterogeneous", "metrics-scheduler"),
             MeanLatency(doc, "heterogeneous", "kube-scheduler"));
-  std::system(absl::StrCat("rm -rf ", dir).c_str());
 }
 
 }  // namespace

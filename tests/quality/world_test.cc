@@ -48,10 +48,10 @@ TEST_F(WorldTest, APodLoadsItsNodeFromItsBindingUntilItEnds) {
   EXPECT_EQ(r[0].pods, 0);
   EXPECT_TRUE(world.DuePods(0, 299).empty());  // it lasts 300 s
   EXPECT_EQ(world.DuePods(0, 300), std::vector<size_t>{0});
-  world.Ended(0, 0, 20);
+  world.Ended(0, 0);
   EXPECT_TRUE(world.DuePods(0, 300).empty());
   EXPECT_EQ(world.TrueLoad(0)[1].demand_cores, 0);
-  world.Ended(0, 1, 20);     // never bound: nothing to remove
+  world.Ended(0, 1);         // never bound: nothing to remove
   world.Bound(0, 1, 0, 21);  // and once ended, never bound
   EXPECT_FALSE(world.IsBound(0, 1));
 

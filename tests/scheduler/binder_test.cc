@@ -27,6 +27,7 @@
 #include "scheduler/telemetry/self_metrics.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/memory_api.h"
+#include "tests/testing/metrics_text.h"
 #include "tests/testing/scripted_leadership.h"
 #include "tests/testing/testenv.h"
 
@@ -37,6 +38,7 @@ using ::ms::testing::MakeNode;
 using ::ms::testing::MakePod;
 using ::ms::testing::MemoryApi;
 using ::ms::testing::ScriptedLeadership;
+using ::ms::testing::SeriesValue;
 using ::ms::testing::WaitFor;
 
 class BinderTest : public ::testing::Test {
@@ -87,10 +89,7 @@ class BinderTest : public ::testing::Test {
 
   // The value of one series on /metrics (-1: absent).
   double Sample(const std::string& series) {
-    std::string text = registry_.Render();
-    size_t at = text.find("\n" + series + " ");
-    if (at == std::string::npos) return -1;
-    return std::stod(text.substr(at + series.size() + 2));
+    return SeriesValue(registry_.Render(), series);
   }
 
   Config config_;

@@ -18,6 +18,7 @@
 #include "tests/metrics/fake_source.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/memory_api.h"
+#include "tests/testing/metrics_text.h"
 #include "tests/testing/testenv.h"
 
 namespace ms {
@@ -26,6 +27,7 @@ namespace {
 using ::ms::testing::MakeNode;
 using ::ms::testing::MakePod;
 using ::ms::testing::MemoryApi;
+using ::ms::testing::SeriesValue;
 using ::ms::testing::WaitFor;
 
 // A profile scored by one metric alone, with no built-in term.
@@ -93,10 +95,7 @@ class Harness {
   }
   // The value of one series on /metrics (-1: absent).
   double Sample(const std::string& series) {
-    std::string text = registry_.Render();
-    size_t at = text.find("\n" + series + " ");
-    if (at == std::string::npos) return -1;
-    return std::stod(text.substr(at + series.size() + 2));
+    return SeriesValue(registry_.Render(), series);
   }
 
   Scheduler& scheduler() { return scheduler_; }

@@ -9,12 +9,14 @@
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/builders.h"
+#include "tests/testing/metrics_text.h"
 
 namespace ms {
 namespace {
 
 using ::ms::testing::MakeNode;
 using ::ms::testing::MakePod;
+using ::ms::testing::SeriesValue;
 
 class ShadowTest : public ::testing::Test {
  protected:
@@ -33,10 +35,7 @@ class ShadowTest : public ::testing::Test {
 
   // One sample of the registry's text, e.g. `..._total{agreed="true"}`.
   double Sample(const std::string& name) {
-    const std::string text = registry_.Render();
-    size_t at = text.find("\n" + name + " ");
-    if (at == std::string::npos) return -1;
-    return std::stod(text.substr(at + name.size() + 2));
+    return SeriesValue(registry_.Render(), name);
   }
 
   // What the informers do when the watched scheduler binds `pod` to
