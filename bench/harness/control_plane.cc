@@ -72,6 +72,7 @@ ControlPlane::ControlPlane(const std::string& testenv_bin, std::string dir,
   std::string log = dir_ + "/up.log";
   testenv_pid_ =
       Spawn({testenv_bin_, "up", "--dir", dir_, "--with-scheduler"}, log);
+  interrupt_ = std::make_unique<InterruptCleanup>([this] { Stop(); });
   AwaitLogLine(testenv_pid_, "testenv", log, "testenv ready", absl::Minutes(3));
   absl::StatusOr<kube::ClusterConfig> admin =
       kube::LoadKubeconfig(kubeconfig());
@@ -91,6 +92,11 @@ ControlPlane::ControlPlane(const std::string& testenv_bin, std::string dir,
 }
 
 ControlPlane::~ControlPlane() {
+  interrupt_.reset();
+  Stop();
+}
+
+void ControlPlane::Stop() {
   Terminate(testenv_pid_);
   if (own_dir_) RunCommand("rm -rf '" + dir_ + "'");
 }

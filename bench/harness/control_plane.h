@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "bench/harness/process.h"
 #include "common/http.h"
 #include "kube/cluster_config.h"
 
@@ -44,7 +45,8 @@ class ControlPlane {
   // Starts `testenv_bin` up in `dir` (emptied first; "" for a temporary
   // directory, removed by the destructor) and applies the project's
   // namespace and RBAC manifests from `source_dir`. Dies, with the log, when
-  // the plane does not come up within 3 minutes.
+  // the plane does not come up within 3 minutes. Interrupted (process.h),
+  // it stops the plane and removes the temporary directory.
   ControlPlane(const std::string& testenv_bin, std::string dir,
                const std::string& source_dir);
   // Stops the plane (kube-scheduler with it).
@@ -62,6 +64,9 @@ class ControlPlane {
   pid_t apiserver_pid() const { return apiserver_pid_; }
 
  private:
+  // Stops testenv and removes the directory if it is the plane's own.
+  void Stop();
+
   const std::string testenv_bin_;
   std::string dir_;
   bool own_dir_ = false;
@@ -69,6 +74,7 @@ class ControlPlane {
   pid_t kube_scheduler_pid_ = -1;
   pid_t apiserver_pid_ = -1;
   std::unique_ptr<Admin> admin_;
+  std::unique_ptr<InterruptCleanup> interrupt_;
 };
 
 }  // namespace ms::bench

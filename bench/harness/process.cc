@@ -11,19 +11,17 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 
 namespace ms::bench {
 
-void Die(const std::string& message) {
-  std::cerr << program_invocation_short_name << ": " << message << std::endl;
-  std::exit(1);
-}
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path);
@@ -100,6 +98,78 @@ void Terminate(pid_t pid) {
     }
     absl::SleepFor(absl::Milliseconds(50));
   }
+}
+
+namespace {
+
+// The live InterruptCleanups' functions, in the order they were registered.
+absl::Mutex interrupt_mu(absl::kConstInit);
+std::vector<const std::function<void()>*>* interrupt_cleanups
+    ABSL_GUARDED_BY(interrupt_mu) = nullptr;
+// The signal handler writes the signal's number here; the cleanup thread
+// reads it.
+int interrupt_pipe[2] = {-1, -1};
+
+extern "C" void OnInterruptSignal(int sig) {
+  const char c = static_cast<char>(sig);
+  (void)!write(interrupt_pipe[1], &c, 1);
+}
+
+// Runs the live cleanups, the latest first, and leaves the lock held so
+// that nothing registers or unregisters before the process exits.
+void RunCleanups() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  interrupt_mu.Lock();
+  if (interrupt_cleanups == nullptr) return;
+  for (auto it = interrupt_cleanups->rbegin(); it != interrupt_cleanups->rend();
+       ++it) {
+    (**it)();
+  }
+}
+
+void RunCleanupsOnInterrupt() {
+  char sig = 0;
+  while (read(interrupt_pipe[0], &sig, 1) < 0 && errno == EINTR) {
+  }
+  std::cerr << program_invocation_short_name << ": interrupted; cleaning up"
+            << std::endl;
+  RunCleanups();
+  _exit(128 + sig);
+}
+
+// Once: the pipe, the thread and the handlers.
+void InstallInterruptHandling() ABSL_EXCLUSIVE_LOCKS_REQUIRED(interrupt_mu) {
+  if (interrupt_cleanups != nullptr) return;
+  interrupt_cleanups = new std::vector<const std::function<void()>*>();
+  if (pipe2(interrupt_pipe, O_CLOEXEC) != 0) {
+    std::cerr << program_invocation_short_name << ": pipe2 failed" << std::endl;
+    std::exit(1);
+  }
+  std::thread(RunCleanupsOnInterrupt).detach();
+  struct sigaction action = {};
+  action.sa_handler = OnInterruptSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+}  // namespace
+
+void Die(const std::string& message) {
+  std::cerr << program_invocation_short_name << ": " << message << std::endl;
+  RunCleanups();
+  std::exit(1);
+}
+
+InterruptCleanup::InterruptCleanup(std::function<void()> cleanup)
+    : cleanup_(std::move(cleanup)) {
+  absl::MutexLock lock(&interrupt_mu);
+  InstallInterruptHandling();
+  interrupt_cleanups->push_back(&cleanup_);
+}
+
+InterruptCleanup::~InterruptCleanup() {
+  absl::MutexLock lock(&interrupt_mu);
+  std::erase(*interrupt_cleanups, &cleanup_);
 }
 
 void AwaitLogLine(pid_t pid, const std::string& what, const std::string& log,

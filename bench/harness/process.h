@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,8 @@
 
 namespace ms::bench {
 
-// Prints "PROGRAM: message" to stderr and exits 1.
+// Prints "PROGRAM: message" to stderr, runs the live InterruptCleanups and
+// exits 1. Not to be called from a cleanup.
 [[noreturn]] void Die(const std::string& message);
 
 // The whole file; "" when it cannot be read.
@@ -39,6 +41,23 @@ void Terminate(pid_t pid);
 // (`what`) exits first or `timeout` passes.
 void AwaitLogLine(pid_t pid, const std::string& what, const std::string& log,
                   const std::string& ready, absl::Duration timeout);
+
+// While alive, `cleanup` runs when this process receives SIGINT or SIGTERM:
+// a thread of its own then runs every live cleanup, the latest registered
+// first, and exits 130 (SIGINT) or 143 (SIGTERM). This is how a benchmark
+// interrupted by Ctrl-C stops what it started and removes its directories;
+// the children started by Spawn die with the process anyway.
+class InterruptCleanup {
+ public:
+  explicit InterruptCleanup(std::function<void()> cleanup);
+  // Unregisters; waits while the cleanups run (the process then exits).
+  ~InterruptCleanup();
+  InterruptCleanup(const InterruptCleanup&) = delete;
+  InterruptCleanup& operator=(const InterruptCleanup&) = delete;
+
+ private:
+  std::function<void()> cleanup_;
+};
 
 // std::system's exit code; -1 when the command did not exit.
 int RunCommand(const std::string& command);

@@ -50,6 +50,7 @@
 #include "bench/quality/cluster_objects.h"
 #include "bench/quality/policies.h"
 #include "bench/quality/reference_scheduler.h"
+#include "bench/quality/targets.h"
 #include "bench/quality/report.h"
 #include "bench/quality/trace.h"
 #include "bench/quality/world.h"
@@ -510,6 +511,10 @@ void Run::Go() {
   absl::StatusOr<std::unique_ptr<PrometheusServer>> prom =
       PrometheusServer::Start(options);
   if (!prom.ok()) Die("cannot start Prometheus: " + prom.status().ToString());
+  bench::InterruptCleanup stop_prometheus([&server = **prom] {
+    (void)server.Stop();
+    bench::RunCommand("rm -rf '" + server.dir() + "'");
+  });
   MetricsPoller poller(**prom);
 
   pid_t ours = -1;
@@ -627,6 +632,7 @@ int Main() {
     }
     return 0;
   }
+  const absl::Time started = absl::Now();
   const std::string build = absl::GetFlag(FLAGS_build_dir);
   ControlPlane plane(build + "/testenv/testenv", absl::GetFlag(FLAGS_dir),
                      absl::GetFlag(FLAGS_source_dir));
@@ -659,7 +665,9 @@ int Main() {
     }
   }
 
-  std::cout << RenderTable(results);
+  const std::vector<TargetCheck> targets = CheckTargets(results, kOurs);
+  const std::string targets_text = RenderTargets(targets, kOurs);
+  std::cout << RenderTable(results) << targets_text;
   std::string out_dir = absl::GetFlag(FLAGS_out_dir);
   if (out_dir.empty()) out_dir = build + "/bench";
   bench::RunCommand("mkdir -p '" + out_dir + "'");
@@ -667,12 +675,18 @@ int Main() {
       R"("runs":)", absl::GetFlag(FLAGS_runs), R"(,"seed":)", seed,
       R"(,"duration_s":)", absl::GetFlag(FLAGS_duration), R"(,"nodes":)",
       absl::GetFlag(FLAGS_nodes), R"(,"scrape_interval_s":)",
-      absl::ToInt64Seconds(absl::GetFlag(FLAGS_scrape_interval)));
+      absl::ToInt64Seconds(absl::GetFlag(FLAGS_scrape_interval)),
+      R"(,"elapsed_s":)", absl::ToInt64Seconds(absl::Now() - started),
+      R"(,"targets":)", TargetsJson(targets));
   std::ofstream(out_dir + "/quality.json") << RenderJson(results, meta);
   std::ofstream(out_dir + "/quality.html")
-      << RenderHtml(results, "metrics-scheduler: placement quality");
+      << RenderHtml(results, "metrics-scheduler: placement quality",
+                    targets_text);
   std::cerr << "wrote " << out_dir << "/quality.json and " << out_dir
-            << "/quality.html" << std::endl;
+            << "/quality.html after "
+            << absl::FormatDuration(absl::Trunc(absl::Now() - started,
+                                                absl::Seconds(1)))
+            << std::endl;
   return 0;
 }
 

@@ -72,7 +72,10 @@ std::string Escape(const std::string& s) {
 std::string FiguresJson(const Figures& f) {
   return absl::StrCat(R"({"mean_latency_s":)", NumberText(f.mean_latency_s),
                       R"(,"p99_latency_s":)", NumberText(f.p99_latency_s),
+                      R"(,"own_mean_latency_s":)",
+                      NumberText(f.own_mean_latency_s),
                       R"(,"hot_node_seconds":)", NumberText(f.hot_node_seconds),
+                      R"(,"hot_nodes":)", f.hot_nodes,
                       R"(,"utilisation_cv":)", NumberText(f.utilisation_cv),
                       R"(,"placements":)", f.placements,
                       R"(,"placements_on_hot":)", f.placements_on_hot,
@@ -154,8 +157,12 @@ Figures Median(const std::vector<Figures>& runs) {
       MedianField(runs, [](const Figures& f) { return f.mean_latency_s; });
   m.p99_latency_s =
       MedianField(runs, [](const Figures& f) { return f.p99_latency_s; });
+  m.own_mean_latency_s =
+      MedianField(runs, [](const Figures& f) { return f.own_mean_latency_s; });
   m.hot_node_seconds =
       MedianField(runs, [](const Figures& f) { return f.hot_node_seconds; });
+  m.hot_nodes = static_cast<int>(
+      MedianField(runs, [](const Figures& f) { return f.hot_nodes; }));
   m.utilisation_cv =
       MedianField(runs, [](const Figures& f) { return f.utilisation_cv; });
   m.placements = static_cast<int>(
@@ -226,7 +233,7 @@ std::string RenderJson(const std::vector<TraceResult>& results,
 }
 
 std::string RenderHtml(const std::vector<TraceResult>& results,
-                       const std::string& title) {
+                       const std::string& title, const std::string& summary) {
   std::string out =
       absl::StrCat("<!doctype html><html><head><meta charset=\"utf-8\"><title>",
                    Escape(title),
@@ -234,6 +241,7 @@ std::string RenderHtml(const std::vector<TraceResult>& results,
                    "pre{background:#f6f6f6;padding:1em}svg{margin:4px}"
                    "</style></head><body><h1>",
                    Escape(title), "</h1>");
+  if (!summary.empty()) absl::StrAppend(&out, "<pre>", Escape(summary), "</pre>");
   for (const TraceResult& t : results) {
     absl::StrAppend(&out, "<h2>Trace ", Escape(t.trace), "</h2><pre>",
                     Escape(RenderTable({t})), "</pre>");

@@ -42,10 +42,11 @@ std::string RenderTable(const std::vector<TraceResult>& results);
 std::string RenderJson(const std::vector<TraceResult>& results,
                        const std::string& meta);
 
-// A page with, per trace, the table, each policy's node utilisation over
-// time, the experienced-latency CDFs, and the ratios, drawn as inline SVG.
+// A page with `summary` (preformatted text, e.g. the targets) first, then,
+// per trace, the table, each policy's node utilisation over time, the
+// experienced-latency CDFs, and the ratios, drawn as inline SVG.
 std::string RenderHtml(const std::vector<TraceResult>& results,
-                       const std::string& title);
+                       const std::string& title, const std::string& summary);
 
 }  // namespace ms::quality
 

@@ -188,7 +188,11 @@ Trace GenerateTrace(TraceKind kind, const GenerateOptions& options) {
                 .warmup_s = kWarmup,
                 .duration_s = random.Uniform(kMinDuration, kMaxDuration),
                 .io = shape.usage * kIoPerCore};
-    if (kind == TraceKind::kOtherScheduler && random.Uniform() < 0.4) {
+    // Drawn for every trace, so that other-scheduler is heterogeneous's
+    // pods with some of them given to the other scheduler: the policy's
+    // own pods are the same in both, and their figures compare.
+    const bool other = random.Uniform() < 0.4;
+    if (kind == TraceKind::kOtherScheduler && other) {
       pod.scheduler = options.other_scheduler;
     }
     trace.pods.push_back(std::move(pod));

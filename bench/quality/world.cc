@@ -61,7 +61,7 @@ void World::Advance(double t) {
     Pool& pool = state_[i];
     const Trace& trace = *pools_[i].trace;
     std::vector<NodeState> states;
-    std::vector<int> pods;
+    std::vector<int> pods, own;
     for (size_t n = 0; n < pool.nodes.size(); ++n) {
       Node& node = pool.nodes[n];
       // The step is integrated with the state at its end: the load is
@@ -70,9 +70,14 @@ void World::Advance(double t) {
       Accumulate(node.state, trace.nodes[n].cores, dt, node.counters);
       states.push_back(node.state);
       pods.push_back(static_cast<int>(node.pods.size()));
+      own.push_back(static_cast<int>(
+          std::count_if(node.pods.begin(), node.pods.end(),
+                        [](const RunningPod& p) {
+                          return p.spec->scheduler.empty();
+                        })));
       if (sample) pool.series.by_node[n].push_back(node.state.utilisation);
     }
-    pool.figures.Tick(dt, states, pods);
+    pool.figures.Tick(dt, states, pods, own);
   }
   now_ = t;
 }

@@ -56,8 +56,9 @@ TEST(ReportTest, TheJsonParsesAndTheHtmlDrawsEveryPart) {
           mean),
       simdjson::SUCCESS);
   EXPECT_EQ(mean, 0.2);
-  std::string html = RenderHtml({TwoPolicies()}, "a <title>");
+  std::string html = RenderHtml({TwoPolicies()}, "a <title>", "targets <1>");
   EXPECT_TRUE(absl::StrContains(html, "a &lt;title&gt;"));
+  EXPECT_TRUE(absl::StrContains(html, "<pre>targets &lt;1&gt;</pre>"));
   EXPECT_TRUE(absl::StrContains(html, "<polyline"));
   EXPECT_TRUE(absl::StrContains(html, "4.00x"));  // the bars
 }

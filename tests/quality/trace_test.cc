@@ -148,6 +148,16 @@ TEST(TraceTest, TheShippedTracesAreWhatTheyAreNamedFor) {
   for (const PodSpec& p : other.pods)
     theirs += p.scheduler == "default-scheduler";
   EXPECT_NEAR(static_cast<double>(theirs) / other.pods.size(), 0.4, 0.1);
+  // The same pods as heterogeneous's, some given to the other scheduler:
+  // the policy's own pods compare between the two.
+  Trace heterogeneous = GenerateTrace(TraceKind::kHeterogeneous, options);
+  ASSERT_EQ(other.pods.size(), heterogeneous.pods.size());
+  for (size_t i = 0; i < other.pods.size(); ++i) {
+    PodSpec mine = other.pods[i];
+    mine.scheduler.clear();
+    EXPECT_EQ(WriteTrace({.pods = {mine}}),
+              WriteTrace({.pods = {heterogeneous.pods[i]}}));
+  }
 
   for (const PodSpec& p :
        GenerateTrace(TraceKind::kFarFromRequests, options).pods) {

@@ -62,6 +62,24 @@ TEST_F(WorldTest, APodLoadsItsNodeFromItsBindingUntilItEnds) {
   EXPECT_EQ(world.FiguresOf(1, 3).mean_latency_s, 0);  // no pod ran
 }
 
+TEST_F(WorldTest, OwnFiguresLeaveOutTheOtherSchedulersPods) {
+  // p2, on the idle node a, is another scheduler's; p1 loads node b.
+  trace_.pods[1].scheduler = "default-scheduler";
+  World world({Pool("one")}, ModelParams(), 0.8);
+  world.Bound(0, 0, 1, 0);
+  world.Bound(0, 1, 0, 0);
+  world.Advance(60);
+  Figures f = world.FiguresOf(0, 0);
+  EXPECT_GT(f.own_mean_latency_s, f.mean_latency_s);  // b is the busier
+  trace_.pods[1].scheduler.clear();
+  World all_own({Pool("one")}, ModelParams(), 0.8);
+  all_own.Bound(0, 0, 1, 0);
+  all_own.Bound(0, 1, 0, 0);
+  all_own.Advance(60);
+  f = all_own.FiguresOf(0, 0);
+  EXPECT_EQ(f.own_mean_latency_s, f.mean_latency_s);
+}
+
 TEST_F(WorldTest, TheExpositionCarriesEveryPoolsNodesAndTheirWork) {
   World world({Pool("one"), Pool("two")}, ModelParams(), 0.8);
   world.Bound(1, 1, 0, 0);  // p2 (1 core, no warm-up) on two-a
