@@ -1,6 +1,7 @@
 #include "config/config.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <exception>
 #include <fstream>
@@ -386,7 +387,8 @@ absl::Status Loader::LoadFreshness(const YNode& node, const std::string& path,
 absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
                                 const Config& config, MetricConfig* out) {
   RETURN_IF_ERROR(CheckMap(node, path,
-                           {"name", "query", "source", "filter", "weight",
+                           {"name", "query", "source", "filter", "estimate",
+                            "weight",
                             "direction", "normalization", "missing",
                             "maxStaleness", "ttl", "join", "aggregations"}));
   YNode v;
@@ -406,6 +408,15 @@ absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
   RETURN_IF_ERROR(LoadMetricOrigin(node, path, config, out));
   if (YNode n = Find(node, "filter"); n.IsDefined()) {
     RETURN_IF_ERROR(LoadThreshold(n, Child(path, "filter"), &out->filter));
+  }
+  if (YNode n = Find(node, "estimate"); n.IsDefined()) {
+    const std::string p = Child(path, "estimate");
+    if (!out->origin.is_query()) {
+      return Error(n, p,
+                   "only a query's values lag behind placements; a node "
+                   "attribute takes no estimate");
+    }
+    RETURN_IF_ERROR(LoadEstimate(n, p, &out->estimate));
   }
   RETURN_IF_ERROR(GetDouble(node, path, "weight", &out->weight, &v));
   if (!(out->weight > 0)) {
@@ -482,6 +493,32 @@ absl::Status Loader::LoadSource(const YNode& node, const std::string& path,
   if (out->is_query()) {
     return Error(node, path, "needs exactly one of nodeAnnotation, nodeLabel");
   }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
+                                  UnseenLoadEstimate* out) {
+  using Basis = UnseenLoadEstimate::Basis;
+  RETURN_IF_ERROR(CheckMap(node, path, {"from", "factor", "warmup"}));
+  YNode from;
+  RETURN_IF_ERROR(GetEnum<Basis>(node, path, "from",
+                                 {{"none", Basis::kNone},
+                                  {"cpuRequests", Basis::kCpuRequests},
+                                  {"memoryRequests", Basis::kMemoryRequests},
+                                  {"perPod", Basis::kPerPod}},
+                                 &out->basis, &from));
+  if (!from.IsDefined()) return Error(node, Child(path, "from"), "required");
+  YNode v;
+  RETURN_IF_ERROR(GetDouble(node, path, "factor", &out->factor, &v));
+  if (!std::isfinite(out->factor)) {
+    return Error(v, Child(path, "factor"), "must be a finite number");
+  }
+  absl::Duration warmup = absl::Milliseconds(out->warmup_ms);
+  RETURN_IF_ERROR(GetDuration(node, path, "warmup", &warmup, &v));
+  if (warmup < absl::ZeroDuration()) {
+    return Error(v, Child(path, "warmup"), "must be >= 0");
+  }
+  out->warmup_ms = absl::ToInt64Milliseconds(warmup);
   return absl::OkStatus();
 }
 

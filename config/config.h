@@ -228,6 +228,9 @@ struct MetricConfig {
   MetricOrigin origin;
   std::string query;  // required and not empty for a query; else empty
   MetricThreshold filter;
+  // `estimate`: what a pod adds before a sample shows it. Queries only;
+  // factor finite, warmup >= 0.
+  UnseenLoadEstimate estimate;
   double weight = 1;  // finite, > 0
   Direction direction = Direction::kLower;
   NormalizationConfig normalization;

@@ -82,6 +82,8 @@ class Loader : public YamlReader {
                           MetricOrigin* out);
   absl::Status LoadHeaders(const YNode& node, const std::string& path,
                            std::vector<HeaderConfig>* out);
+  absl::Status LoadEstimate(const YNode& node, const std::string& path,
+                            UnseenLoadEstimate* out);
   absl::Status LoadThreshold(const YNode& node, const std::string& path,
                              MetricThreshold* out);
   absl::Status LoadBuiltins(const YNode& node, const std::string& path,

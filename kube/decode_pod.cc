@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "kube/decode_core.h"
+#include "model/metrics.h"
 
 namespace ms::kube {
 namespace decode_internal {
@@ -331,6 +332,21 @@ void PodLevelRequests(od::value v, Pod& pod) {
   }
 }
 
+// The annotations estimate.metrics-scheduler.io/<metric>, by metric; the
+// others are not kept.
+std::map<std::string, std::string> Estimates(od::value v) {
+  std::map<std::string, std::string> out;
+  if (IsNull(v)) return out;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    constexpr std::string_view kPrefix = kEstimateAnnotationPrefix;
+    if (key.size() > kPrefix.size() && key.substr(0, kPrefix.size()) == kPrefix) {
+      out.emplace(std::string(key.substr(kPrefix.size())), String(f.value()));
+    }
+  }
+  return out;
+}
+
 void PodMetadata(od::value v, Pod& pod) {
   for (od::field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
@@ -345,6 +361,8 @@ void PodMetadata(od::value v, Pod& pod) {
       pod.resource_version = String(value);
     } else if (key == "labels") {
       pod.labels = StringMap(value);
+    } else if (key == "annotations") {
+      pod.estimates = Estimates(value);
     } else if (key == "deletionTimestamp") {
       pod.deleting = !IsNull(value);
     } else if (key == "ownerReferences") {

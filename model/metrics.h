@@ -66,6 +66,36 @@ struct MetricOrigin {
   friend bool operator==(const MetricOrigin&, const MetricOrigin&) = default;
 };
 
+// What a pod adds to a query metric's value on its node before a sample
+// shows it (docs/configuration.md, "Load the metrics have not seen yet").
+// A pod's annotation estimate.metrics-scheduler.io/<metric> (a decimal, in
+// the metric's units) overrides the basis for that pod.
+struct UnseenLoadEstimate {
+  enum class Basis {
+    kNone,            // nothing: the metric as sampled
+    kCpuRequests,     // factor x the pod's CPU requests / node allocatable
+    kMemoryRequests,  // factor x the pod's memory requests / allocatable
+    kPerPod,          // factor, whatever the pod
+  };
+  Basis basis = Basis::kNone;
+  // For a requests basis, the metric's value on a node whose allocatable
+  // is all in use (1 for a fraction, 100 for a percentage, more when pods
+  // use more than they request); for perPod what one pod adds.
+  double factor = 1;
+  // A sample shows a pod once taken at least this long after the pod
+  // started: the pod's own warm-up plus the query's rate window.
+  int64_t warmup_ms = 60000;
+
+  bool enabled() const { return basis != Basis::kNone; }
+  friend bool operator==(const UnseenLoadEstimate&,
+                         const UnseenLoadEstimate&) = default;
+};
+
+// The prefix of the pod annotations that override an estimate:
+// estimate.metrics-scheduler.io/<metric name>.
+inline constexpr char kEstimateAnnotationPrefix[] =
+    "estimate.metrics-scheduler.io/";
+
 // The sample time of a node attribute's value: fresh at any clock.
 inline constexpr int64_t kAlwaysFresh = std::numeric_limits<int64_t>::max();
 

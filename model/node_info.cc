@@ -40,6 +40,7 @@ PodCharge PodCharge::Of(const Pod& pod) {
       .host_ports = PodHostPorts(pod),
       .priority = pod.priority,
       .start_time_ms = pod.start_time_ms,
+      .estimates = pod.estimates,
       .preempted = pod.preempted})};
 }
 

@@ -8,6 +8,7 @@
 #ifndef METRICS_SCHEDULER_MODEL_NODE_INFO_H_
 #define METRICS_SCHEDULER_MODEL_NODE_INFO_H_
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,6 +67,7 @@ struct PodInfo {
   // For preemption.
   int32_t priority = 0;
   int64_t start_time_ms = 0;  // status.startTime; 0: not started
+  std::map<std::string, std::string> estimates;  // Pod::estimates
   bool preempted = false;     // Pod::preempted
 
   const PodAffinityRules& affinity() const { return terms.affinity(); }

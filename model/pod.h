@@ -159,6 +159,9 @@ struct Pod {
   bool never_preempts = false;
   int64_t creation_time_ms = 0;    // metadata.creationTimestamp, epoch ms
   int64_t start_time_ms = 0;       // status.startTime, epoch ms; 0: not set
+  // Its annotations estimate.metrics-scheduler.io/<metric>, by metric name:
+  // what it adds to that metric before a sample shows it (model/metrics.h).
+  std::map<std::string, std::string> estimates;
   std::map<std::string, std::string> node_selector;
   // spec.affinity.nodeAffinity.requiredDuringScheduling...: ORed terms.
   // Absent when the pod has no required node affinity.

@@ -481,9 +481,14 @@ void NodeTerms(const DecideInput& in, const ScoringConfig& cfg,
                                          m < in.metrics->size()
                                      ? &(*in.metrics)[m]
                                      : nullptr;
+    const double unseen =
+        in.unseen != nullptr && m < in.unseen->size() &&
+                i < (*in.unseen)[m].size()
+            ? (*in.unseen)[m][i]
+            : 0;
     out->push_back(MetricTermRow(cfg.metrics[m], s.plans[m],
                                  mode == ScoringMode::kMetrics, column, i,
-                                 in.now_ms));
+                                 unseen, in.now_ms));
   }
   for (size_t k = 0; k < kNumBuiltinTerms; ++k) {
     const ScorePlugin& plugin = *s.plugins[k];

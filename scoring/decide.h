@@ -86,6 +86,10 @@ struct DecideInput {
   // Optional: `metrics` prepared (MetricTable::Build), kept in step with
   // them. Null, or not matching: Decide prepares them in the Workspace.
   const MetricTable* metric_table = nullptr;
+  // Optional: per metric, what estimates of load not yet sampled added to
+  // each node's value in `metrics` (MetricViews::View::unseen), for the
+  // explanation; an empty vector for a metric with none.
+  const std::vector<std::vector<double>>* unseen = nullptr;
   // Optional: per node, the pods this scheduler placed there since that
   // node's metrics were sampled. Null: none anywhere.
   const std::vector<int32_t>* recent_placements = nullptr;

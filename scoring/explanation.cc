@@ -24,17 +24,23 @@ std::string FormatNumber(double v) {
   return absl::StrFormat("%.6g", v);
 }
 
+// The raw value, and what of it was estimated: "0.75 (+0.25 unseen)".
+std::string Value(const TermResult& t) {
+  if (t.unseen == 0 || std::isnan(t.raw)) return FormatNumber(t.raw);
+  return absl::StrCat(FormatNumber(t.raw), " (+", FormatNumber(t.unseen),
+                      " unseen)");
+}
+
 std::string Cell(const TermResult& t) {
   switch (t.state) {
     case TermState::kScored:
-      return absl::StrFormat("%s -> %.2f", FormatNumber(t.raw), t.score);
+      return absl::StrFormat("%s -> %.2f", Value(t), t.score);
     case TermState::kMissing:
-      return absl::StrFormat("%s -> %.2f (missing)", FormatNumber(t.raw),
-                             t.score);
+      return absl::StrFormat("%s -> %.2f (missing)", Value(t), t.score);
     case TermState::kSkipped:
-      return absl::StrFormat("%s (skipped)", FormatNumber(t.raw));
+      return absl::StrFormat("%s (skipped)", Value(t));
     case TermState::kUnused:
-      return absl::StrFormat("%s (unused)", FormatNumber(t.raw));
+      return absl::StrFormat("%s (unused)", Value(t));
   }
   return "";
 }
@@ -163,9 +169,14 @@ std::string SummarizeTerms(double total, ScoringMode mode,
                    });
   std::string out = absl::StrFormat("score %.1f (%s)", total, ModeName(mode));
   for (size_t i = 0; i < counted.size(); ++i) {
-    absl::StrAppend(&out, i == 0 ? ": " : ", ", counted[i]->name, " ",
-                    absl::StrFormat("%.1f", counted[i]->score),
-                    " (w=", FormatWeight(counted[i]->weight), ")");
+    const TermResult& t = *counted[i];
+    absl::StrAppend(&out, i == 0 ? ": " : ", ", t.name, " ",
+                    absl::StrFormat("%.1f", t.score), " (w=",
+                    FormatWeight(t.weight));
+    if (t.unseen != 0) {
+      absl::StrAppend(&out, ", value ", Value(t));
+    }
+    out += ")";
   }
   return out;
 }

@@ -50,6 +50,9 @@ struct TermResult {
   // balancedAllocation the kube-scheduler score itself; for
   // recentPlacements the number of placements.
   double raw = 0;
+  // Of a metric's raw value, what estimates of load not yet sampled added
+  // (scoring/unseen_load.h); 0 for the others.
+  double unseen = 0;
   double score = 0;   // normalised, in [0, 100]
   double weight = 0;  // the weight it counted with; 0 when not counted
   TermState state = TermState::kScored;

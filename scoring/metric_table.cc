@@ -60,6 +60,27 @@ void MetricTable::Build(const std::vector<MetricColumn>& columns,
   }
 }
 
+void MetricTable::Add(size_t m, size_t i, double delta) {
+  Column& c = columns_[m];
+  if (!c.aligned || std::isnan(c.values[i])) return;
+  c.values[i] += delta;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (size_t k = 0; k < c.values.size(); ++k) {
+    const double v = c.values[k];
+    if (std::isnan(v)) continue;
+    if (v < lo) {
+      lo = v;
+      c.argmin = static_cast<uint32_t>(k);
+    }
+    if (v > hi) {
+      hi = v;
+      c.argmax = static_cast<uint32_t>(k);
+    }
+  }
+  c.min = lo;
+  c.max = hi;
+}
+
 MetricTable::Freshness MetricTable::FreshnessAt(size_t m,
                                                 int64_t cutoff_ms) const {
   const Column& c = columns_[m];

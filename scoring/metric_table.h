@@ -65,6 +65,10 @@ class MetricTable {
   size_t num_metrics() const { return columns_.size(); }
   const Column& column(size_t m) const { return columns_[m]; }
 
+  // Adds `delta` to node i's present value in column m (an estimate of
+  // load the sample has not seen yet); nothing when it has none. O(nodes).
+  void Add(size_t m, size_t i, double delta);
+
   // Which values of column m are usable at `cutoff_ms` (= now -
   // maxStaleness): a present value sampled at or after the cutoff.
   Freshness FreshnessAt(size_t m, int64_t cutoff_ms) const;

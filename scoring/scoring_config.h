@@ -29,6 +29,7 @@ struct MetricTerm {
   // filter_min fails the node. Infinite: no bound.
   double filter_max = std::numeric_limits<double>::infinity();
   double filter_min = -std::numeric_limits<double>::infinity();
+  UnseenLoadEstimate estimate;  // what pods add before a sample shows them
   bool has_filter() const {
     return filter_max != std::numeric_limits<double>::infinity() ||
            filter_min != -std::numeric_limits<double>::infinity();

@@ -292,7 +292,8 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
   // first profile would place it.
   const ProfileConfig* found = FindProfile(config, pod.scheduler_name);
   const ProfileConfig& profile = found ? *found : config.profiles.front();
-  ClusterState state(RealClock::Get(), profile.herd.window);
+  ClusterState state(RealClock::Get(), profile.herd.window,
+                     EstimateWindow(profile));
   LoadState(cluster, pod, state);
 
   std::string out =

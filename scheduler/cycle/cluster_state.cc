@@ -22,8 +22,10 @@ bool SchedulingRelevantChange(const Node& old_node, const Node& new_node) {
 }  // namespace
 
 ClusterState::ClusterState(const Clock& clock,
-                           absl::Duration longest_herd_window)
-    : clock_(clock), metric_views_(longest_herd_window) {}
+                           absl::Duration longest_herd_window,
+                           absl::Duration longest_estimate_window)
+    : clock_(clock),
+      metric_views_(longest_herd_window, longest_estimate_window) {}
 
 bool ClusterState::UpsertNode(const Node& node) {
   absl::MutexLock lock(&mu_);
@@ -105,6 +107,7 @@ void ClusterState::RemovePlaced(const std::string& key) {
   auto it = pods_.find(key);
   if (it == pods_.end()) return;
   Uncharge(it->second.node, it->second.charge);
+  metric_views_.Stopped(key);
   if (it->second.assumed) {
     if (it->second.volumes != nullptr) volumes_.Forget(*it->second.volumes);
     --num_assumed_;
@@ -141,6 +144,13 @@ bool ClusterState::UpsertAssignedPod(const Pod& pod) {
   }
   PlacedPod placed{pod.node_name, PodCharge::Of(pod), false};
   Charge(placed.node, placed.charge);
+  // Bound by someone else (or before this process): its load may not show
+  // in the metrics yet.
+  const absl::Time now = clock_.Now();
+  metric_views_.Started(placed.node, now, Layout(), key,
+                        pod.start_time_ms > 0 ? pod.start_time_ms
+                                              : absl::ToUnixMillis(now),
+                        placed.charge.pod);
   pods_.emplace(key, std::move(placed));
   return true;
 }
@@ -336,6 +346,7 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
                     .table = &table_,
                     .metrics = &view.columns,
                     .metric_table = &view.metric_table,
+                    .unseen = &view.unseen,
                     .recent_placements = &view.recent,
                     .namespaces = &namespaces_,
                     .workloads = &workloads_,
@@ -371,9 +382,11 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
     volumes_.Assume(*placed.volumes);
   }
   Charge(placed.node, placed.charge);
+  std::shared_ptr<const PodInfo> info = placed.charge.pod;
   pods_.emplace(key, std::move(placed));
   ++num_assumed_;
-  metric_views_.Place(decision.node_index, now, Layout());
+  metric_views_.Place(decision.node_index, now, Layout(), key,
+                      std::move(info));
   return decision;
 }
 

@@ -67,8 +67,10 @@ struct DecisionRequest {
 class ClusterState {
  public:
   // `longest_herd_window`: the longest ScoringConfig::herd_window_ms of
-  // the policies decided with (MetricViews).
-  ClusterState(const Clock& clock, absl::Duration longest_herd_window);
+  // the policies decided with; `longest_estimate_window` their longest
+  // EstimateWindow (MetricViews).
+  ClusterState(const Clock& clock, absl::Duration longest_herd_window,
+               absl::Duration longest_estimate_window = absl::ZeroDuration());
 
   // Node informer. Returns true when the node is new or changed in a way
   // that may let a pending pod fit (the caller then retries unschedulable

@@ -1,6 +1,10 @@
 #include "scheduler/cycle/metric_views.h"
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "scoring/unseen_load.h"
 
 namespace ms {
 
@@ -24,10 +28,15 @@ const MetricViews::View& MetricViews::Get(
     view->config = &config;
     view->herd_window = absl::Milliseconds(config.herd_window_ms);
     view->counted_from = placements_dropped_;
+    for (const MetricTerm& term : config.metrics) {
+      view->estimates = view->estimates || term.estimate.enabled();
+    }
   }
+  DropOldStarts(now);
   if (view->layout_version != layout.version || view->metrics != metrics ||
       (view->reads_attributes &&
-       view->attributes_version != layout.attributes_version)) {
+       view->attributes_version != layout.attributes_version) ||
+      (view->estimates && view->starts_version != starts_version_)) {
     Align(*view, metrics, layout);
   }
   Expire(*view, now, layout);
@@ -64,8 +73,92 @@ void MetricViews::Align(View& view,
       view.sampled_ms[i] = std::max(view.sampled_ms[i], column.time_ms[i]);
     }
   }
+  view.unseen.assign(view.columns.size(), {});
+  view.starts_version = starts_version_;
+  if (view.estimates) {
+    for (size_t m = 0; m < view.columns.size(); ++m) {
+      if (view.config->metrics[m].estimate.enabled() &&
+          view.columns[m].values.size() == nodes.size()) {
+        view.unseen[m].assign(nodes.size(), 0);
+      }
+    }
+    for (const Start& start : starts_) Estimate(view, start, layout, nullptr);
+  }
   view.metric_table.Build(view.columns, nodes.size());
   Recount(view, layout);
+}
+
+void MetricViews::Estimate(View& view, const Start& start,
+                           const NodeLayout& layout, MetricTable* table) {
+  if (start.pod == nullptr) return;
+  auto it = layout.index->find(start.node);
+  if (it == layout.index->end()) return;
+  const size_t i = it->second;
+  for (size_t m = 0; m < view.unseen.size(); ++m) {
+    if (view.unseen[m].empty()) continue;
+    MetricColumn& column = view.columns[m];
+    const MetricTerm& term = view.config->metrics[m];
+    if (column.time_ms[i] == 0 || !std::isfinite(column.values[i]) ||
+        SampleShows(term.estimate, column.time_ms[i], start.start_ms)) {
+      continue;
+    }
+    const double d = UnseenLoad(term, *start.pod, (*layout.nodes)[i].node);
+    column.values[i] += d;
+    view.unseen[m][i] += d;
+    if (table != nullptr && d != 0) table->Add(m, i, d);
+  }
+}
+
+void MetricViews::AddStart(Start start, const NodeLayout& layout) {
+  Stopped(start.key);  // a namesake's, or its own earlier record
+  const uint64_t previous = starts_version_++;
+  start_of_[start.key] = starts_dropped_ + starts_.size();
+  const Start& s = starts_.emplace_back(std::move(start));
+  for (const std::unique_ptr<View>& v : views_) {
+    if (!v->estimates || v->layout_version != layout.version ||
+        v->starts_version != previous) {
+      continue;  // aligns afresh when next asked
+    }
+    Estimate(*v, s, layout, &v->metric_table);
+    v->starts_version = starts_version_;
+  }
+}
+
+void MetricViews::Stopped(const std::string& key) {
+  auto it = start_of_.find(key);
+  if (it == start_of_.end()) return;
+  starts_[it->second - starts_dropped_].pod = nullptr;
+  start_of_.erase(it);
+  ++starts_version_;
+}
+
+void MetricViews::DropOldStarts(absl::Time now) {
+  while (!starts_.empty() &&
+         starts_.front().kept_since <= now - longest_estimate_window_) {
+    const Start& front = starts_.front();
+    auto it = start_of_.find(front.key);
+    if (it != start_of_.end() && it->second == starts_dropped_) {
+      start_of_.erase(it);
+    }
+    starts_.pop_front();
+    ++starts_dropped_;
+  }
+}
+
+void MetricViews::Started(const std::string& node, absl::Time now,
+                          const NodeLayout& layout, const std::string& key,
+                          int64_t start_ms,
+                          std::shared_ptr<const PodInfo> pod) {
+  if (absl::FromUnixMillis(start_ms) <= now - longest_estimate_window_) {
+    Stopped(key);
+    return;
+  }
+  AddStart({.kept_since = now,
+            .start_ms = start_ms,
+            .node = node,
+            .key = key,
+            .pod = std::move(pod)},
+           layout);
 }
 
 void MetricViews::Recount(View& view, const NodeLayout& layout) {
@@ -97,7 +190,16 @@ void MetricViews::Expire(View& view, absl::Time now, const NodeLayout& layout) {
 }
 
 void MetricViews::Place(size_t node_index, absl::Time now,
-                        const NodeLayout& layout) {
+                        const NodeLayout& layout, const std::string& key,
+                        std::shared_ptr<const PodInfo> pod) {
+  if (longest_estimate_window_ > absl::ZeroDuration()) {
+    AddStart({.kept_since = now,
+              .start_ms = absl::ToUnixMillis(now),
+              .node = (*layout.names)[node_index],
+              .key = key,
+              .pod = std::move(pod)},
+             layout);
+  }
   placements_.push_back({now, (*layout.names)[node_index]});
   for (const std::unique_ptr<View>& v : views_) {
     if (v->layout_version == layout.version &&

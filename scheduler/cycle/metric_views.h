@@ -9,6 +9,12 @@
 // the longest herd window of all policies; each view counts them within its
 // own, so every policy sees every placement.
 //
+// The columns also carry the load the metrics have not seen yet: every pod
+// started on a node recently (placed here, or bound by anyone else) adds
+// its estimate (scoring/unseen_load.h) to each estimated metric's value
+// there until that node's sample is taken a warm-up after the pod started.
+// Filters and scores read the sum; `unseen` keeps what was added.
+//
 // Not thread-safe: ClusterState keeps it under its lock, beside the node
 // list it is aligned to.
 #ifndef METRICS_SCHEDULER_SCHEDULER_CYCLE_METRIC_VIEWS_H_
@@ -48,6 +54,9 @@ class MetricViews {
     std::vector<MetricColumn> columns;  // one per metric term
     MetricTable metric_table;           // the columns, prepared
     std::vector<int32_t> recent;        // herd counts per node
+    // Per metric term, what estimates add per node (included in columns
+    // and metric_table); empty for a term with no estimate.
+    std::vector<std::vector<double>> unseen;
 
    private:
     friend class MetricViews;
@@ -61,12 +70,19 @@ class MetricViews {
     std::vector<int64_t> sampled_ms;  // newest query sample per node
     // The sequence number of the oldest placement this view still counts.
     uint64_t counted_from = 0;
+    bool estimates = false;       // a term has an estimate
+    uint64_t starts_version = 0;  // of the starts the estimates include
   };
 
   // `longest_herd_window`: how long placements are kept, the longest
-  // ScoringConfig::herd_window_ms of the policies decided with.
-  explicit MetricViews(absl::Duration longest_herd_window)
-      : longest_herd_window_(longest_herd_window) {}
+  // ScoringConfig::herd_window_ms of the policies decided with;
+  // `longest_estimate_window`: how long pod starts are kept, the longest
+  // warm-up plus maxStaleness of their estimated terms (a start older than
+  // that is shown by every fresh sample).
+  MetricViews(absl::Duration longest_herd_window,
+              absl::Duration longest_estimate_window)
+      : longest_herd_window_(longest_herd_window),
+        longest_estimate_window_(longest_estimate_window) {}
 
   // The view of `config` with `metrics` (null: none) over `layout`, aligned
   // if anything it was aligned from changed, its placements older than its
@@ -76,9 +92,20 @@ class MetricViews {
                   const std::shared_ptr<const MetricsSnapshot>& metrics,
                   absl::Time now, const NodeLayout& layout);
 
-  // A pod placed on the layout's node `node_index` at `now`: every view
-  // aligned to `layout` counts it at once, the others when they align.
-  void Place(size_t node_index, absl::Time now, const NodeLayout& layout);
+  // A pod placed here on the layout's node `node_index` at `now`: every
+  // view aligned to `layout` counts it (herd, estimates) at once, the others
+  // when they align. `key` is the pod's namespace/name.
+  void Place(size_t node_index, absl::Time now, const NodeLayout& layout,
+             const std::string& key, std::shared_ptr<const PodInfo> pod);
+  // A pod seen bound to `node` by someone else, started at `start_ms`
+  // (status.startTime; the time it was seen when unset): estimated until a
+  // sample shows it. Ignored when it started too long ago to matter.
+  void Started(const std::string& node, absl::Time now,
+               const NodeLayout& layout, const std::string& key,
+               int64_t start_ms, std::shared_ptr<const PodInfo> pod);
+  // The pod under `key` left its node (deleted, moved, forgotten): its
+  // estimate no longer counts.
+  void Stopped(const std::string& key);
 
   // The herd count of `node` in `config`'s view as of its last Get; 0 when
   // there is no such view, it is not aligned to `layout`, or no such node.
@@ -90,6 +117,13 @@ class MetricViews {
     absl::Time time;
     std::string node;
   };
+  struct Start {
+    absl::Time kept_since;  // when it was recorded
+    int64_t start_ms = 0;
+    std::string node;
+    std::string key;
+    std::shared_ptr<const PodInfo> pod;  // null once stopped
+  };
 
   void Align(View& view, const std::shared_ptr<const MetricsSnapshot>& metrics,
              const NodeLayout& layout);
@@ -99,6 +133,13 @@ class MetricViews {
   // Whether `p` is newer than its node's metrics in `view`.
   static bool Counts(const View& view, const Placement& p,
                      const NodeLayout& layout);
+  // Adds `start`'s estimates to `view`'s columns (aligned to `layout`),
+  // and to `table` unless null.
+  static void Estimate(View& view, const Start& start,
+                       const NodeLayout& layout, MetricTable* table);
+  // Records a start; estimates it at once in the views that are up to date.
+  void AddStart(Start start, const NodeLayout& layout);
+  void DropOldStarts(absl::Time now);
 
   const absl::Duration longest_herd_window_;
   // One per policy decided with; few (one per profile).
@@ -107,6 +148,13 @@ class MetricViews {
   // has sequence number placements_dropped_.
   std::deque<Placement> placements_;
   uint64_t placements_dropped_ = 0;
+  const absl::Duration longest_estimate_window_;
+  // Pods started recently, in the order recorded, kept for
+  // longest_estimate_window_; the first has sequence number starts_dropped_.
+  std::deque<Start> starts_;
+  uint64_t starts_dropped_ = 0;
+  std::unordered_map<std::string, uint64_t> start_of_;  // key -> sequence
+  uint64_t starts_version_ = 1;  // bumped by every change to starts_
 };
 
 }  // namespace ms

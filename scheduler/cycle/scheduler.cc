@@ -28,6 +28,14 @@ absl::Duration LongestHerdWindow(const Config& config) {
   return longest;
 }
 
+absl::Duration LongestEstimateWindow(const Config& config) {
+  absl::Duration longest = absl::ZeroDuration();
+  for (const ProfileConfig& p : config.profiles) {
+    longest = std::max(longest, EstimateWindow(p));
+  }
+  return longest;
+}
+
 }  // namespace
 
 Scheduler::Scheduler(const Config& config, SchedulerOptions options,
@@ -56,7 +64,7 @@ Scheduler::Scheduler(const Config& config, SchedulerOptions options,
       liveness_(liveness),
       loop_part_(liveness ? &liveness->Register("scheduling loop") : nullptr),
       queue_(clock, options_.queue),
-      state_(clock, LongestHerdWindow(config)),
+      state_(clock, LongestHerdWindow(config), LongestEstimateWindow(config)),
       rng_(options_.seed),
       attempts_(registry, SchedulerNames(config)),
       decisions_(registry.AddCounter(

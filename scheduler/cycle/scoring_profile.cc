@@ -1,5 +1,6 @@
 #include "scheduler/cycle/scoring_profile.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace ms {
@@ -19,6 +20,7 @@ ScoringConfig MakeScoringConfig(const Config& config,
         .origin = m.origin,
         .filter_max = m.filter.max.value_or(kInf),
         .filter_min = m.filter.min.value_or(-kInf),
+        .estimate = m.estimate,
     });
   }
   out.builtins = profile.builtins;
@@ -33,6 +35,16 @@ ScoringConfig MakeScoringConfig(const Config& config,
       .min_candidate_nodes_absolute =
           config.preemption.min_candidate_nodes_absolute};
   return out;
+}
+
+absl::Duration EstimateWindow(const ProfileConfig& profile) {
+  absl::Duration longest = absl::ZeroDuration();
+  for (const MetricConfig& m : profile.metrics) {
+    if (!m.estimate.enabled()) continue;
+    longest = std::max(longest, absl::Milliseconds(m.estimate.warmup_ms) +
+                                    m.max_staleness);
+  }
+  return longest;
 }
 
 }  // namespace ms

@@ -14,6 +14,11 @@ namespace ms {
 ScoringConfig MakeScoringConfig(const Config& config,
                                 const ProfileConfig& profile);
 
+// How long a pod's start can matter to `profile`'s estimated metrics: the
+// longest warm-up plus maxStaleness among them (MetricViews); 0 when none
+// has an estimate.
+absl::Duration EstimateWindow(const ProfileConfig& profile);
+
 }  // namespace ms
 
 #endif  // METRICS_SCHEDULER_SCHEDULER_CYCLE_SCORING_PROFILE_H_

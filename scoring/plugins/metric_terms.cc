@@ -186,8 +186,8 @@ double PlanScore(const MetricPlan& p, double v) {
 
 TermResult MetricTermRow(const MetricTerm& term, const MetricPlan& plan,
                          bool used, const MetricColumn* column, size_t i,
-                         int64_t now_ms) {
-  TermResult r{.name = term.name, .raw = kNaN};
+                         double unseen, int64_t now_ms) {
+  TermResult r{.name = term.name, .raw = kNaN, .unseen = unseen};
   int64_t sampled_ms = 0;
   if (column != nullptr && i < column->values.size() &&
       i < column->time_ms.size()) {

@@ -89,11 +89,12 @@ void PlanMetric(const MetricTerm& term, size_t feasible_count,
 double PlanScore(const MetricPlan& plan, double v);
 
 // The explanation row of node `i`: the raw value from `column` (the
-// cache's, not the prepared one) and its score; unused when `used` is false
-// (fallback mode, or the metric has no data).
+// cache's, not the prepared one), of which `unseen` is estimated, and its
+// score; unused when `used` is false (fallback mode, or the metric has no
+// data).
 TermResult MetricTermRow(const MetricTerm& term, const MetricPlan& plan,
                          bool used, const MetricColumn* column, size_t i,
-                         int64_t now_ms);
+                         double unseen, int64_t now_ms);
 
 }  // namespace ms
 

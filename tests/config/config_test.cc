@@ -380,6 +380,22 @@ TEST(LoadConfigTest, Errors) {
       {WithMetric("    filter: {max: .inf}\n"),
        "file.yaml:7:19: metrics[0].filter.max: must be a finite number, got "
        "\".inf\""},
+      // metrics[i].estimate.
+      {WithMetric("    estimate: {factor: 2}\n"),
+       "file.yaml:7:15: metrics[0].estimate.from: required"},
+      {WithMetric("    estimate: {from: cpuLimits}\n"),
+       "file.yaml:7:22: metrics[0].estimate.from: must be one of none, "
+       "cpuRequests, memoryRequests, perPod; got \"cpuLimits\""},
+      {WithMetric("    estimate: {from: perPod, warmup: -1s}\n"),
+       "file.yaml:7:38: metrics[0].estimate.warmup: invalid duration "
+       "\"-1s\": must not be signed (examples: 500ms, 15s, 2m, 1h30m)"},
+      {WithMetric("    estimate: {from: perPod, factor: .nan}\n"),
+       "file.yaml:7:38: metrics[0].estimate.factor: must be a finite number, "
+       "got \".nan\""},
+      {"metrics:\n  - name: m\n    source: {nodeLabel: a}\n"
+       "    estimate: {from: perPod}\n",
+       "file.yaml:6:15: metrics[0].estimate: only a query's values lag "
+       "behind placements; a node attribute takes no estimate"},
       {"metrics:\n  - name: m\n    source: {nodeLabel: a}\n    query: q\n",
        "file.yaml:6:12: metrics[0].query: only for a metric with a query, "
        "not with source"},

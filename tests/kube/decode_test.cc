@@ -211,6 +211,20 @@ TEST(DecodePodTest, WhatPreemptionReads) {
   EXPECT_FALSE(pod->preempted);
 }
 
+// Of the annotations, only the estimates' are kept, by metric name.
+TEST(DecodePodTest, KeepsTheEstimateAnnotations) {
+  absl::StatusOr<Pod> pod = DecodePod(R"({"metadata":{"annotations":{
+    "estimate.metrics-scheduler.io/cpu":"0.25",
+    "estimate.metrics-scheduler.io/":"no metric",
+    "example.com/other":"x"}}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->estimates,
+            (std::map<std::string, std::string>{{"cpu", "0.25"}}));
+  pod = DecodePod(R"({"metadata":{"annotations":null}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_TRUE(pod->estimates.empty());
+}
+
 TEST(DecodeBudgetTest, WhatPreemptionReads) {
   absl::StatusOr<ObjectList<PodDisruptionBudget>> list =
       DecodeList<PodDisruptionBudget>(R"({

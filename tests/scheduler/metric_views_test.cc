@@ -39,16 +39,23 @@ struct Nodes {
   }
 };
 
-std::shared_ptr<const MetricsSnapshot> Latency(
+std::shared_ptr<const MetricsSnapshot> Sample(
+    const std::string& metric,
     const std::vector<std::pair<std::string, double>>& values,
     int64_t time_ms) {
   auto snapshot = std::make_shared<MetricsSnapshot>();
-  MetricValues latency{.name = "latency"};
+  MetricValues latency{.name = metric};
   for (const auto& [node, value] : values) {
     latency.by_node[node] = {.value = value, .time_ms = time_ms};
   }
   snapshot->metrics.push_back(latency);
   return snapshot;
+}
+
+std::shared_ptr<const MetricsSnapshot> Latency(
+    const std::vector<std::pair<std::string, double>>& values,
+    int64_t time_ms) {
+  return Sample("latency", values, time_ms);
 }
 
 class MetricViewsTest : public ::testing::Test {
@@ -64,11 +71,19 @@ class MetricViewsTest : public ::testing::Test {
       const std::shared_ptr<const MetricsSnapshot>& metrics) {
     return views_.Get(by_latency_, metrics, now_, nodes_.Layout());
   }
+  // Places pod `name` (1 CPU requested) on node `node` now.
+  void Place(size_t node, const std::string& name = "p") {
+    views_.Place(node, now_, nodes_.Layout(), "ns/" + name, OneCpu());
+  }
+  static std::shared_ptr<const PodInfo> OneCpu() {
+    return std::make_shared<const PodInfo>(
+        PodInfo{.requests = {.milli_cpu = 1000}});
+  }
 
   absl::Time now_ = absl::FromUnixSeconds(1000);
   ScoringConfig by_latency_;
   Nodes nodes_;
-  MetricViews views_{absl::Seconds(60)};
+  MetricViews views_{absl::Seconds(60), absl::Minutes(3)};
 };
 
 TEST_F(MetricViewsTest, ColumnsFollowTheNodeOrderAndTheLatestSnapshot) {
@@ -114,8 +129,8 @@ TEST_F(MetricViewsTest, APlacementCountsUntilItsNodeIsSampledOrTheWindowEnds) {
   auto before = Latency({{"a", 1}, {"b", 1}}, absl::ToUnixMillis(now_));
   Get(before);
   now_ += absl::Seconds(1);
-  views_.Place(0, now_, nodes_.Layout());
-  views_.Place(1, now_, nodes_.Layout());
+  Place(0);
+  Place(1);
   EXPECT_EQ(views_.Recent("a", by_latency_, nodes_.Layout()), 1);
   EXPECT_EQ(views_.Recent("b", by_latency_, nodes_.Layout()), 1);
 
@@ -133,8 +148,8 @@ TEST_F(MetricViewsTest, APlacementCountsUntilItsNodeIsSampledOrTheWindowEnds) {
 TEST_F(MetricViewsTest, PlacementsBeforeAViewExistedAreCountedWhenItIsAsked) {
   const int64_t sampled = absl::ToUnixMillis(now_);
   now_ += absl::Seconds(1);
-  views_.Place(1, now_, nodes_.Layout());
-  views_.Place(1, now_, nodes_.Layout());
+  Place(1);
+  Place(1);
   // No view yet: nothing to read.
   EXPECT_EQ(views_.Recent("b", by_latency_, nodes_.Layout()), 0);
   EXPECT_EQ(Get(Latency({{"a", 1}, {"b", 1}}, sampled)).recent,
@@ -145,7 +160,7 @@ TEST_F(MetricViewsTest, AViewOfAnOlderNodeListReadsAsNoCount) {
   auto snapshot = Latency({{"a", 1}, {"b", 1}}, absl::ToUnixMillis(now_));
   Get(snapshot);
   now_ += absl::Seconds(1);
-  views_.Place(1, now_, nodes_.Layout());
+  Place(1);
   nodes_.RemoveLast();  // b goes: the view is of the list before
   EXPECT_EQ(views_.Recent("a", by_latency_, nodes_.Layout()), 0);
   EXPECT_EQ(views_.Recent("b", by_latency_, nodes_.Layout()), 0);
@@ -154,6 +169,95 @@ TEST_F(MetricViewsTest, AViewOfAnOlderNodeListReadsAsNoCount) {
   // b comes back: its placement, newer than its sample, counts again.
   nodes_.Add("b");
   EXPECT_EQ(Get(snapshot).recent, (std::vector<int32_t>{0, 1}));
+}
+
+// CPU utilisation (a fraction) estimated from CPU requests: a pod started
+// on a 4-core node adds its request / 4 until a sample taken 30 s after
+// its start.
+class EstimateTest : public MetricViewsTest {
+ protected:
+  EstimateTest() {
+    by_cpu_.metrics.push_back(
+        {.name = "cpu",
+         .estimate = {.basis = UnseenLoadEstimate::Basis::kCpuRequests,
+                      .factor = 1,
+                      .warmup_ms = 30000}});
+    for (NodeInfo& n : nodes_.nodes) n.node.allocatable.milli_cpu = 4000;
+  }
+  std::shared_ptr<const MetricsSnapshot> Cpu(double a, double b,
+                                             absl::Time sampled) {
+    return Sample("cpu", {{"a", a}, {"b", b}}, absl::ToUnixMillis(sampled));
+  }
+  const MetricViews::View& GetCpu(
+      const std::shared_ptr<const MetricsSnapshot>& metrics) {
+    return views_.Get(by_cpu_, metrics, now_, nodes_.Layout());
+  }
+
+  ScoringConfig by_cpu_;
+};
+
+TEST_F(EstimateTest, APodAddsItsEstimateUntilASampleAWarmupLaterShowsIt) {
+  const absl::Time t0 = now_;
+  GetCpu(Cpu(0.5, 0.5, t0));
+  now_ += absl::Seconds(1);
+  Place(0, "ours");  // at t0 + 1 s
+  // Bound by another scheduler at t0 + 1 s, seen now.
+  views_.Started("b", now_, nodes_.Layout(), "ns/theirs",
+                 absl::ToUnixMillis(now_), OneCpu());
+  // Both are in the view at once, columns and table alike, and say what
+  // they added.
+  const MetricViews::View& view = GetCpu(Cpu(0.5, 0.5, t0));
+  EXPECT_EQ(view.columns[0].values, (std::vector<double>{0.75, 0.75}));
+  EXPECT_EQ(view.unseen[0], (std::vector<double>{0.25, 0.25}));
+  EXPECT_EQ(view.metric_table.column(0).values,
+            (std::vector<double>{0.75, 0.75}));
+  EXPECT_EQ(view.metric_table.column(0).max, 0.75);
+
+  // A sample 20 s after the starts is still within the warm-up: it does
+  // not show them.
+  now_ = t0 + absl::Seconds(21);
+  EXPECT_EQ(GetCpu(Cpu(0.6, 0.5, now_)).columns[0].values,
+            (std::vector<double>{0.85, 0.75}));
+  // A sample 30 s after them shows them: nothing is added.
+  now_ = t0 + absl::Seconds(31);
+  EXPECT_EQ(GetCpu(Cpu(0.8, 0.7, now_)).unseen[0],
+            (std::vector<double>{0, 0}));
+}
+
+TEST_F(EstimateTest, AStoppedPodOrAnOldStartAddsNothing) {
+  const absl::Time t0 = now_;
+  auto snapshot = Cpu(0.5, 0.5, t0);
+  GetCpu(snapshot);
+  now_ += absl::Seconds(1);
+  Place(0, "gone");
+  EXPECT_EQ(GetCpu(snapshot).columns[0].values[0], 0.75);
+  views_.Stopped("ns/gone");
+  EXPECT_EQ(GetCpu(snapshot).columns[0].values[0], 0.5);
+  // Started long before (status.startTime an hour ago): every fresh sample
+  // shows it.
+  views_.Started("b", now_, nodes_.Layout(), "ns/old",
+                 absl::ToUnixMillis(now_ - absl::Hours(1)), OneCpu());
+  EXPECT_EQ(GetCpu(snapshot).columns[0].values[1], 0.5);
+  // A pod placed again under the same name counts once, where it is now.
+  Place(0, "again");
+  Place(1, "again");
+  EXPECT_EQ(GetCpu(snapshot).columns[0].values,
+            (std::vector<double>{0.5, 0.75}));
+}
+
+TEST_F(EstimateTest, AViewAskedLaterCountsTheStartsItMissed) {
+  auto snapshot = Cpu(0.5, 0.5, now_);
+  now_ += absl::Seconds(1);
+  Place(1, "one");
+  Place(1, "two");
+  EXPECT_EQ(GetCpu(snapshot).columns[0].values,
+            (std::vector<double>{0.5, 1.0}));
+  // A node with no sample has nothing to add to.
+  auto b_only = Sample("cpu", {{"b", 0.5}}, absl::ToUnixMillis(now_));
+  Place(0, "three");
+  const MetricViews::View& view = GetCpu(b_only);
+  EXPECT_TRUE(std::isnan(view.columns[0].values[0]));
+  EXPECT_EQ(view.unseen[0][0], 0);
 }
 
 }  // namespace

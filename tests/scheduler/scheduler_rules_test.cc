@@ -248,5 +248,60 @@ TEST(SchedulerRulesTest, NewMetricValuesRetryAPodAFilterKeptOut) {
   }
 }
 
+// Load the metrics have not seen: each pod bound since the nodes were
+// sampled, ours or another scheduler's, adds its CPU requests over the
+// node's (a fraction, as the metric) until a sample a warm-up later shows
+// it. The filter reads the sum, so a burst stops at the bound instead of
+// passing it together.
+TEST(SchedulerRulesTest, PodsTheMetricsHaveNotSeenCountAgainstTheFilter) {
+  MetricConfig load = LoadQuery({.max = 0.9});
+  load.estimate = {.basis = UnseenLoadEstimate::Basis::kCpuRequests,
+                   .factor = 1,
+                   .warmup_ms = 60000};
+  Config config;
+  config.profiles = {MetricOnly("metrics-scheduler", load)};
+  const int64_t sampled = NowMs();
+  metrics::FakeSource source;
+  source.Set("load", "n1", 0.5, sampled);
+  source.Set("load", "n2", 0.5, sampled);
+  metrics::MetricsCache cache(&source, config.profiles[0].metrics);
+  cache.Start();
+  {
+    Harness h(config, &cache);
+    h.scheduler().OnNode(MakeNode("n1").Capacity(4000, 1 << 30));
+    h.scheduler().OnNode(MakeNode("n2").Capacity(4000, 1 << 30));
+    // Bound to n1 by another scheduler: 2 of its 4 CPUs, so 0.5 + 0.5.
+    h.scheduler().OnAssignedPod(
+        MakePod("theirs").Req(2000, 0).Scheduler("default-scheduler").NodeName(
+            "n1"));
+    h.Start();
+    ASSERT_TRUE(WaitFor([&] { return cache.FirstRefreshDone(); }));
+    // n1 is at 1.0: both go to n2, at 0.5 then 0.75 (the bound is on the
+    // node's load before the pod).
+    for (const char* name : {"first", "second"}) {
+      Pod pod = MakePod(name).Req(1000, 0);
+      h.Create(pod);
+      ASSERT_TRUE(WaitFor([&] { return !h.NodeOf(pod).empty(); }));
+      EXPECT_EQ(h.NodeOf(pod), "n2") << name;
+    }
+    // n2 is at 1.0 too: no node passes. Without the estimates every node
+    // would still read 0.5.
+    Pod third = MakePod("third").Req(1000, 0);
+    h.Create(third);
+    ASSERT_TRUE(WaitFor([&] {
+      return h.api().EventPods("FailedScheduling").count(third.Key()) > 0;
+    }));
+    EXPECT_EQ(h.NodeOf(third), "");
+
+    // Samples taken after the warm-up show every pod: the estimates go,
+    // and the new values retry the pod. n1 first, so that the pod goes
+    // there whichever of the two values a refresh reads first.
+    const int64_t later = NowMs() + 120000;
+    source.Set("load", "n1", 0.6, later);
+    source.Set("load", "n2", 0.8, later);
+    ASSERT_TRUE(WaitFor([&] { return h.NodeOf(third) == "n1"; }));
+  }
+}
+
 }  // namespace
 }  // namespace ms

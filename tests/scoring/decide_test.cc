@@ -43,6 +43,7 @@ struct Fixture {
   std::vector<NodeInfo> nodes;
   std::vector<MetricColumn> columns;
   std::vector<int32_t> placements;
+  std::vector<std::vector<double>> unseen;  // per metric, per node
   Pod pod = MakePod().Req(100, 100 * kMi);
   Workspace ws;
   bool prepare = false;  // pass a MetricTable, as the scheduler does
@@ -59,6 +60,7 @@ struct Fixture {
                    .nodes = &nodes,
                    .metrics = &columns,
                    .metric_table = prepare ? &prepared : nullptr,
+                   .unseen = unseen.empty() ? nullptr : &unseen,
                    .recent_placements = placements.empty() ? nullptr
                                                            : &placements,
                    .now_ms = kNow,
@@ -114,6 +116,25 @@ TEST(DecideTest, WeightedSumOfTerms) {
   EXPECT_EQ(d.terms[2].state, TermState::kUnused);  // leastAllocated, w=0
   EXPECT_EQ(SummarizeTerms(d.score, d.mode, d.terms),
             "score 75.0 (metrics): latency 100.0 (w=3), throughput 0.0 (w=1)");
+}
+
+// What estimates of load not yet sampled added to a value is said beside
+// it, in the Scheduled event's summary and the explanation.
+TEST(DecideTest, TheEstimatedPartOfAValueIsExplained) {
+  Fixture f;
+  f.nodes = ThreeNodes();
+  f.columns = {Column({0.75, 0.9, 0.8})};
+  f.unseen = {{0.25, 0, 0}};
+  Decision d = f.Run(MetricsOnly({Term("cpu")}));
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d.node_index, 0);
+  EXPECT_EQ(d.terms[0].unseen, 0.25);
+  EXPECT_EQ(SummarizeTerms(d.score, d.mode, d.terms),
+            "score 100.0 (metrics): cpu 100.0 (w=1, value 0.75 (+0.25 "
+            "unseen))");
+  EXPECT_THAT(FormatExplanation(*d.explanation),
+              HasSubstr("0.75 (+0.25 unseen) -> 100.00"));
+  EXPECT_EQ(d.explanation->nodes[1].terms[0].unseen, 0);
 }
 
 TEST(DecideTest, MissingPolicies) {

@@ -37,6 +37,21 @@ TEST(MetricTableTest, NonFiniteAndUnsampledValuesAreMissing) {
   EXPECT_EQ(c.argmax, 0u);
 }
 
+TEST(MetricTableTest, AnAddedEstimateMovesTheValueAndTheExtremes) {
+  MetricTable table;
+  table.Build({Column({1, 2, kNaN})}, 3);
+  table.Add(0, 0, 5);  // node 0 becomes the largest
+  const MetricTable::Column& c = table.column(0);
+  EXPECT_EQ(c.values[0], 6);
+  EXPECT_EQ(c.max, 6);
+  EXPECT_EQ(c.argmax, 0u);
+  EXPECT_EQ(c.min, 2);
+  EXPECT_EQ(c.argmin, 1u);
+  table.Add(0, 2, 5);  // no value: nothing to add to
+  EXPECT_TRUE(std::isnan(c.values[2]));
+  EXPECT_EQ(c.present, 2u);
+}
+
 TEST(MetricTableTest, ColumnOfTheWrongSizeHasNoData) {
   MetricTable table;
   table.Build({Column({1, 2}), Column({1, 2, 3})}, 3);
