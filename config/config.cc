@@ -201,55 +201,91 @@ absl::Status Loader::LoadPreemption(const YNode& node, const std::string& path,
 absl::Status Loader::LoadNormalization(const YNode& node,
                                        const std::string& path,
                                        NormalizationConfig* out) {
-  static constexpr std::initializer_list<std::pair<const char*,
-                                                   NormalizationType>>
+  static constexpr std::initializer_list<
+      std::pair<const char*, NormalizationType>>
       kTypes = {{"minmax", NormalizationType::kMinMax},
                 {"range", NormalizationType::kRange},
-                {"ratio", NormalizationType::kRatio}};
+                {"ratio", NormalizationType::kRatio},
+                {"target", NormalizationType::kTarget}};
   if (node.IsScalar()) {
-    // Shorthand: `normalization: ratio`.
+    // Shorthand: `normalization: ratio`; range and target need their
+    // numbers.
     std::string s = node.Scalar();
-    for (const auto& [name, value] : kTypes) {
-      if (s == name) out->type = value;
+    if (s == "range") {
+      return Error(node, path,
+                   "range needs min and max: {type: range, min: LO, max: "
+                   "HI}");
+    }
+    if (s == "target") {
+      return Error(node, path,
+                   "target needs target and max: {type: target, target: X, "
+                   "max: HI} (min: LO is optional, default 0)");
     }
     if (s != "minmax" && s != "ratio") {
-      if (s == "range") {
-        return Error(node, path,
-                     "range needs min and max: {type: range, min: LO, max: "
-                     "HI}");
-      }
       return Error(node, path,
-                   absl::StrCat("must be one of minmax, range, ratio; got ",
+                   absl::StrCat("must be one of minmax, range, ratio, "
+                                "target; got ",
                                 Quote(s)));
     }
+    out->type =
+        s == "ratio" ? NormalizationType::kRatio : NormalizationType::kMinMax;
     return absl::OkStatus();
   }
-  RETURN_IF_ERROR(CheckMap(node, path, {"type", "min", "max"}));
+  RETURN_IF_ERROR(CheckMap(node, path, {"type", "min", "max", "target"}));
   YNode t;
   RETURN_IF_ERROR(GetEnum<NormalizationType>(node, path, "type", kTypes,
                                              &out->type, &t));
   if (!t.IsDefined()) return Error(node, Child(path, "type"), "required");
-  YNode min_node, max_node;
+  YNode min_node, max_node, target_node;
   RETURN_IF_ERROR(GetDouble(node, path, "min", &out->min, &min_node));
   RETURN_IF_ERROR(GetDouble(node, path, "max", &out->max, &max_node));
-  if (out->type != NormalizationType::kRange) {
+  RETURN_IF_ERROR(GetDouble(node, path, "target", &out->target, &target_node));
+  const bool range = out->type == NormalizationType::kRange;
+  const bool target = out->type == NormalizationType::kTarget;
+  if (!target && target_node.IsDefined()) {
+    return Error(target_node, Child(path, "target"),
+                 "only valid with type target");
+  }
+  if (!range && !target) {
     if (min_node.IsDefined()) {
-      return Error(min_node, Child(path, "min"), "only valid with type range");
+      return Error(min_node, Child(path, "min"),
+                   "only valid with type range or target");
     }
     if (max_node.IsDefined()) {
-      return Error(max_node, Child(path, "max"), "only valid with type range");
+      return Error(max_node, Child(path, "max"),
+                   "only valid with type range or target");
     }
     return absl::OkStatus();
   }
-  if (!min_node.IsDefined()) {
-    return Error(node, Child(path, "min"), "required with type range");
+  if (range) {
+    if (!min_node.IsDefined()) {
+      return Error(node, Child(path, "min"), "required with type range");
+    }
+    if (!max_node.IsDefined()) {
+      return Error(node, Child(path, "max"), "required with type range");
+    }
+    if (!(out->max > out->min)) {
+      return Error(max_node, Child(path, "max"),
+                   absl::StrCat("must be > min (", min_node.Scalar(), ")"));
+    }
+    return absl::OkStatus();
+  }
+  // Target: min (default 0) < target < max.
+  if (!target_node.IsDefined()) {
+    return Error(node, Child(path, "target"), "required with type target");
   }
   if (!max_node.IsDefined()) {
-    return Error(node, Child(path, "max"), "required with type range");
+    return Error(node, Child(path, "max"), "required with type target");
   }
-  if (!(out->max > out->min)) {
+  if (!(out->target > out->min)) {
+    return Error(
+        target_node, Child(path, "target"),
+        absl::StrCat("must be > min (",
+                     min_node.IsDefined() ? min_node.Scalar() : "0", ")"));
+  }
+  if (!(out->max > out->target)) {
     return Error(max_node, Child(path, "max"),
-                 absl::StrCat("must be > min (", min_node.Scalar(), ")"));
+                 absl::StrCat("must be > target (", target_node.Scalar(), ")"));
   }
   return absl::OkStatus();
 }
@@ -422,13 +458,21 @@ absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
   if (!(out->weight > 0)) {
     return Error(v, Child(path, "weight"), "must be > 0");
   }
+  YNode direction;
   RETURN_IF_ERROR(GetEnum<Direction>(
       node, path, "direction",
       {{"lower", Direction::kLower}, {"higher", Direction::kHigher}},
-      &out->direction));
+      &out->direction, &direction));
   if (YNode n = Find(node, "normalization"); n.IsDefined()) {
     RETURN_IF_ERROR(
         LoadNormalization(n, Child(path, "normalization"), &out->normalization));
+  }
+  // Either value would be ignored: an error rather than a silent no-op.
+  if (out->normalization.type == NormalizationType::kTarget &&
+      direction.IsDefined()) {
+    return Error(direction, Child(path, "direction"),
+                 "a target normalization scores by distance from its target; "
+                 "direction does not apply");
   }
   RETURN_IF_ERROR(GetEnum<MissingPolicy>(node, path, "missing",
                                          {{"neutral", MissingPolicy::kNeutral},

@@ -41,8 +41,10 @@
 //                                     # Node, not the backend; no query
 //       filter: {max: X, min: Y}      # default: none; either or both
 //       weight: 1                     # > 0
-//       direction: lower              # lower | higher (which is better)
+//       direction: lower              # lower | higher (which is better);
+//                                     # not with target
 //       normalization: {type: minmax} # minmax | ratio | range (min, max)
+//                                     # | target (target, max; min: 0)
 //       missing: neutral              # neutral | worst | exclude | skip
 //       maxStaleness: <cache.maxStaleness>   # query metrics only
 //       ttl: <cache.ttl>                     # query metrics only

@@ -29,12 +29,20 @@ enum class NormalizationType {
   // best / value (lower is better) or value / best (higher is better),
   // times 100, over values clamped at 0.
   kRatio,
+  // 100 at `target`, falling linearly on both sides over the fixed range
+  // [min, max], as Trimaran's TargetLoadPacking: with u and t the value and
+  // the target on [min, max] -> [0, 100], (100 - t) * u / t + t up to the
+  // target (t at min and below), t * (100 - u) / (100 - t) above it (0 at
+  // max and beyond): just past the target the score drops from 100 to t.
+  // The direction does not apply.
+  kTarget,
 };
 
 struct NormalizationConfig {
   NormalizationType type = NormalizationType::kMinMax;
-  double min = 0;  // kRange only; finite, < max
-  double max = 0;  // kRange only; finite, > min
+  double min = 0;     // kRange and kTarget only; finite, < max (< target)
+  double max = 0;     // kRange and kTarget only; finite, > min (> target)
+  double target = 0;  // kTarget only; finite, min < target < max
 };
 
 // What a node whose value is missing, NaN/Inf or stale gets.

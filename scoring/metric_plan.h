@@ -19,12 +19,15 @@ struct ColumnStats {
   double max = 0;
 };
 
-// A normalisation resolved for one decision: the three shapes
-// NormalizeValue reduces to once the stats are known.
+// A normalisation resolved for one decision: the shapes NormalizeValue
+// reduces to once the stats are known.
 enum class Normalizer {
   kLinear,       // minmax and range: clamp((v - origin) * k + base, 0, 100)
   kRatioLower,   // v <= 0 ? 100 : min(best / v, 100)
   kRatioHigher,  // min(max(v, 0) * k + base, 100)
+  // target: with u = max((v - origin) * k, 0) and the target at u = base,
+  // u <= base ? 100 - (base - u) * rise : max((100 - u) * fall, 0)
+  kTarget,
 };
 
 // One metric for the current decision: where its usable values are, their
@@ -39,9 +42,13 @@ struct MetricPlan {
   bool complete = false;  // every node has a usable value (no NaN)
   ColumnStats stats;
   bool on = false;  // usable data on some feasible node
-  // Set by PlanMetric.
+  // Set by PlanMetric; which coefficients a shape reads is in Normalizer.
+  // For kTarget, on [min, max] -> [0, 100]: origin = min, k = 100 / (max -
+  // min), base = t, the target there, rise = (100 - t) / t and fall = t /
+  // (100 - t), the slopes below and above it.
   Normalizer normalizer = Normalizer::kLinear;
   double origin = 0, k = 0, base = 0, best = 0;
+  double rise = 0, fall = 0;  // kTarget only
   double miss = 0;  // the score without a usable value; NaN: skipped
   double weight = 0;
   bool per_node = false;  // skipped on some feasible node: per-node weights
@@ -54,6 +61,7 @@ struct MetricPlan {
 template <Normalizer kShape, bool kComplete = false>
 __attribute__((always_inline)) inline double PlanScore(double origin, double k,
                                                        double base, double best,
+                                                       double rise, double fall,
                                                        double miss, double v) {
   constexpr double kMax = kMaxNodeScore;
   double s;
@@ -64,10 +72,17 @@ __attribute__((always_inline)) inline double PlanScore(double origin, double k,
     const double x = v < 0.0 ? 0.0 : v;
     const double q = best / x;
     s = x == 0 ? kMax : (kMax < q ? kMax : q);
-  } else {
+  } else if constexpr (kShape == Normalizer::kRatioHigher) {
     const double x = v < 0.0 ? 0.0 : v;
     const double y = x * k + base;
     s = kMax < y ? kMax : y;
+  } else {
+    // Both pieces of the tent, then a select: no branch per node.
+    const double y = (v - origin) * k;
+    const double u = y < 0.0 ? 0.0 : y;
+    const double below = kMax - (base - u) * rise;
+    const double above = (kMax - u) * fall;
+    s = u <= base ? below : (above < 0.0 ? 0.0 : above);
   }
   if constexpr (kComplete) return s;  // v is never NaN
   return v == v ? s : miss;

@@ -131,10 +131,10 @@ __attribute__((always_inline)) inline void AddMetric(
     const MetricPlan& p, const double* __restrict v, size_t len,
     double* __restrict t, double* __restrict wsum) {
   const double origin = p.origin, k = p.k, base = p.base, best = p.best,
-               miss = p.miss, w = p.weight;
+               rise = p.rise, fall = p.fall, miss = p.miss, w = p.weight;
   for (size_t j = 0; j < len; ++j) {
-    const double s =
-        PlanScore<kShape, kComplete>(origin, k, base, best, miss, v[j]);
+    const double s = PlanScore<kShape, kComplete>(origin, k, base, best, rise,
+                                                  fall, miss, v[j]);
     if constexpr (kAcc == Accumulate::kUniform) {
       t[j] += w * s;
     } else if constexpr (kAcc == Accumulate::kPerNode) {
@@ -177,12 +177,14 @@ __attribute__((always_inline)) inline void AddMetricPair(
     const MetricPlan& p1, const MetricPlan& p2, const double* __restrict v1,
     const double* __restrict v2, size_t len, double* __restrict t) {
   const double o1 = p1.origin, k1 = p1.k, b1 = p1.base, best1 = p1.best,
-               w1 = p1.weight;
+               rise1 = p1.rise, fall1 = p1.fall, w1 = p1.weight;
   const double o2 = p2.origin, k2 = p2.k, b2 = p2.base, best2 = p2.best,
-               w2 = p2.weight;
+               rise2 = p2.rise, fall2 = p2.fall, w2 = p2.weight;
   for (size_t j = 0; j < len; ++j) {
-    const double s1 = PlanScore<kShape1, true>(o1, k1, b1, best1, 0.0, v1[j]);
-    const double s2 = PlanScore<kShape2, true>(o2, k2, b2, best2, 0.0, v2[j]);
+    const double s1 =
+        PlanScore<kShape1, true>(o1, k1, b1, best1, rise1, fall1, 0.0, v1[j]);
+    const double s2 =
+        PlanScore<kShape2, true>(o2, k2, b2, best2, rise2, fall2, 0.0, v2[j]);
     t[j] = (t[j] + w1 * s1) + w2 * s2;
   }
 }
@@ -201,6 +203,9 @@ __attribute__((always_inline)) inline void AddMetricPair(
     case Normalizer::kRatioHigher:
       return AddMetricPair<kShape1, Normalizer::kRatioHigher>(p1, p2, v1, v2,
                                                               len, t);
+    case Normalizer::kTarget:
+      return AddMetricPair<kShape1, Normalizer::kTarget>(p1, p2, v1, v2, len,
+                                                         t);
   }
 }
 
@@ -293,6 +298,9 @@ MS_SIMD_CLONES double ScoreBlock(
         case Normalizer::kRatioHigher:
           AddMetricPair<Normalizer::kRatioHigher>(p, q, v1, v2, len, t);
           break;
+        case Normalizer::kTarget:
+          AddMetricPair<Normalizer::kTarget>(p, q, v1, v2, len, t);
+          break;
       }
       continue;
     }
@@ -309,6 +317,9 @@ MS_SIMD_CLONES double ScoreBlock(
         break;
       case Normalizer::kRatioHigher:
         AddMetric<Normalizer::kRatioHigher>(p, acc, v, len, t, wsum);
+        break;
+      case Normalizer::kTarget:
+        AddMetric<Normalizer::kTarget>(p, acc, v, len, t, wsum);
         break;
     }
   }

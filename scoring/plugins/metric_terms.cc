@@ -48,6 +48,16 @@ double NormalizeValue(Direction direction, const NormalizationConfig& norm,
       if (best == 0) return kMaxNodeScore;
       return std::clamp(x * (kMaxNodeScore / best), 0.0, kMaxNodeScore);
     }
+    case NormalizationType::kTarget: {
+      // On [min, max] -> [0, 100]: u the value (0 below min), t the target.
+      // (100 - t) * u / t + t is written 100 - (t - u) * ((100 - t) / t),
+      // which is 100 exactly at the target, and PlanScore's arithmetic.
+      const double k = kMaxNodeScore / (norm.max - norm.min);
+      const double u = std::max((v - norm.min) * k, 0.0);
+      const double t = (norm.target - norm.min) * k;
+      if (u <= t) return kMaxNodeScore - (t - u) * ((kMaxNodeScore - t) / t);
+      return std::max((kMaxNodeScore - u) * (t / (kMaxNodeScore - t)), 0.0);
+    }
   }
   return 0;
 }
@@ -166,6 +176,17 @@ void PlanMetric(const MetricTerm& term, size_t count, MetricPlan& p) {
         p.base = best == 0 ? kMaxNodeScore : 0.0;
       }
       break;
+    case NormalizationType::kTarget: {
+      // The loader has min < target < max: k > 0 and 0 < t < 100.
+      const NormalizationConfig& norm = term.normalization;
+      p.normalizer = Normalizer::kTarget;
+      p.origin = norm.min;
+      p.k = kMaxNodeScore / (norm.max - norm.min);
+      p.base = (norm.target - norm.min) * p.k;
+      p.rise = (kMaxNodeScore - p.base) / p.base;
+      p.fall = p.base / (kMaxNodeScore - p.base);
+      break;
+    }
   }
 }
 
@@ -173,13 +194,16 @@ double PlanScore(const MetricPlan& p, double v) {
   switch (p.normalizer) {
     case Normalizer::kLinear:
       return PlanScore<Normalizer::kLinear>(p.origin, p.k, p.base, p.best,
-                                            p.miss, v);
+                                            p.rise, p.fall, p.miss, v);
     case Normalizer::kRatioLower:
-      return PlanScore<Normalizer::kRatioLower>(p.origin, p.k, p.base,
-                                                p.best, p.miss, v);
+      return PlanScore<Normalizer::kRatioLower>(p.origin, p.k, p.base, p.best,
+                                                p.rise, p.fall, p.miss, v);
     case Normalizer::kRatioHigher:
-      return PlanScore<Normalizer::kRatioHigher>(p.origin, p.k, p.base,
-                                                 p.best, p.miss, v);
+      return PlanScore<Normalizer::kRatioHigher>(p.origin, p.k, p.base, p.best,
+                                                 p.rise, p.fall, p.miss, v);
+    case Normalizer::kTarget:
+      return PlanScore<Normalizer::kTarget>(p.origin, p.k, p.base, p.best,
+                                            p.rise, p.fall, p.miss, v);
   }
   return kNaN;
 }

@@ -44,6 +44,13 @@ inline constexpr double kNeutralScore = 50;
 //                  a value of 0 scores 100
 //   ratio, higher: 100 * v / best with best = max, v clamped at 0; when
 //                  best is 0 every node scores 100
+//   target X over [lo, hi], either direction (Trimaran's
+//   TargetLoadPacking): with u = (v - lo) * 100 / (hi - lo), clamped at 0,
+//   and t = (X - lo) * 100 / (hi - lo),
+//                  u <= t: (100 - t) * u / t + t  (t at lo, 100 at X)
+//                  u > t:  t * (100 - u) / (100 - t), clamped at 0 (0 at hi)
+//                  so just above X the score drops from 100 to t, as
+//                  TargetLoadPacking's does
 double NormalizeValue(Direction direction, const NormalizationConfig& norm,
                       const ColumnStats& stats, double v);
 

@@ -257,6 +257,29 @@ metrics:
   EXPECT_EQ(c->profiles[0].metrics[1].aggregations.group, "avg");
 }
 
+TEST(LoadConfigTest, ATargetNormalizationReadsItsTargetMaxAndMin) {
+  absl::StatusOr<Config> c = Load(R"(backend: {url: http://p:9090}
+metrics:
+  - name: cpu
+    query: q
+    normalization: {type: target, target: 0.6, max: 1}
+  - name: load
+    query: l
+    normalization: {type: target, min: 1, target: 3, max: 5}
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const NormalizationConfig& cpu = c->profiles[0].metrics[0].normalization;
+  EXPECT_EQ(cpu.type, NormalizationType::kTarget);
+  EXPECT_EQ(cpu.min, 0);  // default
+  EXPECT_EQ(cpu.target, 0.6);
+  EXPECT_EQ(cpu.max, 1);
+  const NormalizationConfig& load = c->profiles[0].metrics[1].normalization;
+  EXPECT_EQ(load.type, NormalizationType::kTarget);
+  EXPECT_EQ(load.min, 1);
+  EXPECT_EQ(load.target, 3);
+  EXPECT_EQ(load.max, 5);
+}
+
 TEST(LoadConfigTest, NullMeansDefault) {
   absl::StatusOr<Config> c = Load("backend:\n  timeout:\ncache:\n");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -431,10 +454,10 @@ TEST(LoadConfigTest, Errors) {
        "exclude, skip; got \"zero\""},
       {WithMetric("    normalization: {type: log}\n"),
        "file.yaml:7:27: metrics[0].normalization.type: must be one of minmax, "
-       "range, ratio; got \"log\""},
+       "range, ratio, target; got \"log\""},
       {WithMetric("    normalization: log\n"),
        "file.yaml:7:20: metrics[0].normalization: must be one of minmax, "
-       "range, ratio; got \"log\""},
+       "range, ratio, target; got \"log\""},
       {WithMetric("    normalization: range\n"),
        "file.yaml:7:20: metrics[0].normalization: range needs min and max: "
        "{type: range, min: LO, max: HI}"},
@@ -450,10 +473,44 @@ TEST(LoadConfigTest, Errors) {
        "file.yaml:7:47: metrics[0].normalization.max: must be > min (1)"},
       {WithMetric("    normalization: {type: minmax, min: 1}\n"),
        "file.yaml:7:40: metrics[0].normalization.min: only valid with type "
-       "range"},
+       "range or target"},
       {WithMetric("    normalization: {type: ratio, max: 1}\n"),
        "file.yaml:7:39: metrics[0].normalization.max: only valid with type "
-       "range"},
+       "range or target"},
+      {WithMetric("    normalization: {type: range, min: 0, max: 1, target: "
+                  "0.5}\n"),
+       "file.yaml:7:58: metrics[0].normalization.target: only valid with type "
+       "target"},
+      // metrics[i].normalization of type target.
+      {WithMetric("    normalization: target\n"),
+       "file.yaml:7:20: metrics[0].normalization: target needs target and "
+       "max: {type: target, target: X, max: HI} (min: LO is optional, "
+       "default 0)"},
+      {WithMetric("    normalization: {type: target, max: 1}\n"),
+       "file.yaml:7:20: metrics[0].normalization.target: required with type "
+       "target"},
+      {WithMetric("    normalization: {type: target, target: 0.7}\n"),
+       "file.yaml:7:20: metrics[0].normalization.max: required with type "
+       "target"},
+      {WithMetric("    normalization: {type: target, target: 0, max: 1}\n"),
+       "file.yaml:7:43: metrics[0].normalization.target: must be > min (0)"},
+      {WithMetric("    normalization: {type: target, min: 0.5, target: 0.2, "
+                  "max: 1}\n"),
+       "file.yaml:7:53: metrics[0].normalization.target: must be > min (0.5)"},
+      {WithMetric("    normalization: {type: target, target: 1, max: 1}\n"),
+       "file.yaml:7:51: metrics[0].normalization.max: must be > target (1)"},
+      {WithMetric("    normalization: {type: target, target: .nan, max: 1}\n"),
+       "file.yaml:7:43: metrics[0].normalization.target: must be a finite "
+       "number, got \".nan\""},
+      // Any direction, even the default written out, would be ignored.
+      {WithMetric("    normalization: {type: target, target: 0.7, max: 1}\n"
+                  "    direction: higher\n"),
+       "file.yaml:8:16: metrics[0].direction: a target normalization scores "
+       "by distance from its target; direction does not apply"},
+      {WithMetric("    direction: lower\n"
+                  "    normalization: {type: target, target: 0.7, max: 1}\n"),
+       "file.yaml:7:16: metrics[0].direction: a target normalization scores "
+       "by distance from its target; direction does not apply"},
       {WithMetric("    maxStaleness: 5s\n"),
        "file.yaml:7:19: metrics[0].maxStaleness: must be >= the metric's ttl "
        "(15s)"},

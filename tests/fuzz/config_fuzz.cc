@@ -53,6 +53,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
               std::isfinite(m.normalization.max) &&
               m.normalization.min < m.normalization.max);
       }
+      if (m.normalization.type == ms::NormalizationType::kTarget) {
+        Check(std::isfinite(m.normalization.min) &&
+              std::isfinite(m.normalization.max) &&
+              m.normalization.min < m.normalization.target &&
+              m.normalization.target < m.normalization.max);
+      }
     }
   }
   if (!ms::QueryMetrics(*config).empty()) {

@@ -118,6 +118,101 @@ TEST(DecideTest, WeightedSumOfTerms) {
             "score 75.0 (metrics): latency 100.0 (w=3), throughput 0.0 (w=1)");
 }
 
+MetricTerm TargetTerm(const std::string& name, double target, double max,
+                      MissingPolicy missing = MissingPolicy::kNeutral) {
+  MetricTerm t = Term(name, 1, Direction::kLower, missing);
+  t.normalization = {.type = NormalizationType::kTarget,
+                     .min = 0,
+                     .max = max,
+                     .target = target};
+  return t;
+}
+
+// target 0.7 over [0, 1] (t = 70): the node at the target wins, and one
+// below it beats one as far above it, since above the target the score
+// starts from t, not 100.
+TEST(DecideTest, ATargetPicksTheNodeAtTheTarget) {
+  Fixture f;
+  f.nodes = ThreeNodes();
+  f.columns = {Column({0.2, 0.7, 0.95})};
+  for (bool prepare : {false, true}) {
+    f.prepare = prepare;
+    Decision d = f.Run(MetricsOnly({TargetTerm("cpu", 0.7, 1)}));
+    ASSERT_TRUE(d.ok());
+    EXPECT_EQ(d.node_index, 1);
+    EXPECT_EQ(d.score, 100);
+    // n1: (100 - 70) * 20 / 70 + 70 = 78.57; n3: 70 * (100 - 95) / 30 =
+    // 11.67.
+    EXPECT_NEAR(d.explanation->nodes[0].total, 78.571428571428571, 1e-9);
+    EXPECT_NEAR(d.explanation->nodes[2].total, 11.666666666666667, 1e-9);
+  }
+  // Without n2, n1 (0.5 below) beats n3 (0.25 above).
+  f.columns = {Column({0.2, 1.5, 0.95})};
+  EXPECT_EQ(f.Run(MetricsOnly({TargetTerm("cpu", 0.7, 1)})).node_index, 0);
+}
+
+// The vectorised kernels score a target term as the reference
+// NormalizeValue does, exactly: over three blocks of nodes (the last one
+// partial), for one complete term, a pair of complete terms (scored in one
+// pass), and a term with missing values under each policy.
+TEST(DecideTest, TheKernelsScoreATargetAsTheReference) {
+  constexpr size_t kNodes = 600;
+  Fixture f;
+  for (size_t i = 0; i < kNodes; ++i) {
+    f.nodes.push_back(MakeNode(absl::StrCat("n", i)));
+  }
+  // From -0.1 to 1.4 in steps of 1/400: min, the target and max are among
+  // them.
+  std::vector<double> values(kNodes), other(kNodes), gaps(kNodes);
+  for (size_t i = 0; i < kNodes; ++i) {
+    values[i] = (static_cast<double>(i) - 40) / 400;
+    other[i] = values[kNodes - 1 - i];
+    gaps[i] = i % 7 == 3 ? kNaN : values[i];
+  }
+  const NormalizationConfig norm = TargetTerm("", 0.7, 1).normalization;
+  auto reference = [&](double v) {
+    return NormalizeValue(Direction::kLower, norm, {}, v);
+  };
+  for (bool prepare : {false, true}) {
+    f.prepare = prepare;
+    // One term, weight 1: each total is the term's score.
+    f.columns = {Column(values)};
+    Decision one = f.Run(MetricsOnly({TargetTerm("cpu", 0.7, 1)}));
+    ASSERT_TRUE(one.ok());
+    for (size_t i = 0; i < kNodes; ++i) {
+      const NodeExplanation& ne = one.explanation->nodes[i];
+      EXPECT_EQ(ne.total, reference(values[i])) << "node " << i;
+      EXPECT_EQ(ne.terms[0].score, reference(values[i])) << "node " << i;
+    }
+    EXPECT_EQ(one.score, 100);
+    EXPECT_EQ(one.node_index, 320);  // (320 - 40) / 400 = 0.7
+    // Two complete terms, weight 1 each: (s1 + s2) / 2.
+    f.columns = {Column(values), Column(other)};
+    Decision two = f.Run(
+        MetricsOnly({TargetTerm("cpu", 0.7, 1), TargetTerm("memory", 0.7, 1)}));
+    ASSERT_TRUE(two.ok());
+    for (size_t i = 0; i < kNodes; ++i) {
+      EXPECT_EQ(two.explanation->nodes[i].total,
+                (reference(values[i]) + reference(other[i])) * 0.5)
+          << "node " << i;
+    }
+    // Values missing on every seventh node: neutral scores them 50, skip
+    // leaves the term out (no term left: 0).
+    f.columns = {Column(gaps)};
+    for (MissingPolicy missing :
+         {MissingPolicy::kNeutral, MissingPolicy::kSkip}) {
+      Decision d = f.Run(MetricsOnly({TargetTerm("cpu", 0.7, 1, missing)}));
+      ASSERT_TRUE(d.ok());
+      for (size_t i = 0; i < kNodes; ++i) {
+        const double want = !std::isnan(gaps[i]) ? reference(gaps[i])
+                            : missing == MissingPolicy::kNeutral ? 50
+                                                                 : 0;
+        EXPECT_EQ(d.explanation->nodes[i].total, want) << "node " << i;
+      }
+    }
+  }
+}
+
 // What estimates of load not yet sampled added to a value is said beside
 // it, in the Scheduled event's summary and the explanation.
 TEST(DecideTest, TheEstimatedPartOfAValueIsExplained) {
@@ -644,12 +739,14 @@ Generated Generate(uint64_t seed) {
     MetricTerm t = Term(absl::StrCat("m", j), uniform(1, 5),
                         uniform(0, 1) ? Direction::kLower : Direction::kHigher,
                         policies[uniform(0, 3)]);
-    int norm = uniform(0, 2);
+    int norm = uniform(0, 3);
     t.normalization.type = norm == 0   ? NormalizationType::kMinMax
                            : norm == 1 ? NormalizationType::kRatio
-                                       : NormalizationType::kRange;
+                           : norm == 2 ? NormalizationType::kRange
+                                       : NormalizationType::kTarget;
     t.normalization.min = 0;
     t.normalization.max = 100;
+    t.normalization.target = 60;
     g.cfg.metrics.push_back(t);
     MetricColumn col;
     for (int i = 0; i < n; ++i) {
@@ -777,6 +874,11 @@ TEST(DecidePropertyTest, ImprovingAMetricNeverLowersTheRank) {
     size_t node = rng() % g.nodes.size();
     if (!before.explanation->nodes[node].feasible) continue;
     size_t m = rng() % g.columns.size();
+    // A target has no better direction: moving towards it raises the
+    // score, and past it lowers it.
+    if (g.cfg.metrics[m].normalization.type == NormalizationType::kTarget) {
+      continue;
+    }
     double& v = g.columns[m].values[node];
     if (std::isnan(v) || g.columns[m].time_ms[node] < kNow - 60000) continue;
     int r0 = rank(before, node);
