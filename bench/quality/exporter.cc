@@ -1,5 +1,9 @@
 #include "bench/quality/exporter.h"
 
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "bench/quality/number_text.h"
 
@@ -7,6 +11,7 @@ namespace ms::quality {
 
 void Accumulate(const NodeState& state, double cores, double dt,
                 NodeCounters& counters) {
+  counters.seconds += dt;
   counters.cpu_busy_seconds += state.cpu_busy * cores * dt;
   const double requests = state.request_rate * dt;
   counters.requests += requests;
@@ -43,6 +48,21 @@ std::string RenderExposition(const std::vector<ExportedNode>& nodes) {
   for (const ExportedNode& n : nodes) {
     absl::StrAppend(&out, "node_cpu_cores{node=\"", n.name, "\"} ",
                     NumberText(n.cores), "\n");
+  }
+  Type(out, "node_cpu_seconds_total", "counter",
+       "Seconds the CPUs spent in each mode.");
+  for (const ExportedNode& n : nodes) {
+    const int cpus = std::max(1, static_cast<int>(std::lround(n.cores)));
+    const double busy = n.counters.cpu_busy_seconds / cpus;
+    const double idle = n.cores * n.counters.seconds / cpus - busy;
+    for (int cpu = 0; cpu < cpus; ++cpu) {
+      for (const auto& [mode, value] :
+           {std::pair<const char*, double>{"idle", idle}, {"user", busy}}) {
+        absl::StrAppend(&out, "node_cpu_seconds_total{instance=\"", n.address,
+                        ":9100\",cpu=\"", cpu, "\",mode=\"", mode, "\"} ",
+                        NumberText(std::max(0.0, value)), "\n");
+      }
+    }
   }
   Type(out, "http_request_duration_seconds", "histogram",
        "Time to answer the requests to the node's pods.");

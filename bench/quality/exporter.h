@@ -3,9 +3,12 @@
 // (docs/quality.md, "What Prometheus scrapes").
 //
 // Series (labels: `node` = the node's name, `instance` = "ADDRESS:9100"
-// for node-exporter's disk series, which name a node by its address):
+// for node-exporter's series, which name a node by its address):
 //   node_cpu_busy_seconds_total{node}   core-seconds busy (a counter)
 //   node_cpu_cores{node}                the node's cores (a gauge)
+//   node_cpu_seconds_total{instance,cpu,mode="idle"|"user"}
+//                                       node-exporter's, the busy time
+//                                       spread evenly over the cores
 //   http_request_duration_seconds_bucket{node,le}, _sum, _count
 //   http_requests_total{node,code="200"|"500"}
 //   node_disk_{reads,writes}_completed_total{instance}
@@ -32,6 +35,7 @@ inline constexpr double kDiskOpsPerIoUnit = 10;
 
 // One node's counters since the start of the run.
 struct NodeCounters {
+  double seconds = 0;  // since the start
   double cpu_busy_seconds = 0;
   double requests = 0;
   double request_seconds = 0;                            // the histogram's _sum

@@ -18,6 +18,7 @@ TEST(ExporterTest, CountersGrowAsTheStateSays) {
   NodeCounters c;
   Accumulate(s, 8, 2, c);
   Accumulate(s, 8, 1, c);
+  EXPECT_DOUBLE_EQ(c.seconds, 3);
   EXPECT_DOUBLE_EQ(c.cpu_busy_seconds, 0.5 * 8 * 3);
   EXPECT_DOUBLE_EQ(c.requests, 300);
   EXPECT_DOUBLE_EQ(c.request_seconds, 30);
@@ -37,6 +38,8 @@ TEST(ExporterTest, TheTextNamesEachNodeAsItsQueriesJoinIt) {
   n.counters.requests = 10;
   n.counters.errors = 1;
   n.counters.disk_ops = 4;
+  n.counters.seconds = 10;
+  n.counters.cpu_busy_seconds = 20;  // a quarter of 8 cores' 80 s
   std::string text = RenderExposition({n});
   for (
       const char* line :
@@ -48,6 +51,12 @@ TEST(ExporterTest, TheTextNamesEachNodeAsItsQueriesJoinIt) {
        "http_requests_total{node=\"fast-1\",code=\"500\"} 1\n",
        "node_disk_reads_completed_total{instance=\"10.1.0.1:9100\"} 2\n",
        "node_disk_writes_completed_total{instance=\"10.1.0.1:9100\"} 2\n",
+       // As node-exporter: per core, so 1 - avg(rate(idle)) is the share
+       // of the node busy.
+       "node_cpu_seconds_total{instance=\"10.1.0.1:9100\",cpu=\"0\",mode="
+       "\"idle\"} 7.5\n",
+       "node_cpu_seconds_total{instance=\"10.1.0.1:9100\",cpu=\"7\",mode="
+       "\"user\"} 2.5\n",
        "# TYPE http_request_duration_seconds histogram\n"}) {
     EXPECT_TRUE(absl::StrContains(text, line)) << line << "\nin\n" << text;
   }
