@@ -144,8 +144,11 @@ TEST(ManifestsTest, ConfigurationsAreValid) {
     for (const MetricConfig& m : c->profiles[0].metrics) {
       names.push_back(m.name);
     }
-    EXPECT_EQ(names, (std::vector<std::string>{"http_latency", "io_latency",
-                                               "error_rate"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"cpu", "http_latency",
+                                               "io_latency", "error_rate"}));
+    // The CPU metric charges pods the metrics have not seen yet.
+    EXPECT_EQ(c->profiles[0].metrics[0].estimate.basis,
+              UnseenLoadEstimate::Basis::kCpuRequests);
     // The Lease rbac.yaml grants, and the port the Deployment exposes.
     EXPECT_EQ(c->leader_election.lease_namespace, "metrics-scheduler");
     EXPECT_EQ(c->leader_election.lease_name, "metrics-scheduler");
