@@ -566,25 +566,6 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
   return absl::OkStatus();
 }
 
-absl::Status Loader::LoadThreshold(const YNode& node, const std::string& path,
-                                   MetricThreshold* out) {
-  RETURN_IF_ERROR(CheckMap(node, path, {"max", "min"}));
-  YNode max_node, min_node;
-  double max = 0, min = 0;
-  RETURN_IF_ERROR(GetDouble(node, path, "max", &max, &max_node));
-  RETURN_IF_ERROR(GetDouble(node, path, "min", &min, &min_node));
-  if (!max_node.IsDefined() && !min_node.IsDefined()) {
-    return Error(node, path, "needs max, min or both");
-  }
-  if (max_node.IsDefined()) out->max = max;
-  if (min_node.IsDefined()) out->min = min;
-  if (out->max && out->min && *out->min > *out->max) {
-    return Error(min_node, Child(path, "min"),
-                 absl::StrCat("must be <= max (", *out->max, ")"));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status Loader::LoadBuiltins(const YNode& node, const std::string& path,
                                   BuiltinWeights* out) {
   std::vector<const char*> names;
@@ -725,11 +706,17 @@ std::vector<MetricConfig> QueryMetrics(const Config& config) {
 
 std::vector<std::string> NodeAnnotationKeys(const Config& config) {
   std::vector<std::string> out;
+  auto add = [&out](std::string key) {
+    if (!absl::c_linear_search(out, key)) out.push_back(std::move(key));
+  };
   for (const ProfileConfig& profile : config.profiles) {
     for (const MetricConfig& m : profile.metrics) {
-      if (m.origin.kind == MetricOrigin::Kind::kNodeAnnotation &&
-          !absl::c_linear_search(out, m.origin.key)) {
-        out.push_back(m.origin.key);
+      if (m.origin.kind == MetricOrigin::Kind::kNodeAnnotation) {
+        add(m.origin.key);
+      }
+      if (m.filter.any()) {
+        add(MaxFilterAnnotation(m.name));
+        add(MinFilterAnnotation(m.name));
       }
     }
   }

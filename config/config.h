@@ -40,6 +40,10 @@
 //       source: {nodeAnnotation: KEY} # or {nodeLabel: KEY}: read from the
 //                                     # Node, not the backend; no query
 //       filter: {max: X, min: Y}      # default: none; either or both
+//         scopes:                     # bounds by pod class and node pool:
+//           - {pods: {...}, nodes: {...}, max: X, min: Y}  # the first
+//                                     # that selects both replaces max
+//                                     # and min
 //       weight: 1                     # > 0
 //       direction: lower              # lower | higher (which is better);
 //                                     # not with target
@@ -113,6 +117,7 @@
 #include "model/metrics.h"
 #include "model/pod.h"
 #include "model/policy.h"
+#include "model/threshold_scope.h"
 
 namespace ms {
 
@@ -213,10 +218,24 @@ struct AggregationsConfig {
 // `filter`: bounds on a metric's fresh values. A node whose fresh value is
 // above `max` or below `min` is filtered out ("node(s) had <metric> above
 // <max>"); a missing or stale value is not (its `missing` policy applies to
-// scoring only). Not applied in fallback mode. Finite; min <= max.
+// scoring only). Not applied in fallback mode. Finite; min <= max. At
+// least one of max, min and scopes.
+//
+// `scopes` (model/threshold_scope.h), in order: the first whose `pods`
+// selects the pod and whose `nodes` selects the node gives both bounds
+// instead of max and min. Each scope has nodes, pods or both (nodes a label
+// selector, pods a label selector with minPriority and maxPriority), and
+// max, min or both, min <= max; minPriority <= maxPriority; at most
+// kMaxThresholdScopes. A Node's annotations max.filter.metrics-scheduler.io/
+// <metric> and min.filter.metrics-scheduler.io/<metric> override either
+// bound on that node, for a metric with a filter.
 struct MetricThreshold {
   std::optional<double> max;
   std::optional<double> min;
+  std::vector<ThresholdScope> scopes;  // default: none
+
+  // Whether the metric filters at all (the loader's "at least one").
+  bool any() const { return max || min || !scopes.empty(); }
 };
 
 struct MetricConfig {
@@ -330,8 +349,10 @@ struct Config {
 // is given. Its snapshot names them (MetricValues::name) as terms do.
 std::vector<MetricConfig> QueryMetrics(const Config& config);
 
-// The annotation keys node-attribute metrics read, each once: what the
-// node informer keeps of a Node's annotations.
+// The annotation keys node-attribute metrics read and those that set a
+// node's bounds on a metric with a filter (MaxFilterAnnotation,
+// MinFilterAnnotation), each once: what the node informer keeps of a
+// Node's annotations.
 std::vector<std::string> NodeAnnotationKeys(const Config& config);
 
 // The profile whose schedulerName is `scheduler_name`; null when none is.

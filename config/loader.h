@@ -2,10 +2,12 @@
 // written with YamlReader's primitives. Its methods are defined by part:
 // config.cc (the document, profiles, metrics, leader election),
 // load_backend.cc (backend and cache), load_node_affinity.cc
-// (nodeAffinity). Private to config/; LoadConfigString is its caller.
+// (nodeAffinity), load_threshold.cc (a metric's filter and its scopes).
+// Private to config/; LoadConfigString is its caller.
 #ifndef METRICS_SCHEDULER_CONFIG_LOADER_H_
 #define METRICS_SCHEDULER_CONFIG_LOADER_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "model/metrics.h"
 #include "model/pod.h"
 #include "model/policy.h"
+#include "model/threshold_scope.h"
 
 namespace ms {
 
@@ -86,6 +89,15 @@ class Loader : public YamlReader {
                             UnseenLoadEstimate* out);
   absl::Status LoadThreshold(const YNode& node, const std::string& path,
                              MetricThreshold* out);
+  absl::Status LoadThresholdScope(const YNode& node, const std::string& path,
+                                  ThresholdScope* out);
+  // A scope's `pods`: a label selector and a priority range.
+  absl::Status LoadPodClass(const YNode& node, const std::string& path,
+                            std::optional<PodClass>* out);
+  // The matchLabels and matchExpressions of `node`, a mapping whose keys
+  // the caller has checked (operators In, NotIn, Exists, DoesNotExist).
+  absl::Status LoadLabelSelector(const YNode& node, const std::string& path,
+                                 LabelSelector* out);
   absl::Status LoadBuiltins(const YNode& node, const std::string& path,
                             BuiltinWeights* out);
   absl::Status LoadNodeAffinity(const YNode& node, const std::string& path,

@@ -114,7 +114,8 @@ struct ListOptions {
   std::string label_selector;
   int page_size = 500;  // `limit` of each page
   // Not sent: the metadata.annotations a decoded Node keeps (the keys
-  // node-attribute metrics read); the rest are skipped. Nodes only.
+  // node-attribute metrics and metric filters' node bounds read); the rest
+  // are skipped. Nodes only.
   std::vector<std::string> node_annotations;
 };
 

@@ -90,7 +90,8 @@ template <typename T>
 struct DecodeContext {};
 
 // The metadata.annotations a Node keeps; others are skipped (a Node's
-// annotations can be large, and only node-attribute metrics read any).
+// annotations can be large, and only node-attribute metrics and metric
+// filters' node bounds read any).
 template <>
 struct DecodeContext<Node> {
   std::vector<std::string> annotations;

@@ -39,11 +39,32 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body) {
       if (Is(key, "Pod")) {
         for (od::field p : v.get_object()) {
           std::string_view pkey = p.unescaped_key();
+          od::value pv = p.value();
+          if (pv.is_null()) continue;
+          if (pkey == "spec") {
+            for (od::field s : pv.get_object()) {
+              std::string_view skey = s.unescaped_key();
+              if (skey != "priority") continue;
+              od::value priority = s.value();
+              if (!priority.is_null()) {
+                out.pod_priority = static_cast<int32_t>(int64_t(priority));
+              }
+            }
+            continue;
+          }
           if (pkey != "metadata") continue;
-          for (od::field m : p.value().get_object()) {
+          for (od::field m : pv.get_object()) {
             std::string_view mkey = m.unescaped_key();
             if (mkey == "namespace") out.pod_namespace = String(m.value());
             if (mkey == "name") out.pod_name = String(m.value());
+            if (mkey == "labels") {
+              od::value labels = m.value();
+              if (labels.is_null()) continue;
+              for (od::field l : labels.get_object()) {
+                std::string label(std::string_view(l.unescaped_key()));
+                out.pod_labels.emplace(std::move(label), String(l.value()));
+              }
+            }
           }
         }
       } else if (Is(key, "NodeNames")) {

@@ -9,6 +9,7 @@
 #define METRICS_SCHEDULER_KUBE_EXTENDER_WIRE_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,10 @@ namespace ms::kube {
 struct ExtenderArgs {
   std::string pod_namespace;  // Pod.metadata.namespace
   std::string pod_name;       // Pod.metadata.name
+  // Pod.metadata.labels and Pod.spec.priority: what a metric filter's
+  // scopes select pods by (model/threshold_scope.h).
+  std::map<std::string, std::string> pod_labels;
+  int32_t pod_priority = 0;
   // NodeNames (nodeCacheCapable: true), or the names of Nodes.items.
   std::vector<std::string> node_names;
   // The call carried whole Node objects (nodeCacheCapable: false), which

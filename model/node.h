@@ -36,8 +36,9 @@ struct Node {
   std::string uid;
   std::string resource_version;
   std::map<std::string, std::string> labels;
-  // Only the annotations node-attribute metrics read (kube::ListOptions::
-  // node_annotations); every other one is skipped when decoding.
+  // Only the annotations node-attribute metrics and metric filters' node
+  // bounds read (kube::ListOptions::node_annotations); every other one is
+  // skipped when decoding.
   std::map<std::string, std::string> annotations;
   bool unschedulable = false;  // spec.unschedulable (cordoned)
   std::vector<Taint> taints;

@@ -28,6 +28,11 @@ struct Workspace::Scratch {
   // [node]: the metric whose own filter (`exclude`, `filter` bounds)
   // removed it, or kNotExcluded; empty when no node was removed so.
   std::vector<int32_t> excluded;
+  // The bounds of the metrics' filters for this pod: [metric] the scopes
+  // that select the pod, and the node side when the caller has none.
+  std::vector<uint64_t> pod_scopes;
+  NodeBounds own_node_bounds;
+  DecisionBounds bounds;
   std::vector<double> scores;      // [node]: final score; -1 when infeasible
   std::vector<double> block_best;  // [block]: the highest score in it
   // Per node of a block: metric sums, per-node weights, built-ins, suspects.
@@ -190,11 +195,20 @@ NodeCheck CheckFully(const PodFilter& pf, const NodeInfo& base, size_t i,
   return c.feasible() ? CheckNode(pf, base, i) : c;
 }
 
-// Node i, which a metric's own filter removed (s.excluded[i]): why.
+// Node i, which a metric's own filter removed (s.excluded[i]): why, with
+// the bound that applied there.
 NodeCheck MetricCheck(const ScoringConfig& cfg, const Scratch& s, size_t i) {
   const int32_t m = s.excluded[i];
-  return NodeCheck{.failures = MetricFailure(cfg.metrics[m], s.plans[m], i),
-                   .metric = m};
+  const AppliedBounds b = s.bounds.At(cfg.metrics[m], m, i);
+  NodeCheck c{.failures = MetricFailure(b.bounds, s.plans[m], i), .metric = m};
+  if (c.failures == kFailMetricAbove) {
+    c.metric_bound = b.bounds.max;
+    c.bound_origin = b.max_origin;
+  } else if (c.failures == kFailMetricBelow) {
+    c.metric_bound = b.bounds.min;
+    c.bound_origin = b.min_origin;
+  }
+  return c;
 }
 
 // What preemption asks of this decision's filters.
@@ -248,6 +262,31 @@ int FeasibleNominatedNode(const Pod& pod, const std::vector<NodeInfo>& nodes,
   return -1;
 }
 
+// 3. The bounds the metrics' filters apply for this pod: the pod's side of
+// each scoped filter, matched now, once; the node side from the caller,
+// or matched here when it has none that fits. Empty when no metric has a
+// scoped filter.
+DecisionBounds ResolveBounds(const DecideInput& in, const ScoringConfig& cfg,
+                             Scratch& s) {
+  const std::vector<MetricTerm>& terms = cfg.metrics;
+  if (std::none_of(terms.begin(), terms.end(),
+                   [](const MetricTerm& t) { return t.has_scoped_filter(); })) {
+    return {};
+  }
+  const NodeBounds* nodes = in.node_bounds;
+  if (nodes == nullptr || !NodeBoundsMatch(terms, *nodes, in.nodes->size())) {
+    MatchNodeBounds(terms, *in.nodes, &s.own_node_bounds);
+    nodes = &s.own_node_bounds;
+  }
+  s.pod_scopes.assign(terms.size(), 0);
+  for (size_t m = 0; m < terms.size(); ++m) {
+    if (terms[m].has_scoped_filter()) {
+      s.pod_scopes[m] = PodScopes(terms[m], *in.pod);
+    }
+  }
+  return {.pod_scopes = s.pod_scopes.data(), .nodes = nodes->data()};
+}
+
 // 3. Pre-score: the usable values of each metric and their stats over the
 // `count` feasible nodes; the mode; the metrics' own filters (`exclude`
 // policies and `filter` bounds, when `exclude`), which may shrink the
@@ -259,6 +298,7 @@ void PreScore(const DecideInput& in, const ScoringConfig& cfg, bool exclude,
   int64_t* feasible = s.feasible.data();
   s.plans.assign(num_metrics, {});
   s.excluded.clear();
+  s.bounds = {};
   d.mode = ScoringMode::kMetrics;
   if (in.force_fallback) {
     d.mode = ScoringMode::kFallback;
@@ -297,8 +337,9 @@ void PreScore(const DecideInput& in, const ScoringConfig& cfg, bool exclude,
     return;
   }
   if (!exclude) return;
-  const size_t removed = FilterNodesByMetrics(cfg.metrics, s.plans, count,
-                                              feasible, n, s.excluded);
+  s.bounds = ResolveBounds(in, cfg, s);
+  const size_t removed = FilterNodesByMetrics(cfg.metrics, s.plans, s.bounds,
+                                              count, feasible, n, s.excluded);
   if (removed == 0) return;
   count -= removed;
   if (count == 0) return;
@@ -529,6 +570,15 @@ Explanation ExplainNodes(const DecideInput& in, const ScoringConfig& cfg,
               ? absl::StrCat("not considered: the pod's nominated node ",
                              in.pod->nominated_node_name, " fits")
               : absl::StrJoin(FailureReasons(pf, c, &cfg.metrics), ", ");
+      // Which bound applied, when not the metric's default.
+      if ((c.failures & (kFailMetricAbove | kFailMetricBelow)) != 0) {
+        const std::string origin =
+            BoundOriginText(cfg.metrics[c.metric],
+                            c.failures == kFailMetricAbove, c.bound_origin);
+        if (!origin.empty()) {
+          absl::StrAppend(&ne.filter_reason, " (", origin, ")");
+        }
+      }
     }
     e.nodes.push_back(std::move(ne));
   }

@@ -3,11 +3,13 @@
 //   ScoringConfig scoring = ...;  // once (scheduler/cycle/scoring_profile.h)
 //   NodeTable table; table.Build(nodes);                 // on node changes
 //   MetricTable prepared; prepared.Build(columns, n);    // on metric changes
+//   NodeBounds bounds;                 // on node, label, annotation changes
+//   MatchNodeBounds(scoring.metrics, nodes, &bounds);
 //   Workspace ws;                                        // one per thread
 //   ...
 //   DecideInput in{.pod = &pod, .nodes = &nodes, .table = &table,
 //                  .metrics = &columns, .metric_table = &prepared,
-//                  .recent_placements = &counts,
+//                  .node_bounds = &bounds, .recent_placements = &counts,
 //                  .now_ms = now, .seed = seed};
 //   Decision d = Decide(in, scoring, ws);
 //   if (d.ok()) Bind(pod, nodes[d.node_index].node.name, SummarizeTerms(...));
@@ -34,8 +36,12 @@
 //    mode: only the built-in terms score. Otherwise the metrics' own
 //    filters apply: nodes without a usable value of an `exclude` metric,
 //    and nodes whose usable value is beyond a metric's `filter` bounds,
-//    leave F ("node(s) had cpu above 0.9"). Missing values never fail a
-//    bound; in fallback mode no metric filters.
+//    leave F ("node(s) had cpu above 0.9"). A metric's bounds on a node are
+//    its default bounds, or those of its first scope that selects the pod
+//    and the node, or the node's annotation (filter_bounds.h): the pod's
+//    side of the scopes is matched here, once; the node's side is read
+//    from DecideInput::node_bounds. Missing values never fail a bound; in
+//    fallback mode no metric filters.
 // 4. Normalise (metric_terms.h). Each used metric's normalisation over F is
 //    resolved into a plan; missing values follow their policy.
 // 5. Score. The built-in terms (model/policy.h's kBuiltinTerms, each a
@@ -66,6 +72,7 @@
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "scoring/explanation.h"
+#include "scoring/filter_bounds.h"
 #include "scoring/metric_table.h"
 #include "scoring/node_table.h"
 #include "scoring/preemption.h"
@@ -90,6 +97,12 @@ struct DecideInput {
   // each node's value in `metrics` (MetricViews::View::unseen), for the
   // explanation; an empty vector for a metric with none.
   const std::vector<std::vector<double>>* unseen = nullptr;
+  // Optional: the node side of the metrics' scoped filters over `nodes`
+  // (MatchNodeBounds), kept in step with the nodes' labels and
+  // annotations. Null, or not matching (NodeBoundsMatch): Decide matches
+  // them in the Workspace, O(nodes x scopes) per decision, when a metric
+  // has a scoped filter.
+  const NodeBounds* node_bounds = nullptr;
   // Optional: per node, the pods this scheduler placed there since that
   // node's metrics were sampled. Null: none anywhere.
   const std::vector<int32_t>* recent_placements = nullptr;

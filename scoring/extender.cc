@@ -10,8 +10,9 @@
 namespace ms {
 
 MetricVerdict JudgeByMetrics(const ScoringConfig& scoring,
-                             const std::vector<MetricColumn>& columns,
-                             size_t n, int64_t now_ms) {
+                             const std::vector<MetricColumn>& columns, size_t n,
+                             int64_t now_ms, const Pod* pod,
+                             const NodeBounds* node_bounds) {
   MetricVerdict out;
   out.failures.assign(n, "");
   out.scores.assign(n, 0);
@@ -35,16 +36,30 @@ MetricVerdict JudgeByMetrics(const ScoringConfig& scoring,
   if (!any) return out;
   out.fallback = false;
 
-  // The metrics' own filters.
+  // The metrics' own filters, at the bounds that apply to this pod on each
+  // node.
+  std::vector<uint64_t> pod_scopes(terms.size(), 0);
+  DecisionBounds bounds;
+  if (pod != nullptr && node_bounds != nullptr &&
+      NodeBoundsMatch(terms, *node_bounds, n)) {
+    for (size_t m = 0; m < terms.size(); ++m) {
+      if (terms[m].has_scoped_filter()) {
+        pod_scopes[m] = PodScopes(terms[m], *pod);
+      }
+    }
+    bounds = {.pod_scopes = pod_scopes.data(), .nodes = node_bounds->data()};
+  }
   std::vector<int32_t> excluded;
-  const size_t removed = FilterNodesByMetrics(terms, plans, count,
+  const size_t removed = FilterNodesByMetrics(terms, plans, bounds, count,
                                               feasible.data(), n, excluded);
   if (removed > 0) {
     for (size_t i = 0; i < n; ++i) {
       if (excluded[i] == kNotExcluded) continue;
       const size_t m = static_cast<size_t>(excluded[i]);
-      out.failures[i] =
-          MetricReason(terms[m], MetricFailure(terms[m], plans[m], i));
+      const FilterBounds b = bounds.At(terms[m], m, i).bounds;
+      const uint32_t bit = MetricFailure(b, plans[m], i);
+      out.failures[i] = MetricReason(terms[m].name, bit,
+                                     bit == kFailMetricAbove ? b.max : b.min);
     }
     count -= removed;
     if (count == 0) return out;

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "model/metrics.h"
+#include "model/pod.h"
+#include "scoring/filter_bounds.h"
 #include "scoring/scoring_config.h"
 
 namespace ms {
@@ -40,10 +42,14 @@ struct MetricVerdict {
 
 // `columns`: one per scoring.metrics term, aligned to the n nodes asked
 // about (fewer columns: the missing metrics have no data). `now_ms` is the
-// clock for staleness.
+// clock for staleness. The filters' bounds are those that apply to `pod`
+// (its labels and priority) on each node, with `node_bounds` the node side
+// over the n nodes (filter_bounds.h); without either, or with a
+// `node_bounds` that does not match, the default bounds hold everywhere.
 MetricVerdict JudgeByMetrics(const ScoringConfig& scoring,
-                             const std::vector<MetricColumn>& columns,
-                             size_t n, int64_t now_ms);
+                             const std::vector<MetricColumn>& columns, size_t n,
+                             int64_t now_ms, const Pod* pod = nullptr,
+                             const NodeBounds* node_bounds = nullptr);
 
 // A [0, 100] score on the extender's 0..10 scale, rounded.
 int64_t ExtenderScore(double score);

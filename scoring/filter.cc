@@ -27,21 +27,15 @@ constexpr const char* kFixedReasons[] = {
     nullptr /* metrics */, nullptr, nullptr};
 static_assert(std::size(kFixedReasons) == kNumFilterFailures);
 
-// The metric failure bits, in the order of FilterSummary's counts.
-constexpr uint32_t kMetricBits[] = {kFailMissingMetric, kFailMetricAbove,
-                                    kFailMetricBelow};
-
-// The reason for `bit` (one of kMetricBits) and metric index `metric`.
-std::string MetricReason(const std::vector<MetricTerm>* metrics, int metric,
-                         uint32_t bit) {
+// The reason for `bit` (a kFailMetric bit) of metric index `metric`,
+// whose value crossed `bound`.
+std::string MetricIndexReason(const std::vector<MetricTerm>* metrics,
+                              int metric, uint32_t bit, double bound) {
   if (metrics != nullptr && metric >= 0 &&
       static_cast<size_t>(metric) < metrics->size()) {
-    return MetricReason((*metrics)[metric], bit);
+    return MetricReason((*metrics)[metric].name, bit, bound);
   }
-  MetricTerm unknown;
-  unknown.name = absl::StrCat("#", metric);
-  unknown.filter_max = unknown.filter_min = 0;
-  return MetricReason(unknown, bit);
+  return MetricReason(absl::StrCat("#", metric), bit, bound);
 }
 
 // PodTopologySpread's failure bit for the node; 0 when it fits or the
@@ -84,14 +78,14 @@ uint32_t VolumeFailures(const VolumeFilters& v, const NodeInfo& info) {
 
 }  // namespace
 
-std::string MetricReason(const MetricTerm& term, uint32_t bit) {
+std::string MetricReason(absl::string_view name, uint32_t bit, double bound) {
   if (bit == kFailMetricAbove) {
-    return absl::StrCat("node(s) had ", term.name, " above ", term.filter_max);
+    return absl::StrCat("node(s) had ", name, " above ", bound);
   }
   if (bit == kFailMetricBelow) {
-    return absl::StrCat("node(s) had ", term.name, " below ", term.filter_min);
+    return absl::StrCat("node(s) had ", name, " below ", bound);
   }
-  return absl::StrCat("node(s) had no usable value for metric ", term.name);
+  return absl::StrCat("node(s) had no usable value for metric ", name);
 }
 
 std::string PreFilterVolumes(const Pod& pod, const VolumeCatalog& catalog,
@@ -196,7 +190,8 @@ std::vector<std::string> FailureReasons(
         }
       }
     } else if ((1u << bit) & kFailMetric) {
-      out.push_back(MetricReason(metrics, c.metric, 1u << bit));
+      out.push_back(
+          MetricIndexReason(metrics, c.metric, 1u << bit, c.metric_bound));
     } else {
       out.push_back(kFixedReasons[bit]);
     }
@@ -226,12 +221,17 @@ void FilterSummary::Add(const NodeCheck& c) {
     }
   }
   if ((c.failures & kFailMetric) && c.metric >= 0) {
-    if (metrics_.size() <= static_cast<size_t>(c.metric)) {
-      metrics_.resize(c.metric + 1);
+    // One bit per metric failure (MetricFailure).
+    const uint32_t bit = c.failures & kFailMetric;
+    const double bound = bit == kFailMissingMetric ? 0 : c.metric_bound;
+    for (MetricCount& seen : metrics_) {
+      if (seen.metric == c.metric && seen.bit == bit && seen.bound == bound) {
+        ++seen.count;
+        return;
+      }
     }
-    for (size_t k = 0; k < std::size(kMetricBits); ++k) {
-      if (c.failures & kMetricBits[k]) ++metrics_[c.metric][k];
-    }
+    metrics_.push_back(
+        {.metric = c.metric, .bit = bit, .bound = bound, .count = 1});
   }
 }
 
@@ -249,13 +249,23 @@ std::string FilterSummary::Message(int num_nodes) const {
                                      filter_->requests.scalar[i].first));
     }
   }
-  for (size_t i = 0; i < metrics_.size(); ++i) {
-    for (size_t k = 0; k < std::size(kMetricBits); ++k) {
-      if (metrics_[i][k] == 0) continue;
-      reasons.push_back(absl::StrCat(
-          metrics_[i][k], " ",
-          MetricReason(metrics_config_, static_cast<int>(i), kMetricBits[k])));
+  // Bounds that differ may read the same (printed to six digits): counted
+  // together then, as kube-scheduler counts by reason.
+  std::vector<std::pair<std::string, int>> metric_reasons;
+  for (const MetricCount& m : metrics_) {
+    std::string reason =
+        MetricIndexReason(metrics_config_, m.metric, m.bit, m.bound);
+    auto same =
+        std::find_if(metric_reasons.begin(), metric_reasons.end(),
+                     [&](const auto& seen) { return seen.first == reason; });
+    if (same != metric_reasons.end()) {
+      same->second += m.count;
+    } else {
+      metric_reasons.emplace_back(std::move(reason), m.count);
     }
+  }
+  for (const auto& [reason, count] : metric_reasons) {
+    reasons.push_back(absl::StrCat(count, " ", reason));
   }
   std::sort(reasons.begin(), reasons.end());
   std::string msg = absl::StrCat("0/", num_nodes, " nodes are available");

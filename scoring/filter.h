@@ -23,16 +23,17 @@
 #ifndef METRICS_SCHEDULER_SCORING_FILTER_H_
 #define METRICS_SCHEDULER_SCORING_FILTER_H_
 
-#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "model/node.h"
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "model/resources.h"
+#include "scoring/filter_bounds.h"
 #include "scoring/filter_failure.h"
 #include "scoring/plugins/inter_pod_affinity.h"
 #include "scoring/plugins/node_affinity.h"
@@ -113,6 +114,10 @@ struct NodeCheck {
   uint32_t failures = 0;  // FilterFailure bits; 0 = feasible
   uint64_t scalars = 0;  // bit i: requests.scalar[i] is insufficient
   int metric = -1;       // a kFailMetric bit: the metric's index
+  // kFailMetricAbove or kFailMetricBelow: the bound the value crossed (the
+  // node's for this pod, filter_bounds.h) and where it came from.
+  double metric_bound = 0;
+  BoundOrigin bound_origin;
   bool feasible() const { return failures == 0; }
 };
 
@@ -126,10 +131,11 @@ NodeCheck CheckNode(const PodFilter& filter, const std::vector<NodeInfo>& nodes,
 NodeCheck CheckNode(const PodFilter& filter, const NodeInfo& info, size_t i);
 
 // The reason for a metric failure bit (kFailMissingMetric,
-// kFailMetricAbove, kFailMetricBelow) of `term`: "node(s) had no usable
-// value for metric cpu", "node(s) had cpu above 0.9", "node(s) had cpu
-// below 0.1".
-std::string MetricReason(const MetricTerm& term, uint32_t bit);
+// kFailMetricAbove, kFailMetricBelow) of the metric `name` whose value
+// crossed `bound` (the bound that applied on the node, for the pod):
+// "node(s) had no usable value for metric cpu", "node(s) had cpu above
+// 0.9", "node(s) had cpu below 0.1".
+std::string MetricReason(absl::string_view name, uint32_t bit, double bound);
 
 // The reasons of one node, as kube-scheduler words them, in the order they
 // are found. `metrics` names metrics for the kFailMetric bits.
@@ -146,17 +152,29 @@ class FilterSummary {
 
   // "0/N nodes are available: 3 Insufficient cpu, 2 node(s) were
   // unschedulable." Reasons are "COUNT REASON" strings sorted as strings,
-  // as kube-scheduler sorts them. A message that would reach 1024 bytes is
-  // cut after the last reason that fits and ends with ", ...".
+  // as kube-scheduler sorts them; as there, nodes whose reasons read the
+  // same are counted together (a metric's bound is part of its reason, so
+  // nodes filtered at different bounds count apart). A message that would
+  // reach 1024 bytes is cut after the last reason that fits and ends with
+  // ", ...".
   std::string Message(int num_nodes) const;
 
  private:
+  // Nodes a metric's filter removed: the metric index, the kFailMetric
+  // bit, and the bound crossed (0 for kFailMissingMetric).
+  struct MetricCount {
+    int metric = -1;
+    uint32_t bit = 0;
+    double bound = 0;
+    int count = 0;
+  };
+
   const PodFilter* filter_ = nullptr;
   const std::vector<MetricTerm>* metrics_config_ = nullptr;
   int counts_[kNumFilterFailures] = {};
-  std::vector<int> scalars_;                           // by request index
-  // By metric index, then kFailMetric bit (missing, above, below).
-  std::vector<std::array<int, 3>> metrics_;
+  std::vector<int> scalars_;  // by request index
+  // One entry per (metric, bit, bound) seen; few: the bounds that applied.
+  std::vector<MetricCount> metrics_;
 };
 
 // Pre-filter: constraints the pod requires that this scheduler does not

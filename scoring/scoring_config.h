@@ -13,6 +13,7 @@
 #include "model/metrics.h"
 #include "model/pod.h"
 #include "model/policy.h"
+#include "model/threshold_scope.h"
 
 namespace ms {
 
@@ -26,13 +27,29 @@ struct MetricTerm {
   int64_t max_staleness_ms = 120000;
   MetricOrigin origin;  // a query unless a node attribute
   // The threshold filter: a fresh value above filter_max or below
-  // filter_min fails the node. Infinite: no bound.
+  // filter_min fails the node. Infinite: no bound. These are the default
+  // bounds; scopes and node annotations may replace them (filter_bounds.h).
   double filter_max = std::numeric_limits<double>::infinity();
   double filter_min = -std::numeric_limits<double>::infinity();
+  // The first scope that selects both the pod and the node gives both
+  // bounds instead. At most kMaxThresholdScopes.
+  std::vector<ThresholdScope> filter_scopes;
+  // Whether a node's annotations max.filter.metrics-scheduler.io/<name>
+  // and min.filter.metrics-scheduler.io/<name> override its bounds, when
+  // the term has a filter (MakeScoringConfig sets it for every metric; the
+  // node informer keeps those annotations).
+  bool filter_annotations = false;
   UnseenLoadEstimate estimate;  // what pods add before a sample shows them
   bool has_filter() const {
     return filter_max != std::numeric_limits<double>::infinity() ||
-           filter_min != -std::numeric_limits<double>::infinity();
+           filter_min != -std::numeric_limits<double>::infinity() ||
+           !filter_scopes.empty();
+  }
+  // Whether the bounds may differ by pod or node: a filter with scopes, or
+  // read from the nodes' annotations. Without, one pair of bounds holds
+  // for every decision.
+  bool has_scoped_filter() const {
+    return has_filter() && (!filter_scopes.empty() || filter_annotations);
   }
 };
 

@@ -70,8 +70,9 @@ struct ClusterView {
 // Lists the nodes, the pods assigned to them, the namespaces, the
 // workloads whose selectors the default topology spread reads, and the
 // storage objects the volume plugins read. Nodes keep the annotations
-// `config`'s node-attribute metrics read. Errors as KubeClient returns
-// them (Unavailable when the apiserver cannot be reached).
+// `config`'s node-attribute metrics and metric filters read
+// (NodeAnnotationKeys). Errors as KubeClient returns them (Unavailable
+// when the apiserver cannot be reached).
 absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client,
                                         const Config& config);
 

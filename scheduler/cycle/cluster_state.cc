@@ -347,6 +347,7 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
                     .metrics = &view.columns,
                     .metric_table = &view.metric_table,
                     .unseen = &view.unseen,
+                    .node_bounds = &view.node_bounds,
                     .recent_placements = &view.recent,
                     .namespaces = &namespaces_,
                     .workloads = &workloads_,
@@ -392,12 +393,19 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
 
 MetricVerdict ClusterState::JudgeNodes(
     const std::vector<std::string>& names, const ScoringConfig& config,
-    const std::shared_ptr<const MetricsSnapshot>& metrics) {
+    const std::shared_ptr<const MetricsSnapshot>& metrics, const Pod* pod) {
   const int64_t now_ms = absl::ToUnixMillis(clock_.Now());
   std::vector<MetricColumn> columns;
+  NodeBounds bounds;
   {
     absl::MutexLock lock(&mu_);
     const MetricViews::View& view = View(config, metrics, clock_.Now());
+    // Each name's row in the views; -1 when not known here.
+    std::vector<int64_t> rows(names.size(), -1);
+    for (size_t i = 0; i < names.size(); ++i) {
+      auto it = index_.find(names[i]);
+      if (it != index_.end()) rows[i] = static_cast<int64_t>(it->second);
+    }
     columns.resize(view.columns.size());
     for (size_t m = 0; m < view.columns.size(); ++m) {
       const MetricColumn& all = view.columns[m];
@@ -406,14 +414,19 @@ MetricVerdict ClusterState::JudgeNodes(
       picked.time_ms.assign(names.size(), 0);
       if (all.values.size() != nodes_.size()) continue;  // no data
       for (size_t i = 0; i < names.size(); ++i) {
-        auto it = index_.find(names[i]);
-        if (it == index_.end()) continue;
-        picked.values[i] = all.values[it->second];
-        picked.time_ms[i] = all.time_ms[it->second];
+        if (rows[i] < 0) continue;
+        picked.values[i] = all.values[rows[i]];
+        picked.time_ms[i] = all.time_ms[rows[i]];
+      }
+    }
+    bounds.resize(view.node_bounds.size());
+    for (size_t m = 0; m < view.node_bounds.size(); ++m) {
+      if (config.metrics[m].has_scoped_filter()) {
+        bounds[m] = PickNodes(view.node_bounds[m], rows);
       }
     }
   }
-  return JudgeByMetrics(config, columns, names.size(), now_ms);
+  return JudgeByMetrics(config, columns, names.size(), now_ms, pod, &bounds);
 }
 
 std::vector<metrics::NodeAddresses> ClusterState::NodeAddressList() const {

@@ -141,11 +141,14 @@ class ClusterState {
 
   // For kube-scheduler's extender calls (scheduler/serve/extender_server.h):
   // the metric filters and scores (scoring/extender.h) of the nodes named, in
-  // that order, from the same metric columns decisions read. A name not
-  // known here has no metric values.
-  MetricVerdict JudgeNodes(const std::vector<std::string>& names,
-                           const ScoringConfig& config,
-                           const std::shared_ptr<const MetricsSnapshot>& metrics);
+  // that order, from the same metric columns decisions read, with the
+  // filters' bounds that apply to `pod` (its labels and priority; null:
+  // the default bounds) on each node. A name not known here has no metric
+  // values.
+  MetricVerdict JudgeNodes(
+      const std::vector<std::string>& names, const ScoringConfig& config,
+      const std::shared_ptr<const MetricsSnapshot>& metrics,
+      const Pod* pod = nullptr);
 
   // Binding failed: removes the charge of an assumed pod, unless the
   // informer has meanwhile shown it bound, and what was assumed of its

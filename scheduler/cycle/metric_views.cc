@@ -30,6 +30,7 @@ const MetricViews::View& MetricViews::Get(
     view->counted_from = placements_dropped_;
     for (const MetricTerm& term : config.metrics) {
       view->estimates = view->estimates || term.estimate.enabled();
+      view->scoped_filters = view->scoped_filters || term.has_scoped_filter();
     }
   }
   DropOldStarts(now);
@@ -39,8 +40,19 @@ const MetricViews::View& MetricViews::Get(
       (view->estimates && view->starts_version != starts_version_)) {
     Align(*view, metrics, layout);
   }
+  if (view->scoped_filters &&
+      (view->bounds_layout_version != layout.version ||
+       view->bounds_attributes_version != layout.attributes_version)) {
+    MatchBounds(*view, layout);
+  }
   Expire(*view, now, layout);
   return *view;
+}
+
+void MetricViews::MatchBounds(View& view, const NodeLayout& layout) {
+  view.bounds_layout_version = layout.version;
+  view.bounds_attributes_version = layout.attributes_version;
+  MatchNodeBounds(view.config->metrics, *layout.nodes, &view.node_bounds);
 }
 
 void MetricViews::Align(View& view,

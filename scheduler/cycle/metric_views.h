@@ -15,6 +15,13 @@
 // there until that node's sample is taken a warm-up after the pod started.
 // Filters and scores read the sum; `unseen` keeps what was added.
 //
+// A view of a policy whose metric filters have scopes or read the nodes'
+// annotations also keeps their node side (scoring/filter_bounds.h): which
+// scopes' node selectors select each node, and each node's annotated
+// bounds. It is matched again only when nodes are added or removed or
+// their labels or annotations change (NodeLayout's versions), not on new
+// metrics, so that decisions never match label selectors per node.
+//
 // Not thread-safe: ClusterState keeps it under its lock, beside the node
 // list it is aligned to.
 #ifndef METRICS_SCHEDULER_SCHEDULER_CYCLE_METRIC_VIEWS_H_
@@ -30,6 +37,7 @@
 #include "absl/time/time.h"
 #include "model/metrics.h"
 #include "model/node_info.h"
+#include "scoring/filter_bounds.h"
 #include "scoring/metric_table.h"
 #include "scoring/scoring_config.h"
 
@@ -57,6 +65,9 @@ class MetricViews {
     // Per metric term, what estimates add per node (included in columns
     // and metric_table); empty for a term with no estimate.
     std::vector<std::vector<double>> unseen;
+    // Per metric term, the node side of its scoped filter (MatchNodeBounds);
+    // empty when no term has one.
+    NodeBounds node_bounds;
 
    private:
     friend class MetricViews;
@@ -72,6 +83,10 @@ class MetricViews {
     uint64_t counted_from = 0;
     bool estimates = false;       // a term has an estimate
     uint64_t starts_version = 0;  // of the starts the estimates include
+    bool scoped_filters = false;  // a term has a scoped filter
+    // The layout node_bounds was matched over; 0: never.
+    uint64_t bounds_layout_version = 0;
+    uint64_t bounds_attributes_version = 0;
   };
 
   // `longest_herd_window`: how long placements are kept, the longest
@@ -127,6 +142,8 @@ class MetricViews {
 
   void Align(View& view, const std::shared_ptr<const MetricsSnapshot>& metrics,
              const NodeLayout& layout);
+  // Matches the node side of the view's scoped filters over `layout`.
+  static void MatchBounds(View& view, const NodeLayout& layout);
   // Counts the placements kept from view.counted_from on afresh.
   void Recount(View& view, const NodeLayout& layout);
   void Expire(View& view, absl::Time now, const NodeLayout& layout);

@@ -20,6 +20,8 @@ ScoringConfig MakeScoringConfig(const Config& config,
         .origin = m.origin,
         .filter_max = m.filter.max.value_or(kInf),
         .filter_min = m.filter.min.value_or(-kInf),
+        .filter_scopes = m.filter.scopes,
+        .filter_annotations = true,
         .estimate = m.estimate,
     });
   }

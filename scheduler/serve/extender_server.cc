@@ -10,6 +10,7 @@
 #include "common/logging.h"
 #include "glog/logging.h"
 #include "kube/extender_wire.h"
+#include "model/pod.h"
 #include "scheduler/serve/status_server.h"
 
 namespace ms {
@@ -18,6 +19,16 @@ namespace {
 constexpr char kNodeCacheCapable[] =
     "metrics-scheduler's extender needs nodeCacheCapable: true in "
     "kube-scheduler's extenders configuration";
+
+// What the metric filters' scopes read of the call's pod.
+Pod ArgsPod(const kube::ExtenderArgs& args) {
+  Pod pod;
+  pod.namespace_ = args.pod_namespace;
+  pod.name = args.pod_name;
+  pod.labels = args.pod_labels;
+  pod.priority = args.pod_priority;
+  return pod;
+}
 
 }  // namespace
 
@@ -77,8 +88,10 @@ std::string ExtenderServer::Filter(const std::string& body, int* status) {
     LOG(WARNING) << "extender filter call refused: " << error;
     out = kube::EncodeFilterResult({}, {}, error);
   } else {
-    MetricVerdict verdict = state_.JudgeNodes(
-        args->node_names, scoring_, cache_ ? cache_->Snapshot() : nullptr);
+    const Pod pod = ArgsPod(*args);
+    MetricVerdict verdict =
+        state_.JudgeNodes(args->node_names, scoring_,
+                          cache_ ? cache_->Snapshot() : nullptr, &pod);
     std::vector<std::string> passed;
     std::vector<std::pair<std::string, std::string>> failed;
     for (size_t i = 0; i < args->node_names.size(); ++i) {
@@ -118,8 +131,10 @@ std::string ExtenderServer::Prioritize(const std::string& body, int* status) {
     LOG(WARNING) << "extender prioritize call refused: " << out;
   } else {
     *status = 200;
-    MetricVerdict verdict = state_.JudgeNodes(
-        args->node_names, scoring_, cache_ ? cache_->Snapshot() : nullptr);
+    const Pod pod = ArgsPod(*args);
+    MetricVerdict verdict =
+        state_.JudgeNodes(args->node_names, scoring_,
+                          cache_ ? cache_->Snapshot() : nullptr, &pod);
     std::vector<std::pair<std::string, int64_t>> scores;
     scores.reserve(args->node_names.size());
     for (size_t i = 0; i < args->node_names.size(); ++i) {

@@ -108,7 +108,8 @@ void FeasibleStats(const int64_t* feasible, size_t n, size_t count,
 
 size_t FilterNodesByMetrics(const std::vector<MetricTerm>& terms,
                             const std::vector<MetricPlan>& plans,
-                            size_t count, int64_t* feasible, size_t n,
+                            const DecisionBounds& bounds, size_t count,
+                            int64_t* feasible, size_t n,
                             std::vector<int32_t>& excluded) {
   excluded.clear();
   size_t removed = 0;
@@ -119,27 +120,51 @@ size_t FilterNodesByMetrics(const std::vector<MetricTerm>& terms,
     const bool exclude = term.missing == MissingPolicy::kExclude &&
                          plan.stats.usable < static_cast<int>(count);
     if (!exclude && !term.has_filter()) continue;
-    const double lo = term.filter_min, hi = term.filter_max;
+    auto fail = [&](size_t i) {
+      if (excluded.empty()) excluded.assign(n, kNotExcluded);
+      excluded[i] = static_cast<int32_t>(m);
+      feasible[i] = 0;
+      ++removed;
+    };
+    // The bounds vary by node only where some node has a node side of its
+    // own (a scope's node selector, an annotation); else this pod's
+    // bounds are one pair for all nodes.
+    const NodeBoundsColumn* column =
+        term.has_scoped_filter() && bounds.nodes != nullptr ? &bounds.nodes[m]
+                                                            : nullptr;
+    if (column == nullptr || column->uniform()) {
+      const FilterBounds b = bounds.At(term, m, 0).bounds;
+      const double lo = b.min, hi = b.max;
+      constexpr double kInf = std::numeric_limits<double>::infinity();
+      if (!exclude && lo == -kInf && hi == kInf) continue;  // none for it
+      for (size_t i = 0; i < n; ++i) {
+        if (feasible[i] == 0) continue;
+        const double v = plan.values[i];
+        // NaN (no usable value) fails only `exclude`, never the bounds.
+        if (std::isnan(v) ? exclude : (v > hi || v < lo)) fail(i);
+      }
+      continue;
+    }
+    const uint64_t pod_scopes = bounds.pod_scopes[m];
     for (size_t i = 0; i < n; ++i) {
       if (feasible[i] == 0) continue;
       const double v = plan.values[i];
-      // NaN (no usable value) fails only `exclude`, never the bounds.
-      if (std::isnan(v) ? exclude : (v > hi || v < lo)) {
-        if (excluded.empty()) excluded.assign(n, kNotExcluded);
-        excluded[i] = static_cast<int32_t>(m);
-        feasible[i] = 0;
-        ++removed;
+      if (std::isnan(v)) {
+        if (exclude) fail(i);
+        continue;
       }
+      const FilterBounds b = BoundsAt(term, pod_scopes, *column, i).bounds;
+      if (v > b.max || v < b.min) fail(i);
     }
   }
   return removed;
 }
 
-uint32_t MetricFailure(const MetricTerm& term, const MetricPlan& plan,
+uint32_t MetricFailure(const FilterBounds& bounds, const MetricPlan& plan,
                        size_t i) {
   const double v = plan.values != nullptr ? plan.values[i] : kNaN;
   if (std::isnan(v)) return kFailMissingMetric;
-  return v > term.filter_max ? kFailMetricAbove : kFailMetricBelow;
+  return v > bounds.max ? kFailMetricAbove : kFailMetricBelow;
 }
 
 void PlanMetric(const MetricTerm& term, size_t count, MetricPlan& p) {

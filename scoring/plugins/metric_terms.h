@@ -7,7 +7,9 @@
 // unused for the decision; when no metric is usable the decision runs in
 // fallback mode (decide.h). A feasible node without a usable value of an
 // `exclude` metric leaves the feasible set, and so does a node whose usable
-// value is beyond the metric's `filter` bounds (FilterNodesByMetrics).
+// value is beyond the metric's `filter` bounds (FilterNodesByMetrics): the
+// default bounds, or those a scope or the node's annotations set for this
+// pod there (filter_bounds.h).
 //
 // Normalise. Each used metric's values are scored in [0, 100] over its
 // usable values on the feasible nodes (NormalizeValue, the reference);
@@ -27,6 +29,7 @@
 
 #include "model/metrics.h"
 #include "scoring/explanation.h"
+#include "scoring/filter_bounds.h"
 #include "scoring/metric_plan.h"
 #include "scoring/metric_table.h"
 #include "scoring/scoring_config.h"
@@ -72,20 +75,23 @@ void FeasibleStats(const int64_t* feasible, size_t n, size_t count,
 
 // Pre-score: removes from the feasible set (`count` nodes) each node that
 // fails a used metric's own filter: no usable value of an `exclude`
-// metric, or a usable value above the metric's filter_max or below its
-// filter_min. The first such metric, in configuration order, is recorded
-// in `excluded[node]` (kNotExcluded elsewhere); `excluded` is left empty
-// when no node can be excluded. Returns how many nodes left.
+// metric, or a usable value above or below the bounds `bounds` gives the
+// metric on that node (the default filter_max and filter_min for a term
+// without a scoped filter, in the same loop as ever). The first such
+// metric, in configuration order, is recorded in `excluded[node]`
+// (kNotExcluded elsewhere); `excluded` is left empty when no node can be
+// excluded. Returns how many nodes left.
 inline constexpr int32_t kNotExcluded = -1;
 size_t FilterNodesByMetrics(const std::vector<MetricTerm>& terms,
                             const std::vector<MetricPlan>& plans,
-                            size_t count, int64_t* feasible, size_t n,
+                            const DecisionBounds& bounds, size_t count,
+                            int64_t* feasible, size_t n,
                             std::vector<int32_t>& excluded);
 
-// Which kFailMetric bit (filter_failure.h) node i fails for `term`, whose plan
-// removed it: kFailMissingMetric without a usable value, else
-// kFailMetricAbove or kFailMetricBelow.
-uint32_t MetricFailure(const MetricTerm& term, const MetricPlan& plan,
+// Which kFailMetric bit (filter_failure.h) node i fails, whose plan
+// removed it under `bounds` (the node's): kFailMissingMetric without a
+// usable value, else kFailMetricAbove or kFailMetricBelow.
+uint32_t MetricFailure(const FilterBounds& bounds, const MetricPlan& plan,
                        size_t i);
 
 // Normalise: resolves plan's normalisation from its stats and the term.

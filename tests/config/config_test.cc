@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "absl/status/status.h"
@@ -292,6 +293,13 @@ std::string WithMetric(const std::string& metric_lines) {
                       "    query: q\n", metric_lines);
 }
 
+// `text` `times` times over.
+std::string Repeat(absl::string_view text, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) absl::StrAppend(&out, text);
+  return out;
+}
+
 TEST(LoadConfigTest, Errors) {
   struct Case {
     std::string body;  // after the two header lines (line 3 onwards)
@@ -317,7 +325,8 @@ TEST(LoadConfigTest, Errors) {
       {"backend: {url: 'ftp://x'}\n",
        "file.yaml:3:16: backend.url: must start with http:// or https://, got "
        "\"ftp://x\""},
-      {"backend: {timeout: 0s}\n", "file.yaml:3:20: backend.timeout: must be > 0"},
+      {"backend: {timeout: 0s}\n",
+       "file.yaml:3:20: backend.timeout: must be > 0"},
       {"backend: {timeout: 2}\n",
        "file.yaml:3:20: backend.timeout: invalid duration \"2\": missing unit "
        "(ns, us, ms, s, m, h) (examples: 500ms, 15s, 2m, 1h30m)"},
@@ -351,7 +360,8 @@ TEST(LoadConfigTest, Errors) {
       {"backend:\n  sysdig: {last: 60s}\n",
        "file.yaml:4:11: backend.sysdig: only valid with type sysdig"},
       {"backend:\n  type: sysdig\n  sysdig: {last: 1500ms}\n",
-       "file.yaml:5:18: backend.sysdig.last: must be a whole number of seconds"},
+       "file.yaml:5:18: backend.sysdig.last: must be a whole number of "
+       "seconds"},
       {"backend:\n  type: sysdig\n  sysdig: {sampling: 0s}\n",
        "file.yaml:5:22: backend.sysdig.sampling: must be > 0"},
       {"backend:\n  type: sysdig\n  sysdig: {dataSourceType: ''}\n",
@@ -392,17 +402,80 @@ TEST(LoadConfigTest, Errors) {
        "file.yaml:5:5: metrics[0].name: required"},
       {"backend: {url: http://p}\nmetrics:\n  - name: m\n",
        "file.yaml:5:5: metrics[0].query: required (or a source: "
-     "nodeAnnotation or nodeLabel)"},
+       "nodeAnnotation or nodeLabel)"},
       {WithMetric("    weight: 0\n"),
        "file.yaml:7:13: metrics[0].weight: must be > 0"},
       // metrics[i].filter and metrics[i].source.
       {WithMetric("    filter: {max: 1, min: 2}\n"),
        "file.yaml:7:27: metrics[0].filter.min: must be <= max (1)"},
       {WithMetric("    filter: {}\n"),
-       "file.yaml:7:13: metrics[0].filter: needs max, min or both"},
+       "file.yaml:7:13: metrics[0].filter: needs max, min or both, or "
+       "scopes"},
       {WithMetric("    filter: {max: .inf}\n"),
        "file.yaml:7:19: metrics[0].filter.max: must be a finite number, got "
        "\".inf\""},
+      // metrics[i].filter.scopes.
+      {WithMetric("    filter:\n"
+                  "      scopes:\n"
+                  "        - pods: {minPriority: 1}\n"
+                  "          max: 1\n"
+                  "        - max: 2\n"),
+       "file.yaml:11:11: metrics[0].filter.scopes[1]: needs nodes, pods or "
+       "both"},
+      {WithMetric("    filter: {scopes: [{max: 1}]}\n"),
+       "file.yaml:7:23: metrics[0].filter.scopes[0]: needs nodes, pods or "
+       "both"},
+      {WithMetric("    filter: {scopes: [{pods: {}}]}\n"),
+       "file.yaml:7:23: metrics[0].filter.scopes[0]: needs max, min or both"},
+      {WithMetric("    filter: {scopes: [{pods: {}, max: 1, min: 2}]}\n"),
+       "file.yaml:7:47: metrics[0].filter.scopes[0].min: must be <= max (1)"},
+      {WithMetric("    filter: {scopes: [{pods: {minPriority: 10, "
+                  "maxPriority: 5}, max: 1}]}\n"),
+       "file.yaml:7:44: metrics[0].filter.scopes[0].pods.minPriority: must be "
+       "<= maxPriority (5)"},
+      {WithMetric("    filter: {scopes: [{pods: {minPriority: high}, max: "
+                  "1}]}\n"),
+       "file.yaml:7:44: metrics[0].filter.scopes[0].pods.minPriority: must be "
+       "an integer in [-2147483648, 2147483647], got \"high\""},
+      {WithMetric("    filter: {scopes: []}\n"),
+       "file.yaml:7:22: metrics[0].filter.scopes: must be a non-empty list"},
+      {WithMetric("    filter: {max: 1, scope: []}\n"),
+       "file.yaml:7:22: metrics[0].filter.scope: unknown key (did you mean "
+       "scopes?)"},
+      {WithMetric("    filter: {scopes: [{pod: {}, max: 1}]}\n"),
+       "file.yaml:7:24: metrics[0].filter.scopes[0].pod: unknown key (did you "
+       "mean pods?)"},
+      {WithMetric("    filter: {scopes: [{pods: {minPriorty: 1}, max: 1}]}\n"),
+       "file.yaml:7:31: metrics[0].filter.scopes[0].pods.minPriorty: unknown "
+       "key (did you mean minPriority?)"},
+      {WithMetric("    filter: {scopes: [{nodes: {matchLabel: {a: b}}, max: "
+                  "1}]}\n"),
+       "file.yaml:7:32: metrics[0].filter.scopes[0].nodes.matchLabel: unknown "
+       "key (did you mean matchLabels?)"},
+      {WithMetric("    filter: {scopes: [{nodes: {matchLabels: {'a b': x}}, "
+                  "max: 1}]}\n"),
+       "file.yaml:7:46: metrics[0].filter.scopes[0].nodes.matchLabels.a b: "
+       "must be a valid label key ([prefix/]name), got \"a b\""},
+      {WithMetric("    filter: {scopes: [{nodes: {matchExpressions: [{key: "
+                  "pool, operator: Gt, values: ['1']}]}, max: 1}]}\n"),
+       "file.yaml:7:73: metrics[0].filter.scopes[0].nodes.matchExpressions[0]."
+       "operator: must be one of In, NotIn, Exists, DoesNotExist; got \"Gt\""},
+      {WithMetric("    filter: {scopes: [{nodes: {matchExpressions: [{key: "
+                  "pool, operator: In}]}, max: 1}]}\n"),
+       "file.yaml:7:51: metrics[0].filter.scopes[0].nodes.matchExpressions[0]."
+       "values: must not be empty for In and NotIn"},
+      {WithMetric("    filter: {scopes: [{nodes: {matchExpressions: [{key: "
+                  "pool, operator: Exists, values: [a]}]}, max: 1}]}\n"),
+       "file.yaml:7:89: metrics[0].filter.scopes[0].nodes.matchExpressions[0]."
+       "values: must be empty for Exists and DoesNotExist"},
+      // 65 scopes: the 65th starts after "    filter: {scopes: [" (22
+      // characters) and 64 of "{pods: {}, max: 1}, " (20 each): column
+      // 22 + 64 * 20 + 1 = 1303.
+      {WithMetric(absl::StrCat("    filter: {scopes: [",
+                               Repeat("{pods: {}, max: 1}, ", 64),
+                               "{pods: {}, max: 1}]}\n")),
+       "file.yaml:7:1303: metrics[0].filter.scopes[64]: at most 64 scopes per "
+       "metric"},
       // metrics[i].estimate.
       {WithMetric("    estimate: {factor: 2}\n"),
        "file.yaml:7:15: metrics[0].estimate.from: required"},
@@ -517,7 +590,8 @@ TEST(LoadConfigTest, Errors) {
       {WithMetric("    ttl: 5m\n"),
        "file.yaml:7:10: metrics[0].ttl: must be <= the metric's maxStaleness "
        "(2m)"},
-      {WithMetric("    ttl: 0s\n"), "file.yaml:7:10: metrics[0].ttl: must be > 0"},
+      {WithMetric("    ttl: 0s\n"),
+       "file.yaml:7:10: metrics[0].ttl: must be > 0"},
       {WithMetric("    join: {label: ''}\n"),
        "file.yaml:7:19: metrics[0].join.label: must not be empty"},
       {WithMetric("    join: {match: ip}\n"),
@@ -621,52 +695,58 @@ TEST(LoadConfigTest, Errors) {
       {"http: {listenAddress: ':70000'}\n",
        "file.yaml:3:23: http.listenAddress: must be [host]:port with port in "
        "[0, 65535], got \":70000\""},
-      {"http: {port: 1}\n",
-       "file.yaml:3:8: http.port: unknown key"},
+      {"http: {port: 1}\n", "file.yaml:3:8: http.port: unknown key"},
       // nodeAffinity.addedAffinity.
       {"nodeAffinity: {added: {}}\n",
        "file.yaml:3:16: nodeAffinity.added: unknown key"},
       {"nodeAffinity:\n  addedAffinity:\n"
-       "    requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: []}\n",
+       "    requiredDuringSchedulingIgnoredDuringExecution: "
+       "{nodeSelectorTerms: []}\n",
        "file.yaml:5:73: nodeAffinity.addedAffinity."
        "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: must "
        "be a list of at least one term"},
       {"nodeAffinity:\n  addedAffinity:\n"
        "    requiredDuringSchedulingIgnoredDuringExecution:\n"
-       "      nodeSelectorTerms: [{matchExpressions: [{key: pool, operator: Near}]}]\n",
+       "      nodeSelectorTerms: [{matchExpressions: [{key: pool, operator: "
+       "Near}]}]\n",
        "file.yaml:6:69: nodeAffinity.addedAffinity."
        "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]."
        "matchExpressions[0].operator: must be one of In, NotIn, Exists, "
        "DoesNotExist, Gt, Lt; got \"Near\""},
       {"nodeAffinity:\n  addedAffinity:\n"
        "    requiredDuringSchedulingIgnoredDuringExecution:\n"
-       "      nodeSelectorTerms: [{matchExpressions: [{key: pool, operator: In}]}]\n",
+       "      nodeSelectorTerms: [{matchExpressions: [{key: pool, operator: "
+       "In}]}]\n",
        "file.yaml:6:47: nodeAffinity.addedAffinity."
        "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]."
        "matchExpressions[0].values: must not be empty for In and NotIn"},
       {"nodeAffinity:\n  addedAffinity:\n"
        "    preferredDuringSchedulingIgnoredDuringExecution:\n"
-       "      - {weight: 101, preference: {matchExpressions: [{key: a, operator: Exists}]}}\n",
+       "      - {weight: 101, preference: {matchExpressions: [{key: a, "
+       "operator: Exists}]}}\n",
        "file.yaml:6:18: nodeAffinity.addedAffinity."
        "preferredDuringSchedulingIgnoredDuringExecution[0].weight: must be an "
        "integer in [1, 100]"},
       {"nodeAffinity:\n  addedAffinity:\n"
        "    preferredDuringSchedulingIgnoredDuringExecution:\n"
-       "      - {weight: 1, preference: {matchFields: [{key: metadata.labels, operator: In, values: [a]}]}}\n",
+       "      - {weight: 1, preference: {matchFields: [{key: metadata.labels, "
+       "operator: In, values: [a]}]}}\n",
        "file.yaml:6:54: nodeAffinity.addedAffinity."
        "preferredDuringSchedulingIgnoredDuringExecution[0].preference."
        "matchFields[0].key: must be metadata.name, the only field a node "
        "selector may match"},
       {"nodeAffinity:\n  addedAffinity:\n"
        "    preferredDuringSchedulingIgnoredDuringExecution:\n"
-       "      - {weight: 1, preference: {matchExpressions: [{key: n, operator: Gt, values: [x]}]}}\n",
+       "      - {weight: 1, preference: {matchExpressions: [{key: n, operator: "
+       "Gt, values: [x]}]}}\n",
        "file.yaml:6:84: nodeAffinity.addedAffinity."
        "preferredDuringSchedulingIgnoredDuringExecution[0].preference."
        "matchExpressions[0].values: must hold exactly one integer for Gt and "
        "Lt"},
       {"builtins: {taintToleration: -1}\n",
        "file.yaml:3:29: builtins.taintToleration: must be >= 0"},
-      {"metrics: [{name: imageLocality, query: q}]\nbackend: {url: 'http://x'}\n",
+      {"metrics: [{name: imageLocality, query: q}]\nbackend: {url: "
+       "'http://x'}\n",
        "file.yaml:3:18: metrics[0].name: \"imageLocality\" is a built-in term "
        "name"},
       // YAML syntax.
@@ -738,8 +818,13 @@ TEST(LoadConfigTest, NodeAttributeMetricsAndFilters) {
   EXPECT_EQ(tier.filter.min, -1.5);
   EXPECT_EQ(tier.filter.max, 7);
   EXPECT_TRUE(QueryMetrics(*config).empty());
+  // The attribute's annotation once, and each filtered metric's bounds.
   EXPECT_EQ(NodeAnnotationKeys(*config),
-            std::vector<std::string>{"example.com/hourly-cost"});
+            (std::vector<std::string>{"example.com/hourly-cost",
+                                      "max.filter.metrics-scheduler.io/price",
+                                      "min.filter.metrics-scheduler.io/price",
+                                      "max.filter.metrics-scheduler.io/tier",
+                                      "min.filter.metrics-scheduler.io/tier"}));
 
   // Mixed: only the query goes to the backend.
   config = Load(WithMetric("") +
@@ -750,6 +835,84 @@ TEST(LoadConfigTest, NodeAttributeMetricsAndFilters) {
   ASSERT_EQ(queried.size(), 1u);
   EXPECT_EQ(queried[0].name, "m");
   EXPECT_TRUE(NodeAnnotationKeys(*config).empty());
+}
+
+// Thresholds scoped by pod class and node pool: each scope's sides and
+// bounds as written; a bound a scope leaves out is none; a filter may have
+// scopes alone.
+TEST(LoadConfigTest, FilterScopes) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  absl::StatusOr<Config> config = Load(
+      "backend: {url: http://p:9090}\n"
+      "metrics:\n"
+      "  - name: cpu\n"
+      "    query: q\n"
+      "    filter:\n"
+      "      max: 0.85\n"
+      "      scopes:\n"
+      "        - pods: {minPriority: 1000}\n"
+      "          max: 0.7\n"
+      "        - nodes: {matchLabels: {pool: batch}}\n"
+      "          max: 0.95\n"
+      "        - pods: {matchLabels: {tier: batch}}\n"
+      "          nodes:\n"
+      "            matchExpressions:\n"
+      "              - {key: pool, operator: In, values: [batch, spot]}\n"
+      "          max: 0.98\n"
+      "  - name: memory\n"
+      "    query: q2\n"
+      "    filter:\n"
+      "      scopes:\n"
+      "        - pods:\n"
+      "            maxPriority: -1\n"
+      "            matchExpressions: [{key: tier, operator: DoesNotExist}]\n"
+      "          min: 0.1\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  const MetricThreshold& cpu = config->profiles[0].metrics[0].filter;
+  EXPECT_EQ(cpu.max, 0.85);
+  EXPECT_FALSE(cpu.min.has_value());
+  ASSERT_EQ(cpu.scopes.size(), 3u);
+  EXPECT_EQ(cpu.scopes[0],
+            (ThresholdScope{.pods = PodClass{.min_priority = 1000},
+                            .bounds = {.max = 0.7, .min = -kInf}}));
+  EXPECT_EQ(cpu.scopes[1],
+            (ThresholdScope{
+                .nodes = LabelSelector{.match_labels = {{"pool", "batch"}}},
+                .bounds = {.max = 0.95, .min = -kInf}}));
+  EXPECT_EQ(
+      cpu.scopes[2],
+      (ThresholdScope{
+          .nodes = LabelSelector{.match_expressions = {{
+                                     .key = "pool",
+                                     .op = LabelOperator::kIn,
+                                     .values = {"batch", "spot"},
+                                 }}},
+          .pods =
+              PodClass{.labels =
+                           LabelSelector{.match_labels = {{"tier", "batch"}}}},
+          .bounds = {.max = 0.98, .min = -kInf}}));
+  const MetricThreshold& memory = config->profiles[0].metrics[1].filter;
+  EXPECT_FALSE(memory.max.has_value());
+  EXPECT_FALSE(memory.min.has_value());
+  ASSERT_EQ(memory.scopes.size(), 1u);
+  EXPECT_EQ(
+      memory.scopes[0],
+      (ThresholdScope{
+          .pods =
+              PodClass{.labels =
+                           LabelSelector{.match_expressions = {{
+                                             .key = "tier",
+                                             .op = LabelOperator::kDoesNotExist,
+                                         }}},
+                       .max_priority = -1},
+          .bounds = {.max = kInf, .min = 0.1}}));
+  // Each metric with a filter has its nodes' bound annotations kept.
+  EXPECT_EQ(
+      NodeAnnotationKeys(*config),
+      (std::vector<std::string>{"max.filter.metrics-scheduler.io/cpu",
+                                "min.filter.metrics-scheduler.io/cpu",
+                                "max.filter.metrics-scheduler.io/memory",
+                                "min.filter.metrics-scheduler.io/memory"}));
 }
 
 // The resource metrics API needs no URL: it is read through the apiserver.
@@ -839,9 +1002,12 @@ TEST(LoadConfigTest, Profiles) {
   std::vector<std::string> fetched;
   for (const MetricConfig& m : QueryMetrics(*c)) fetched.push_back(m.name);
   EXPECT_EQ(fetched, (std::vector<std::string>{"latency", "errors"}));
+  // Attribute annotations, and the bounds of the metric with a filter.
   EXPECT_EQ(
       NodeAnnotationKeys(*c),
-      (std::vector<std::string>{"example.com/cost", "example.com/zone-cost"}));
+      (std::vector<std::string>{
+          "example.com/cost", "max.filter.metrics-scheduler.io/latency",
+          "min.filter.metrics-scheduler.io/latency", "example.com/zone-cost"}));
   EXPECT_TRUE(ConfigWarnings(*c).empty());
 }
 

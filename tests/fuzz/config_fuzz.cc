@@ -45,6 +45,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (m.filter.max) Check(std::isfinite(*m.filter.max));
       if (m.filter.min) Check(std::isfinite(*m.filter.min));
       if (m.filter.max && m.filter.min) Check(*m.filter.min <= *m.filter.max);
+      Check(m.filter.scopes.size() <= ms::kMaxThresholdScopes);
+      for (const ms::ThresholdScope& scope : m.filter.scopes) {
+        Check(scope.nodes || scope.pods);
+        Check(!std::isnan(scope.bounds.max) && !std::isnan(scope.bounds.min));
+        Check(std::isfinite(scope.bounds.max) ||
+              std::isfinite(scope.bounds.min));
+        Check(scope.bounds.min <= scope.bounds.max);
+        if (scope.pods && scope.pods->min_priority &&
+            scope.pods->max_priority) {
+          Check(*scope.pods->min_priority <= *scope.pods->max_priority);
+        }
+      }
       Check(names.insert(m.name).second);
       Check(std::isfinite(m.weight) && m.weight > 0);
       Check(m.ttl > absl::ZeroDuration() && m.max_staleness >= m.ttl);

@@ -2,6 +2,9 @@
 // reads it (k8s.io/kube-scheduler extender/v1).
 #include "kube/extender_wire.h"
 
+#include <map>
+#include <string>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -14,11 +17,15 @@ using ::testing::IsEmpty;
 TEST(ExtenderWireTest, DecodesNodeNamesAndThePod) {
   absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(
       R"({"Pod":{"metadata":{"name":"web-1","namespace":"shop",)"
-      R"("labels":{"a":"b"}},"spec":{"containers":[{"name":"c"}]}},)"
+      R"("labels":{"a":"b"}},"spec":{"containers":[{"name":"c"}],)"
+      R"("priority":1000}},)"
       R"("Nodes":null,"NodeNames":["n1","n2","n3"]})");
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->pod_namespace, "shop");
   EXPECT_EQ(args->pod_name, "web-1");
+  // What a metric filter's scopes select pods by.
+  EXPECT_EQ(args->pod_labels, (std::map<std::string, std::string>{{"a", "b"}}));
+  EXPECT_EQ(args->pod_priority, 1000);
   EXPECT_THAT(args->node_names, ElementsAre("n1", "n2", "n3"));
   EXPECT_FALSE(args->with_nodes);
 }
@@ -30,7 +37,18 @@ TEST(ExtenderWireTest, FieldNamesIgnoreCase) {
       R"({"pod":{"metadata":{"name":"p"}},"nodenames":["a"]})");
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->pod_name, "p");
+  EXPECT_THAT(args->pod_labels, IsEmpty());
+  EXPECT_EQ(args->pod_priority, 0);
   EXPECT_THAT(args->node_names, ElementsAre("a"));
+}
+
+TEST(ExtenderWireTest, NullLabelsAndPriorityAreNone) {
+  absl::StatusOr<ExtenderArgs> args =
+      DecodeExtenderArgs(R"({"Pod":{"metadata":{"name":"p","labels":null},)"
+                         R"("spec":{"priority":null}},"NodeNames":["a"]})");
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_THAT(args->pod_labels, IsEmpty());
+  EXPECT_EQ(args->pod_priority, 0);
 }
 
 TEST(ExtenderWireTest, WholeNodesAreRecognised) {

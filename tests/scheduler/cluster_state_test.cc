@@ -246,6 +246,60 @@ TEST_F(ClusterStateTest, NodeAttributeMetricsFollowTheNode) {
             "0/2 nodes are available: 2 node(s) had price above 5.");
 }
 
+// A scoped filter's node side follows the Nodes: a label that puts a node
+// in a pool and an annotation that bounds it apply to the next decision,
+// and the extender's verdicts use the same bounds for its pod.
+TEST_F(ClusterStateTest, ScopedFiltersFollowNodeLabelsAndAnnotations) {
+  config_.builtins[BuiltinTerm::kLeastAllocated] = 0;
+  config_.metrics.push_back(
+      {.name = "price",
+       .origin = {MetricOrigin::Kind::kNodeAnnotation, "example.com/cost"},
+       .filter_max = 5,
+       .filter_scopes =
+           {{.pods = PodClass{.min_priority = 1000}, .bounds = {.max = 2}},
+            {.nodes = LabelSelector{.match_labels = {{"pool", "cheap"}}},
+             .bounds = {.max = 10}}},
+       .filter_annotations = true});
+  Node a = MakeNode("a"), b = MakeNode("b");
+  a.annotations["example.com/cost"] = "3";
+  b.annotations["example.com/cost"] = "7";
+  state_.UpsertNode(a);
+  state_.UpsertNode(b);
+  std::string node;
+  Pod plain = MakePod("plain").Req(10, 0);
+  Decision d = state_.DecideAndAssume(
+      {.pod = &plain, .config = &config_, .explain = true, .assume = false},
+      workspace_, &node);
+  EXPECT_EQ(d.explanation->nodes[1].filter_reason, "node(s) had price above 5");
+
+  // b joins the pool: 7 is within its 10.
+  b.labels["pool"] = "cheap";
+  EXPECT_TRUE(state_.UpsertNode(b));
+  d = state_.DecideAndAssume(
+      {.pod = &plain, .config = &config_, .explain = true, .assume = false},
+      workspace_, &node);
+  EXPECT_TRUE(d.explanation->nodes[1].feasible);
+
+  // a is bounded at 1 by its own annotation.
+  a.annotations["max.filter.metrics-scheduler.io/price"] = "1";
+  EXPECT_TRUE(state_.UpsertNode(a));
+  d = state_.DecideAndAssume(
+      {.pod = &plain, .config = &config_, .explain = true, .assume = false},
+      workspace_, &node);
+  EXPECT_EQ(d.explanation->nodes[0].filter_reason,
+            "node(s) had price above 1 (annotation "
+            "max.filter.metrics-scheduler.io/price)");
+
+  // The extender, for a production pod: the first scope (2) on b, a's
+  // annotation on a; a node not known has no value and passes.
+  Pod production = MakePod("web").Priority(1000);
+  MetricVerdict v =
+      state_.JudgeNodes({"b", "a", "zzz"}, config_, nullptr, &production);
+  EXPECT_EQ(v.failures,
+            (std::vector<std::string>{"node(s) had price above 2",
+                                      "node(s) had price above 1", ""}));
+}
+
 TEST_F(ClusterStateTest, HerdCountsPlacementsSinceTheMetricsWereSampled) {
   config_.metrics.push_back({.name = "latency"});
   state_.UpsertNode(MakeNode("a"));

@@ -125,6 +125,51 @@ TEST_F(MetricViewsTest, NodeAttributeTermsAlignAgainWhenAttributesChange) {
       5);
 }
 
+// The node side of a scoped filter (which scopes' node selectors select
+// each node, each node's bound annotations) follows label and annotation
+// changes through the attributes' version, and the node list through its
+// version; a new snapshot alone matches nothing again.
+TEST_F(MetricViewsTest, ScopedFiltersMatchNodesAgainWhenAttributesChange) {
+  ScoringConfig scoped = by_latency_;
+  MetricTerm& latency = scoped.metrics[0];
+  latency.filter_max = 1;
+  latency.filter_scopes = {
+      {.nodes = LabelSelector{.match_labels = {{"pool", "batch"}}},
+       .bounds = {.max = 2}}};
+  latency.filter_annotations = true;
+  const auto snapshot = Latency({{"a", 1}}, absl::ToUnixMillis(now_));
+  auto node_bounds = [&]() -> const NodeBoundsColumn& {
+    return views_.Get(scoped, snapshot, now_, nodes_.Layout()).node_bounds[0];
+  };
+  EXPECT_EQ(node_bounds().scopes, (std::vector<uint64_t>{0, 0}));
+
+  // b joins the batch pool: not seen until the attributes' version moves.
+  nodes_.nodes[1].node.labels["pool"] = "batch";
+  EXPECT_EQ(node_bounds().scopes, (std::vector<uint64_t>{0, 0}));
+  ++nodes_.attributes_version;
+  EXPECT_EQ(node_bounds().scopes, (std::vector<uint64_t>{0, 1}));
+
+  // a is given a bound of its own.
+  nodes_.nodes[0].node.annotations["max.filter.metrics-scheduler.io/latency"] =
+      "0.5";
+  ++nodes_.attributes_version;
+  ASSERT_EQ(node_bounds().max.size(), 2u);
+  EXPECT_EQ(node_bounds().max[0], 0.5);
+  EXPECT_TRUE(std::isnan(node_bounds().max[1]));
+
+  // A node added is matched with the list; a new snapshot keeps the match.
+  nodes_.Add("c");
+  EXPECT_EQ(node_bounds().num_nodes, 3u);
+  const auto later = Latency({{"c", 1}}, absl::ToUnixMillis(now_));
+  nodes_.nodes[2].node.labels["pool"] = "batch";  // unannounced
+  EXPECT_EQ(
+      views_.Get(scoped, later, now_, nodes_.Layout()).node_bounds[0].scopes,
+      (std::vector<uint64_t>{0, 1, 0}));
+
+  // A policy without a scoped filter keeps no node side.
+  EXPECT_TRUE(Get(snapshot).node_bounds.empty());
+}
+
 TEST_F(MetricViewsTest, APlacementCountsUntilItsNodeIsSampledOrTheWindowEnds) {
   auto before = Latency({{"a", 1}, {"b", 1}}, absl::ToUnixMillis(now_));
   Get(before);

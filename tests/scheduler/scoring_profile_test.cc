@@ -56,5 +56,33 @@ TEST(ScoringProfileTest, TakesTheProfilesPolicyAndTheSharedSettings) {
   EXPECT_EQ(first.preemption.min_candidate_nodes_absolute, 7);
 }
 
+// A filter's scopes go to scoring as written; every metric with a filter
+// reads its nodes' bound annotations (which the informer keeps).
+TEST(ScoringProfileTest, TakesTheFiltersScopesAndReadsNodeAnnotations) {
+  absl::StatusOr<Config> c = LoadConfigString(
+      "apiVersion: metrics-scheduler/v1alpha1\n"
+      "kind: MetricsSchedulerConfiguration\n"
+      "backend: {url: http://prometheus:9090}\n"
+      "metrics:\n"
+      "  - name: cpu\n"
+      "    query: q\n"
+      "    filter:\n"
+      "      max: 0.85\n"
+      "      scopes: [{pods: {minPriority: 1000}, max: 0.7}]\n"
+      "  - name: memory\n"
+      "    query: q2\n",
+      "config.yaml");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const ScoringConfig scoring = MakeScoringConfig(*c, c->profiles[0]);
+  ASSERT_EQ(scoring.metrics.size(), 2u);
+  const MetricTerm& cpu = scoring.metrics[0];
+  EXPECT_EQ(cpu.filter_max, 0.85);
+  EXPECT_EQ(cpu.filter_scopes, c->profiles[0].metrics[0].filter.scopes);
+  EXPECT_TRUE(cpu.has_scoped_filter());
+  // No filter: nothing to override, no annotation read.
+  EXPECT_FALSE(scoring.metrics[1].has_filter());
+  EXPECT_FALSE(scoring.metrics[1].has_scoped_filter());
+}
+
 }  // namespace
 }  // namespace ms

@@ -127,6 +127,34 @@ TEST(FilterSummaryTest, CountsAndSortsLikeKubeScheduler) {
             "2 node(s) were unschedulable, 3 Insufficient cpu.");
 }
 
+// A metric's reason names the bound that applied on the node: nodes
+// filtered at different bounds count apart, and bounds that read the same
+// count together, as kube-scheduler counts reasons by their words.
+TEST(FilterSummaryTest, MetricReasonsCountByTheBoundThatApplied) {
+  Pod pod = MakePod();
+  PodFilter f = MakePodFilter(pod);
+  MetricTerm cpu;
+  cpu.name = "cpu";
+  const std::vector<MetricTerm> metrics = {cpu};
+  auto above = [](double bound) {
+    return NodeCheck{
+        .failures = kFailMetricAbove, .metric = 0, .metric_bound = bound};
+  };
+  FilterSummary s;
+  s.Reset(&f, &metrics);
+  s.Add(above(0.7));
+  s.Add(above(0.7));
+  s.Add(above(0.5));
+  s.Add(above(0.70000000001));  // printed as 0.7
+  s.Add(NodeCheck{.failures = kFailMissingMetric, .metric = 0});
+  EXPECT_EQ(s.Message(5),
+            "0/5 nodes are available: 1 node(s) had cpu above 0.5, 1 node(s) "
+            "had no usable value for metric cpu, 3 node(s) had cpu above "
+            "0.7.");
+  EXPECT_EQ(FailureReasons(f, above(0.95), &metrics),
+            std::vector<std::string>{"node(s) had cpu above 0.95"});
+}
+
 TEST(FilterSummaryTest, LongMessagesStayUnder1024Bytes) {
   // 60 extended resources no node has: one reason each.
   auto builder = MakePod();
