@@ -18,6 +18,7 @@
 #include "kube/client.h"
 #include "scheduler/cmd/explain.h"
 #include "scheduler/cmd/flags.h"
+#include "scheduler/cmd/probe.h"
 #include "scheduler/cmd/setup.h"
 #include "scheduler/cmd/version.h"
 
@@ -35,6 +36,12 @@ const char kUsage[] =
     "      nothing. FILE is a pod or workload manifest (YAML or JSON; - for\n"
     "      stdin). Exit 0 printed, 1 the pod, cluster or backend cannot be\n"
     "      read, 2 bad usage or configuration.\n"
+    "  metrics-scheduler probe                   whether the configured\n"
+    "      queries name the cluster's nodes: per metric, nodes with a fresh\n"
+    "      value, series, series matching no node, stale values (--config,\n"
+    "      --kubeconfig, --min-coverage=0.9). Exit 0 covered, 1 a metric\n"
+    "      below --min-coverage or the cluster or backend cannot be read, 2\n"
+    "      bad usage or configuration.\n"
     "  metrics-scheduler --version               print the version\n"
     "\n"
     "The cluster, as kubectl finds it: --kubeconfig FILE; else $KUBECONFIG\n"
@@ -58,6 +65,9 @@ const char kRunUsage[] =
     "flag)";
 constexpr char kValidateUsage[] =
     "usage: metrics-scheduler validate-config [--check-files=false] FILE";
+constexpr char kProbeUsage[] =
+    "usage: metrics-scheduler probe --config FILE [--kubeconfig FILE] "
+    "[--context NAME] [--master URL] [--min-coverage 0-1]";
 constexpr char kExplainUsage[] =
     "usage: metrics-scheduler explain [--config FILE] [--kubeconfig FILE] "
     "[--context NAME] [--master URL] NAMESPACE/NAME|MANIFEST";
@@ -65,6 +75,7 @@ constexpr char kExplainUsage[] =
 const char* UsageOf(absl::string_view command) {
   if (command == "validate-config") return kValidateUsage;
   if (command == "explain") return kExplainUsage;
+  if (command == "probe") return kProbeUsage;
   return kRunUsage;
 }
 
@@ -243,6 +254,61 @@ int ValidateConfig(const std::vector<char*>& args) {
   return kExitOk;
 }
 
+namespace {
+
+// What explain and probe read the cluster and the metrics with.
+struct Clients {
+  std::unique_ptr<kube::KubeClient> kube;
+  std::unique_ptr<metrics::MetricsSource> source;  // null: no query metric
+};
+
+// The clients of `command` from the flags and `config`; nullopt, with the
+// reason on stderr, on a usage error.
+std::optional<Clients> MakeClients(const std::string& command,
+                                   const Config& config) {
+  absl::StatusOr<kube::ClusterConfig> cluster = ClusterConfigFromFlags();
+  if (!cluster.ok()) {
+    std::cerr << "metrics-scheduler " << command << ": " << cluster.status()
+              << "\n";
+    return std::nullopt;
+  }
+  absl::StatusOr<kube::ResponseLimits> limits = ResponseLimitsFromFlags();
+  if (!limits.ok()) {
+    std::cerr << "metrics-scheduler " << command << ": "
+              << limits.status().message() << "\n";
+    return std::nullopt;
+  }
+  Clients clients;
+  clients.kube = std::make_unique<kube::KubeClient>(
+      *cluster, "metrics-scheduler/" + command, *limits);
+  if (!QueryMetrics(config).empty()) {
+    absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> s =
+        MakeSource(config, *clients.kube);
+    if (!s.ok()) {
+      std::cerr << "metrics-scheduler " << command
+                << ": metrics backend: " << s.status() << "\n";
+      return std::nullopt;
+    }
+    clients.source = std::move(*s);
+  }
+  return clients;
+}
+
+// --config's configuration (the defaults without one); nullopt, with the
+// error on stderr, when it does not load.
+std::optional<Config> ConfigFromFlag() {
+  if (absl::GetFlag(FLAGS_config).empty()) return Config();
+  absl::StatusOr<Config> loaded =
+      LoadConfigFile(absl::GetFlag(FLAGS_config), FileChecks());
+  if (!loaded.ok()) {
+    std::cerr << loaded.status().message() << "\n";
+    return std::nullopt;
+  }
+  return *std::move(loaded);
+}
+
+}  // namespace
+
 // `explain NS/NAME|FILE`: see scheduler/cmd/explain.h.
 int ExplainCommand(const std::vector<char*>& args) {
   if (args.size() != 1) {
@@ -251,53 +317,51 @@ int ExplainCommand(const std::vector<char*>& args) {
   }
   // The cache's warnings repeat what explain prints; -v=1 shows them.
   if (FLAGS_v == 0) FLAGS_minloglevel = google::GLOG_ERROR;
-  Config config;
-  if (!absl::GetFlag(FLAGS_config).empty()) {
-    absl::StatusOr<Config> loaded =
-        LoadConfigFile(absl::GetFlag(FLAGS_config), FileChecks());
-    if (!loaded.ok()) {
-      std::cerr << loaded.status().message() << "\n";
-      return kExitUsage;
-    }
-    config = *std::move(loaded);
-  }
+  std::optional<Config> config = ConfigFromFlag();
+  if (!config) return kExitUsage;
   absl::StatusOr<ExplainTarget> target = ParseExplainTarget(args[0]);
   if (!target.ok()) {
     std::cerr << "metrics-scheduler explain: " << target.status().message()
               << "\n";
     return kExitUsage;
   }
-  absl::StatusOr<kube::ClusterConfig> cluster = ClusterConfigFromFlags();
-  if (!cluster.ok()) {
-    std::cerr << "metrics-scheduler explain: " << cluster.status() << "\n";
-    return kExitUsage;
-  }
-  absl::StatusOr<kube::ResponseLimits> limits = ResponseLimitsFromFlags();
-  if (!limits.ok()) {
-    std::cerr << "metrics-scheduler explain: " << limits.status().message()
-              << "\n";
-    return kExitUsage;
-  }
-  kube::KubeClient client(*cluster, "metrics-scheduler/explain", *limits);
-  std::unique_ptr<metrics::MetricsSource> source;
-  if (!QueryMetrics(config).empty()) {
-    absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> s =
-        MakeSource(config, client);
-    if (!s.ok()) {
-      std::cerr << "metrics-scheduler explain: metrics backend: " << s.status()
-                << "\n";
-      return kExitUsage;
-    }
-    source = std::move(*s);
-  }
+  std::optional<Clients> clients = MakeClients("explain", *config);
+  if (!clients) return kExitUsage;
   absl::StatusOr<std::string> text =
-      Explain(config, client, source.get(), *target, absl::GetFlag(FLAGS_seed));
+      Explain(*config, *clients->kube, clients->source.get(), *target,
+              absl::GetFlag(FLAGS_seed));
   if (!text.ok()) {
     std::cerr << "metrics-scheduler explain: " << text.status() << "\n";
     return kExitFailure;
   }
   std::cout << *text;
   return kExitOk;
+}
+
+// `probe`: see scheduler/cmd/probe.h.
+int ProbeCommand(const std::vector<char*>& args) {
+  const double min_coverage = absl::GetFlag(FLAGS_min_coverage);
+  if (!args.empty() || absl::GetFlag(FLAGS_config).empty() ||
+      !(min_coverage >= 0 && min_coverage <= 1)) {
+    std::cerr << kProbeUsage << "\n";
+    return kExitUsage;
+  }
+  // The cache's warnings repeat what the report says; -v=1 shows them.
+  if (FLAGS_v == 0) FLAGS_minloglevel = google::GLOG_ERROR;
+  std::optional<Config> config = ConfigFromFlag();
+  if (!config) return kExitUsage;
+  std::optional<Clients> clients = MakeClients("probe", *config);
+  if (!clients) return kExitUsage;
+  absl::StatusOr<ProbeReport> report =
+      Probe(*config, *clients->kube, clients->source.get(), min_coverage);
+  if (!report.ok()) {
+    std::cerr << "metrics-scheduler probe: " << report.status() << "\n";
+    return report.status().code() == absl::StatusCode::kFailedPrecondition
+               ? kExitUsage
+               : kExitFailure;
+  }
+  std::cout << report->text;
+  return report->below.empty() ? kExitOk : kExitFailure;
 }
 
 }  // namespace ms

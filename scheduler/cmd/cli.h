@@ -65,6 +65,11 @@ LoadOptions FileChecks();
 int ValidateConfig(const std::vector<char*>& args);
 int ExplainCommand(const std::vector<char*>& args);
 
+// `probe`: whether the configured queries name the cluster's nodes
+// (probe.h). 0 every query metric at or above --min-coverage, 1 one below
+// it or the cluster or backend unreadable, 2 bad usage or configuration.
+int ProbeCommand(const std::vector<char*>& args);
+
 }  // namespace ms
 
 #endif  // METRICS_SCHEDULER_SCHEDULER_CMD_CLI_H_

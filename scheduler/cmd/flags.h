@@ -48,6 +48,7 @@ ABSL_DECLARE_FLAG(absl::Duration, shutdown_timeout);
 ABSL_DECLARE_FLAG(bool, shadow);
 ABSL_DECLARE_FLAG(std::string, shadow_of);
 ABSL_DECLARE_FLAG(uint64_t, seed);
+ABSL_DECLARE_FLAG(double, min_coverage);
 ABSL_DECLARE_FLAG(ms::LogFormat, logging_format);
 
 #endif  // METRICS_SCHEDULER_SCHEDULER_CMD_FLAGS_H_

@@ -499,6 +499,7 @@ int main(int argc, char** argv) {
     rest.erase(rest.begin());
     if (command == "validate-config") return ms::ValidateConfig(rest);
     if (command == "explain") return ms::ExplainCommand(rest);
+    if (command == "probe") return ms::ProbeCommand(rest);
     std::cerr << "metrics-scheduler: unknown command \"" << command << "\"\n"
               << ms::kRunUsage << "\n";
     return ms::kExitUsage;

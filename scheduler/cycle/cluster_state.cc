@@ -433,19 +433,17 @@ std::vector<metrics::NodeAddresses> ClusterState::NodeAddressList() const {
   absl::MutexLock lock(&mu_);
   std::vector<metrics::NodeAddresses> out;
   out.reserve(nodes_.size());
-  for (const NodeInfo& info : nodes_) {
-    metrics::NodeAddresses n{
-        .name = info.node.name,
-        .allocatable_cpu =
-            static_cast<double>(info.node.allocatable.milli_cpu) / 1000,
-        .allocatable_memory =
-            static_cast<double>(info.node.allocatable.memory)};
-    for (const NodeAddress& a : info.node.addresses) {
-      n.addresses.push_back(a.address);
-    }
-    out.push_back(std::move(n));
-  }
+  for (const NodeInfo& info : nodes_) out.push_back(NodeAddressesOf(info.node));
   return out;
+}
+
+metrics::NodeAddresses NodeAddressesOf(const Node& node) {
+  metrics::NodeAddresses n{
+      .name = node.name,
+      .allocatable_cpu = static_cast<double>(node.allocatable.milli_cpu) / 1000,
+      .allocatable_memory = static_cast<double>(node.allocatable.memory)};
+  for (const NodeAddress& a : node.addresses) n.addresses.push_back(a.address);
+  return n;
 }
 
 std::vector<NodeInfo> ClusterState::Nodes() const {

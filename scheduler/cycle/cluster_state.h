@@ -234,6 +234,9 @@ class ClusterState {
   MetricViews metric_views_ ABSL_GUARDED_BY(mu_);
 };
 
+// What the metrics cache needs of a node to join series to it.
+metrics::NodeAddresses NodeAddressesOf(const Node& node);
+
 }  // namespace ms
 
 #endif  // METRICS_SCHEDULER_SCHEDULER_CYCLE_CLUSTER_STATE_H_

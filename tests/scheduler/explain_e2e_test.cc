@@ -20,6 +20,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/client.h"
 #include "tests/testing/prometheus.h"
@@ -349,6 +350,60 @@ profiles:
             "one of this configuration's)");
   EXPECT_EQ(lines[lines.size() - 2],
             absl::StrCat("best node: ", Node(1), " (mode: metrics)"));
+}
+
+// `probe`: per metric, the nodes with data out of the cluster's, the
+// series naming no node, and the exit code by --min-coverage.
+TEST_F(ExplainTest, ProbeSaysEachMetricsCoverage) {
+  absl::Status s =
+      prom_->Write({{"http_latency_seconds",
+                     {{"node", suite_ + "-ghost"}, {"suite", suite_}},
+                     0.5}});
+  ASSERT_TRUE(s.ok()) << s;
+  const std::string config =
+      absl::StrCat(::testing::TempDir(), "/", suite_, "-probe.yaml");
+  std::ofstream(config) << absl::StrFormat(
+      R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+backend: {type: prometheus, url: "%s", timeout: 2s}
+metrics:
+  - name: every
+    query: 'http_latency_seconds{suite="%s"}'
+  - name: half
+    query: 'http_latency_seconds{suite="%s", node=~".*-n[01]"}'
+)",
+      prom_->url(), suite_, suite_);
+  const std::string args =
+      absl::StrCat("probe --config ", config, " --kubeconfig ", kubeconfig_);
+  const int n = ClusterNodes();
+  Result r = RunScheduler(args + " --min-coverage 0");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::vector<std::string> every, half;
+  for (absl::string_view line : absl::StrSplit(r.out, '\n')) {
+    if (absl::StartsWith(line, "every ")) every = Cells(line);
+    if (absl::StartsWith(line, "half ")) half = Cells(line);
+  }
+  // metric, nodes with data (share), series, match no node, stale, no value
+  ASSERT_EQ(every.size(), 6u) << r.out;
+  EXPECT_TRUE(absl::StartsWith(every[1], absl::StrCat("4/", n, " "))) << r.out;
+  EXPECT_EQ(every[2], "5");  // the four nodes and the ghost
+  EXPECT_EQ(every[3], "1");
+  ASSERT_EQ(half.size(), 6u) << r.out;
+  EXPECT_TRUE(absl::StartsWith(half[1], absl::StrCat("2/", n, " "))) << r.out;
+  EXPECT_EQ(half[5], std::to_string(n - 2));
+  EXPECT_THAT(r.out, ::testing::HasSubstr(absl::StrCat(
+                         "every: series that match no node, e.g. ")));
+  EXPECT_THAT(r.out, ::testing::HasSubstr(suite_ + "-ghost"));
+
+  // No node list has every node in `half`: below 100 %.
+  r = RunScheduler(args + " --min-coverage 1");
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("coverage below 100%: "));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("half"));
+
+  // Without a configuration there is nothing to probe.
+  r = RunScheduler("probe --kubeconfig " + kubeconfig_);
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
 }
 
 TEST_F(ExplainTest, BackendDownExitsOne) {

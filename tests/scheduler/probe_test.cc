@@ -1,0 +1,63 @@
+#include "scheduler/cmd/probe.h"
+
+#include "absl/strings/match.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ms {
+namespace {
+
+using ::testing::HasSubstr;
+
+MetricConfig Metric(const std::string& name) {
+  MetricConfig m;
+  m.name = name;
+  m.query = name;
+  m.join.label = "instance";
+  return m;
+}
+
+// cpu: 3 of 4 nodes, one series naming no node, n4 with a sample too old;
+// latency: 1 of 4, n2..n4 without any value.
+TEST(ProbeTest, EachMetricSaysItsCoverageAndWhatMissed) {
+  std::vector<metrics::MetricStats> stats(2);
+  stats[0] = {.name = "cpu",
+              .nodes_known = 4,
+              .nodes_with_data = 3,
+              .nodes_missing = {"n4"},
+              .series = 4,
+              .unmatched = 1,
+              .unmatched_examples = {R"(instance="10.9.9.9:9100")"}};
+  stats[1] = {.name = "latency",
+              .nodes_known = 4,
+              .nodes_with_data = 1,
+              .nodes_missing = {"n2", "n3", "n4"},
+              .series = 1};
+  MetricsSnapshot snapshot;
+  snapshot.metrics.push_back(
+      {.name = "cpu", .by_node = {{"n4", {.value = 0.5, .time_ms = 1000}}}});
+  snapshot.metrics.push_back({.name = "latency"});
+
+  ProbeReport r = FormatProbe({Metric("cpu"), Metric("latency")}, stats,
+                              snapshot, "http://prom", 0.75);
+  EXPECT_EQ(r.below, std::vector<std::string>{"latency"});
+  EXPECT_THAT(r.text, HasSubstr("metrics from http://prom\n"));
+  EXPECT_THAT(r.text, HasSubstr("cpu                  3/4 (75%)              4"
+                                "              1      1        0\n"));
+  EXPECT_THAT(r.text, HasSubstr("latency              1/4 (25%)              1"
+                                "              0      0        3\n"));
+  EXPECT_THAT(r.text,
+              HasSubstr("cpu: series that match no node, e.g. "
+                        "instance=\"10.9.9.9:9100\" (join: label instance)"));
+  EXPECT_THAT(r.text, HasSubstr("cpu: stale on n4\n"));
+  EXPECT_THAT(r.text, HasSubstr("latency: no value on n2, n3, n4\n"));
+  EXPECT_THAT(r.text, HasSubstr("coverage below 75%: latency\n"));
+
+  // At 0 nothing is below.
+  EXPECT_TRUE(FormatProbe({Metric("cpu"), Metric("latency")}, stats, snapshot,
+                          "http://prom", 0)
+                  .below.empty());
+}
+
+}  // namespace
+}  // namespace ms
