@@ -412,7 +412,8 @@ TEST(ChartTest, ValuesFileShapesThePods) {
   EXPECT_EQ(config->backend.url, "http://thanos-query.monitoring.svc:9090");
   EXPECT_EQ(config->backend.token_file,
             "/var/run/secrets/metrics-scheduler/token");
-  EXPECT_EQ(config->profiles[0].metrics.size(), 3u);
+  ASSERT_EQ(config->profiles[0].metrics.size(), 4u);
+  EXPECT_EQ(config->profiles[0].metrics[0].name, "cpu");
   // The secure port on 8443 with the certificate of a Secret, mounted
   // read-only; the scrapers' binding names the given subjects.
   ExpectMetricsOnSecurePortOnly(deployment, Only(docs, "Service"), 8443);
