@@ -257,13 +257,17 @@ TEST_F(SecurePortTest, SecureExtenderServesAnAuthorisedKubeScheduler) {
                    "\"}\n")));
   const std::string url = absl::StrCat("https://127.0.0.1:", port);
 
+  // The extender starts listening after the probes answer: wait until it
+  // takes a connection.
   HttpClient anonymous(TlsOptions{.ca_file = certs->ca});
-  absl::StatusOr<HttpResponse> refused =
-      anonymous.Do({.method = "POST",
-                    .url = url + "/filter",
-                    .body = "{}",
-                    .timeout = absl::Seconds(10)});
-  ASSERT_TRUE(refused.ok()) << refused.status();
+  absl::StatusOr<HttpResponse> refused;
+  ASSERT_TRUE(WaitFor([&] {
+    refused = anonymous.Do({.method = "POST",
+                            .url = url + "/filter",
+                            .body = "{}",
+                            .timeout = absl::Seconds(10)});
+    return refused.ok();
+  })) << refused.status();
   EXPECT_EQ(refused->status, 401) << refused->body;
 
   node_ = suite_ + "-node";
