@@ -9,6 +9,7 @@
 #include "scoring/decide.h"
 #include "scoring/extender.h"
 #include "scoring/filter_bounds.h"
+#include "tests/scoring/scoped_cpu.h"
 #include "tests/testing/builders.h"
 
 namespace ms {
@@ -17,33 +18,13 @@ namespace {
 using ::ms::testing::Column;
 using ::ms::testing::kNow;
 using ::ms::testing::MakeNode;
+using ::ms::testing::ScopedCpu;
 using ::ms::testing::MakePod;
 using ::ms::testing::MetricsOnly;
 using ::ms::testing::Term;
 
 constexpr char kMaxCpu[] = "max.filter.metrics-scheduler.io/cpu";
 
-// cpu: default max 0.85; production pods (priority >= 1000) 0.7; the
-// batch pool 0.95; batch pods on the batch or spot pool 0.98.
-ScoringConfig ScopedCpu() {
-  MetricTerm cpu = Term("cpu");
-  cpu.filter_max = 0.85;
-  cpu.filter_scopes = {
-      {.pods = PodClass{.min_priority = 1000}, .bounds = {.max = 0.7}},
-      {.nodes = LabelSelector{.match_labels = {{"pool", "batch"}}},
-       .bounds = {.max = 0.95}},
-      {.nodes = LabelSelector{.match_expressions = {{
-                                  .key = "pool",
-                                  .op = LabelOperator::kIn,
-                                  .values = {"batch", "spot"},
-                              }}},
-       .pods = PodClass{.labels =
-                            LabelSelector{.match_labels = {{"tier", "batch"}}}},
-       .bounds = {.max = 0.98}},
-  };
-  cpu.filter_annotations = true;
-  return MetricsOnly({cpu});
-}
 
 struct Fixture {
   // cpu 0.75 on a plain node, 0.9 on the batch pool, 0.97 on the spot
@@ -55,7 +36,7 @@ struct Fixture {
       MakeNode("pinned").Label("pool", "batch").Annotation(kMaxCpu, "0.5"),
   };
   std::vector<MetricColumn> columns = {Column({0.75, 0.9, 0.97, 0.6})};
-  ScoringConfig config = ScopedCpu();
+  ScoringConfig config = MetricsOnly({ScopedCpu()});
   // As the scheduler passes them (MetricViews); null: Decide matches them.
   bool pass_node_bounds = true;
   NodeBounds node_bounds;

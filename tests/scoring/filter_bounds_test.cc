@@ -6,38 +6,19 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/scoring/scoped_cpu.h"
 #include "tests/testing/builders.h"
 
 namespace ms {
 namespace {
 
 using ::ms::testing::MakeNode;
+using ::ms::testing::ScopedCpu;
 using ::ms::testing::MakePod;
 using ::ms::testing::Term;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// cpu: default max 0.85; production pods 0.7 anywhere; the batch pool
-// 0.95 for anyone; batch pods on the batch or spot pool 0.98.
-MetricTerm ScopedCpu() {
-  MetricTerm cpu = Term("cpu");
-  cpu.filter_max = 0.85;
-  cpu.filter_scopes = {
-      {.pods = PodClass{.min_priority = 1000}, .bounds = {.max = 0.7}},
-      {.nodes = LabelSelector{.match_labels = {{"pool", "batch"}}},
-       .bounds = {.max = 0.95}},
-      {.nodes = LabelSelector{.match_expressions = {{
-                                  .key = "pool",
-                                  .op = LabelOperator::kIn,
-                                  .values = {"batch", "spot"},
-                              }}},
-       .pods = PodClass{.labels =
-                            LabelSelector{.match_labels = {{"tier", "batch"}}}},
-       .bounds = {.max = 0.98}},
-  };
-  cpu.filter_annotations = true;
-  return cpu;
-}
 
 // The node side is matched once: scope 0 has no node side, so every node
 // has its bit; scope 1 only the batch pool; scope 2 batch and spot.
