@@ -37,7 +37,8 @@ bool SameFetch(const MetricConfig& a, const MetricConfig& b) {
          a.join.match == b.join.match && a.join.regex == b.join.regex &&
          a.ttl == b.ttl && a.max_staleness == b.max_staleness &&
          a.aggregations.time == b.aggregations.time &&
-         a.aggregations.group == b.aggregations.group;
+         a.aggregations.group == b.aggregations.group &&
+         a.estimate.siblings_query == b.estimate.siblings_query;
 }
 
 }  // namespace
@@ -168,8 +169,9 @@ absl::Status Loader::LoadProfiles(const YNode& root, const YNode& profiles,
                    absl::StrCat(Quote(m.name), " is fetched differently at ",
                                 it->second.second,
                                 ": a name is one series, so its query, "
-                                "join, ttl, maxStaleness and aggregations "
-                                "must be the same (weight, direction, "
+                                "join, ttl, maxStaleness, aggregations and "
+                                "estimate.siblings must be the same "
+                                "(weight, direction, "
                                 "normalization, missing and filter may "
                                 "differ); or give it another name"));
     }
@@ -452,7 +454,7 @@ absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
                    "only a query's values lag behind placements; a node "
                    "attribute takes no estimate");
     }
-    RETURN_IF_ERROR(LoadEstimate(n, p, &out->estimate));
+    RETURN_IF_ERROR(LoadEstimate(n, p, config.backend.type, &out->estimate));
   }
   RETURN_IF_ERROR(GetDouble(node, path, "weight", &out->weight, &v));
   if (!(out->weight > 0)) {
@@ -541,9 +543,11 @@ absl::Status Loader::LoadSource(const YNode& node, const std::string& path,
 }
 
 absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
+                                  BackendType backend,
                                   UnseenLoadEstimate* out) {
   using Basis = UnseenLoadEstimate::Basis;
-  RETURN_IF_ERROR(CheckMap(node, path, {"from", "factor", "warmup"}));
+  RETURN_IF_ERROR(
+      CheckMap(node, path, {"from", "factor", "warmup", "siblings"}));
   YNode from;
   RETURN_IF_ERROR(GetEnum<Basis>(node, path, "from",
                                  {{"none", Basis::kNone},
@@ -563,6 +567,35 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
     return Error(v, Child(path, "warmup"), "must be >= 0");
   }
   out->warmup_ms = absl::ToInt64Milliseconds(warmup);
+  if (YNode n = Find(node, "siblings"); n.IsDefined()) {
+    RETURN_IF_ERROR(LoadSiblings(n, Child(path, "siblings"), backend, out));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadSiblings(const YNode& node, const std::string& path,
+                                  BackendType backend,
+                                  UnseenLoadEstimate* out) {
+  using Basis = UnseenLoadEstimate::Basis;
+  RETURN_IF_ERROR(CheckMap(node, path, {"query"}));
+  if (out->basis != Basis::kCpuRequests &&
+      out->basis != Basis::kMemoryRequests) {
+    return Error(node, path,
+                 "siblings' usage replaces a pod's requests: needs from "
+                 "cpuRequests or memoryRequests");
+  }
+  if (backend != BackendType::kPrometheus) {
+    return Error(node, path,
+                 "per-pod usage is queried with PromQL: needs backend type "
+                 "prometheus");
+  }
+  YNode v;
+  RETURN_IF_ERROR(GetString(node, path, "query", &out->siblings_query, &v));
+  if (out->siblings_query.empty()) {
+    return Error(v.IsDefined() ? v : node, Child(path, "query"),
+                 "required, a query with one series per pod labelled "
+                 "namespace and pod");
+  }
   return absl::OkStatus();
 }
 

@@ -85,8 +85,11 @@ class Loader : public YamlReader {
                           MetricOrigin* out);
   absl::Status LoadHeaders(const YNode& node, const std::string& path,
                            std::vector<HeaderConfig>* out);
+  // `backend`: the configured one (siblings' usage needs PromQL).
   absl::Status LoadEstimate(const YNode& node, const std::string& path,
-                            UnseenLoadEstimate* out);
+                            BackendType backend, UnseenLoadEstimate* out);
+  absl::Status LoadSiblings(const YNode& node, const std::string& path,
+                            BackendType backend, UnseenLoadEstimate* out);
   absl::Status LoadThreshold(const YNode& node, const std::string& path,
                              MetricThreshold* out);
   absl::Status LoadThresholdScope(const YNode& node, const std::string& path,

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <thread>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -51,6 +54,7 @@ struct MetricsCache::MetricState {
   std::string logged_coverage = "<none>";
   std::string logged_error;     // the failure logged last
   std::string logged_warnings;
+  std::string logged_pod_error;  // the per-pod query's failure logged last
 };
 
 MetricsCache::MetricsCache(MetricsSource* source,
@@ -157,6 +161,8 @@ struct MetricsCache::FetchJob {
   absl::Time start;
   absl::Time end;
   absl::StatusOr<FetchResult> result;
+  // The per-pod query's answer; unset when the metric has none.
+  std::optional<absl::StatusOr<PodFetchResult>> pods;
 };
 
 struct MetricsCache::Pass {
@@ -202,10 +208,18 @@ void MetricsCache::Fetch(Pass& pass) {
   std::vector<const MetricConfig*> configs;
   configs.reserve(jobs.size());
   const absl::Time start = clock_.Now();
+  std::vector<std::thread> pod_fetches;  // beside the metrics' own
   for (FetchJob& job : jobs) {
     job.start = start;
     configs.push_back(job.config);
+    if (job.config->estimate.siblings_query.empty()) continue;
+    pod_fetches.emplace_back([this, &job] {
+      job.pods = source_->FetchPods(*job.config, options_.refresh_timeout);
+    });
   }
+  absl::Cleanup join = [&pod_fetches] {
+    for (std::thread& t : pod_fetches) t.join();
+  };
   source_->FetchAll(configs, *pass.nodes, options_.refresh_timeout,
                     [&](size_t j, absl::StatusOr<FetchResult> answer) {
                       jobs[j].result = std::move(answer);
@@ -234,6 +248,36 @@ void MetricsCache::Record(FetchJob& job, uint64_t generation) {
   } else {
     RecordFailure(state, job);
   }
+  if (job.pods.has_value()) RecordPods(state, job);
+}
+
+void MetricsCache::RecordPods(MetricState& state, FetchJob& job) {
+  absl::StatusOr<PodFetchResult>& answer = *job.pods;
+  state.stats.last_pod_status = answer.status();
+  std::string problem;  // logged once per change
+  if (answer.ok()) {
+    if (answer->unlabelled > 0) {
+      problem = absl::StrCat(answer->unlabelled, " of ", answer->series,
+                             " series have no namespace or pod label");
+    }
+    state.stats.pods_measured = static_cast<int>(answer->by_pod.size());
+    state.values.by_pod =
+        std::make_shared<const PodSamples>(std::move(answer->by_pod));
+  } else {
+    problem = absl::StrCat("failed, keeping the last values: ",
+                           answer.status().ToString());
+  }
+  if (problem == state.logged_pod_error) return;
+  if (problem.empty()) {
+    LOG(INFO) << "metric " << state.config.name
+              << ": per-pod usage query (estimate.siblings) answers again";
+  } else {
+    LOG(WARNING) << "metric " << state.config.name
+                 << ": per-pod usage query (estimate.siblings): " << problem
+                 << "; pods without measured siblings are estimated from "
+                    "their requests";
+  }
+  state.logged_pod_error = std::move(problem);
 }
 
 void MetricsCache::RecordSuccess(MetricState& state, FetchJob& job) {

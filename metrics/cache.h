@@ -31,6 +31,10 @@
 // - A sample older than the metric's `maxStaleness` (now - sample time)
 //   counts as missing: each pass drops such samples from the snapshot, and
 //   since samples age between passes, readers check too (IsFresh).
+// - A metric's per-pod query (estimate.siblings) is fetched beside its
+//   query, in the same pass; its answer replaces the pods' values, a
+//   failure keeps the old ones (readers check their age). It does not
+//   change when the metric is due.
 // - A new node list refreshes every metric `node_change_delay` after the
 //   previous fetch at the earliest, so new nodes get data soon.
 //
@@ -99,6 +103,10 @@ struct MetricStats {
   int duplicates = 0;
   std::vector<std::string> unmatched_examples;
   std::vector<std::string> warnings;  // of the last successful fetch
+  // The per-pod query (estimate.siblings), when the metric has one: pods
+  // with a value after its last success, and its last fetch's status.
+  int pods_measured = 0;
+  absl::Status last_pod_status;
 };
 
 // Whether `sample` may be used at `now_ms`: sampled, finite, and no older
@@ -173,6 +181,9 @@ class MetricsCache {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The old values stay; the next fetch is a retry (see "Refresh policy").
   void RecordFailure(MetricState& state, const FetchJob& job)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The per-pod query's answer, when the job fetched one.
+  void RecordPods(MetricState& state, FetchJob& job)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Publish() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UpdateCoverage(MetricState& state, absl::Time now)

@@ -2,6 +2,8 @@
 
 #include <thread>
 
+#include "absl/strings/str_cat.h"
+
 namespace ms::metrics {
 
 void MetricsSource::FetchAll(absl::Span<const MetricConfig* const> metrics,
@@ -15,6 +17,12 @@ void MetricsSource::FetchAll(absl::Span<const MetricConfig* const> metrics,
   }
   done(0, Fetch(*metrics[0], nodes, timeout));
   for (std::thread& t : helpers) t.join();
+}
+
+absl::StatusOr<PodFetchResult> MetricsSource::FetchPods(
+    const MetricConfig& metric, absl::Duration) {
+  return absl::UnimplementedError(absl::StrCat(
+      "metric ", metric.name, ": this backend cannot answer per-pod queries"));
 }
 
 }  // namespace ms::metrics

@@ -44,6 +44,15 @@ struct FetchResult {
   static constexpr int kMaxExamples = 3;
 };
 
+// The answer to one FetchPods().
+struct PodFetchResult {
+  PodSamples by_pod;   // "namespace/pod" -> its value and sample time
+  int series = 0;      // series (rows) the backend returned
+  int unlabelled = 0;  // series without a namespace or pod label
+  int duplicates = 0;  // series naming a pod an earlier one named
+  std::vector<std::string> warnings;  // as the backend sent them
+};
+
 class MetricsSource {
  public:
   virtual ~MetricsSource() = default;
@@ -71,6 +80,12 @@ class MetricsSource {
   // several threads at once, and returns after the last call. The default
   // runs Fetch() for each on a thread of its own; a source whose one
   // request answers several metrics (MetricsServerSource) sends it once.
+  // Fetches `metric`'s per-pod query (estimate.siblings_query): one series
+  // per pod, labelled `namespace` and `pod`. Fails as Fetch() does; the
+  // default, for backends that cannot answer one, is Unimplemented.
+  virtual absl::StatusOr<PodFetchResult> FetchPods(const MetricConfig& metric,
+                                                   absl::Duration timeout);
+
   using FetchDone =
       absl::FunctionRef<void(size_t index, absl::StatusOr<FetchResult> answer)>;
   virtual void FetchAll(absl::Span<const MetricConfig* const> metrics,

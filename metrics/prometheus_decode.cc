@@ -73,6 +73,10 @@ void SeriesLabels(od::value metric, const PromDecodeOptions& options,
     if (name == join_label) {
       series.has_label = true;
       series.label_value = AbslView(value);
+    } else if (!options.namespace_label.empty() &&
+               AbslView(name) == options.namespace_label) {
+      series.has_namespace = true;
+      series.namespace_value = AbslView(value);
     }
     if (options.labels_text) {
       if (labels_text.size() > 1) labels_text += ", ";

@@ -29,6 +29,9 @@ struct PromSeries {
   // The series' labels as `{a="x", b="y"}`, for messages; filled only
   // when PromDecodeOptions::labels_text is set.
   absl::string_view labels_text;
+  // PromDecodeOptions::namespace_label's value, when asked for and present.
+  bool has_namespace = false;
+  absl::string_view namespace_value;
   MetricSample sample;  // value (NaN and +-Inf as sent); time of evaluation
 };
 
@@ -40,6 +43,8 @@ struct PromQueryInfo {
 struct PromDecodeOptions {
   absl::string_view metric_name;  // for messages: "metric cpu: ..."
   absl::string_view join_label;   // the label handed to the callback
+  // A second label handed to it (a per-pod query's "namespace"); "": none.
+  absl::string_view namespace_label;
   // Fill PromSeries::labels_text (a few appends per series).
   bool labels_text = false;
 };

@@ -30,17 +30,14 @@ PrometheusSource::PrometheusSource(const BackendConfig& backend,
       max_response_bytes_(static_cast<size_t>(backend.max_response_bytes)),
       client_(std::move(client)) {}
 
-absl::StatusOr<FetchResult> PrometheusSource::Fetch(const MetricConfig& metric,
-                                                    const NodeSet& nodes,
-                                                    absl::Duration timeout) {
-  ASSIGN_OR_RETURN(Joiner joiner, Joiner::Create(metric.join, {}));
+absl::StatusOr<HttpResponse> PrometheusSource::Query(const MetricConfig& metric,
+                                                     const std::string& query,
+                                                     absl::Duration timeout) {
   const absl::Duration limit = std::min(timeout, timeout_);
-
   // The server gives up at the same limit, so a slow query costs it no more
   // than it costs us.
-  std::string params =
-      absl::StrCat("query=", UrlEncode(metric.query),
-                   "&timeout=", absl::ToDoubleSeconds(limit));
+  std::string params = absl::StrCat("query=", UrlEncode(query),
+                                    "&timeout=", absl::ToDoubleSeconds(limit));
   HttpRequest request;
   request.timeout = limit;
   request.max_response_bytes = max_response_bytes_;
@@ -61,7 +58,14 @@ absl::StatusOr<FetchResult> PrometheusSource::Fetch(const MetricConfig& metric,
     return RequestError(absl::StrCat("metric ", metric.name),
                         response.status(), max_response_bytes_);
   }
+  return response;
+}
 
+absl::StatusOr<FetchResult> PrometheusSource::Fetch(const MetricConfig& metric,
+                                                    const NodeSet& nodes,
+                                                    absl::Duration timeout) {
+  ASSIGN_OR_RETURN(Joiner joiner, Joiner::Create(metric.join, {}));
+  ASSIGN_OR_RETURN(HttpResponse response, Query(metric, metric.query, timeout));
   FetchResult out;
   PromDecodeOptions options{.metric_name = metric.name,
                             .join_label = metric.join.label,
@@ -69,7 +73,7 @@ absl::StatusOr<FetchResult> PrometheusSource::Fetch(const MetricConfig& metric,
   ASSIGN_OR_RETURN(
       PromQueryInfo info,
       DecodeInstantQuery(
-          response->status, response->body, options,
+          response.status, response.body, options,
           [&](const PromSeries& series) {
             const std::string* node =
                 series.has_label ? joiner.Match(series.label_value, nodes)
@@ -82,6 +86,34 @@ absl::StatusOr<FetchResult> PrometheusSource::Fetch(const MetricConfig& metric,
               return;
             }
             if (!out.by_node.emplace(*node, series.sample).second) {
+              ++out.duplicates;
+            }
+          }));
+  out.series = info.series;
+  out.warnings = std::move(info.warnings);
+  return out;
+}
+
+absl::StatusOr<PodFetchResult> PrometheusSource::FetchPods(
+    const MetricConfig& metric, absl::Duration timeout) {
+  ASSIGN_OR_RETURN(HttpResponse response,
+                   Query(metric, metric.estimate.siblings_query, timeout));
+  PodFetchResult out;
+  PromDecodeOptions options{.metric_name = metric.name,
+                            .join_label = "pod",
+                            .namespace_label = "namespace"};
+  ASSIGN_OR_RETURN(
+      PromQueryInfo info,
+      DecodeInstantQuery(
+          response.status, response.body, options,
+          [&](const PromSeries& series) {
+            if (!series.has_label || !series.has_namespace) {
+              ++out.unlabelled;
+              return;
+            }
+            std::string key =
+                absl::StrCat(series.namespace_value, "/", series.label_value);
+            if (!out.by_pod.emplace(std::move(key), series.sample).second) {
               ++out.duplicates;
             }
           }));

@@ -42,12 +42,23 @@ class PrometheusSource final : public MetricsSource {
                                     const NodeSet& nodes,
                                     absl::Duration timeout) override;
 
+  // The per-pod query, sent and decoded as Fetch()'s; series are keyed by
+  // their `namespace` and `pod` labels.
+  absl::StatusOr<PodFetchResult> FetchPods(const MetricConfig& metric,
+                                           absl::Duration timeout) override;
+
   // HTTP requests sent so far (for tests and the benchmark).
   int64_t requests_sent() const { return requests_sent_.load(); }
 
  private:
   PrometheusSource(const BackendConfig& backend,
                    std::unique_ptr<BackendClient> client);
+
+  // Sends `query` as an instant query, bounded by `timeout` and the
+  // backend's; errors name `metric`.
+  absl::StatusOr<HttpResponse> Query(const MetricConfig& metric,
+                                     const std::string& query,
+                                     absl::Duration timeout);
 
   const std::string query_url_;  // {url}/api/v1/query
   const absl::Duration timeout_;

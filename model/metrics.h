@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -27,12 +28,18 @@ struct MetricSample {
   friend bool operator==(const MetricSample&, const MetricSample&) = default;
 };
 
+// A per-pod query's answer: "namespace/pod" -> value.
+using PodSamples = std::unordered_map<std::string, MetricSample>;
+
 // The latest known values of one configured metric.
 struct MetricValues {
   std::string name;           // the metric's name in the configuration
   int64_t fetched_at_ms = 0;  // last successful refresh; 0 = never
   std::string last_error;     // empty when the last refresh succeeded
   std::unordered_map<std::string, MetricSample> by_node;  // node name -> value
+  // The metric's estimate.siblings query: "namespace/pod" -> the pod's
+  // measured usage. Null when it has none or was never fetched.
+  std::shared_ptr<const PodSamples> by_pod;
 };
 
 struct MetricsSnapshot {
@@ -85,6 +92,12 @@ struct UnseenLoadEstimate {
   // A sample shows a pod once taken at least this long after the pod
   // started: the pod's own warm-up plus the query's rate window.
   int64_t warmup_ms = 60000;
+  // For a requests basis: a query for each pod's measured usage in the
+  // basis' unit (cores for cpuRequests, bytes for memoryRequests), one
+  // series per pod labelled `namespace` and `pod`. A pod whose siblings
+  // (pods of the same controller) have usage samples is estimated from
+  // their mean usage instead of its requests. Empty: requests only.
+  std::string siblings_query;
 
   bool enabled() const { return basis != Basis::kNone; }
   friend bool operator==(const UnseenLoadEstimate&,

@@ -41,6 +41,7 @@ PodCharge PodCharge::Of(const Pod& pod) {
       .priority = pod.priority,
       .start_time_ms = pod.start_time_ms,
       .estimates = pod.estimates,
+      .owner_uid = pod.controller.has_value() ? pod.controller->uid : "",
       .preempted = pod.preempted})};
 }
 

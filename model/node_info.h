@@ -68,6 +68,7 @@ struct PodInfo {
   int32_t priority = 0;
   int64_t start_time_ms = 0;  // status.startTime; 0: not started
   std::map<std::string, std::string> estimates;  // Pod::estimates
+  std::string owner_uid;  // its controller's uid (Pod::controller); "": none
   bool preempted = false;     // Pod::preempted
 
   const PodAffinityRules& affinity() const { return terms.affinity(); }

@@ -151,6 +151,9 @@ std::string FormatExplanation(const Explanation& e) {
       absl::StrAppend(&out, ", ", FallbackReasonName(e.fallback_reason));
     }
     absl::StrAppend(&out, ")\n");
+    for (const std::string& line : e.estimates) {
+      absl::StrAppend(&out, "until sampled there, it counts as ", line, "\n");
+    }
   } else {
     absl::StrAppend(&out, "no node: ", e.summary, "\n");
   }

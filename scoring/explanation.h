@@ -77,6 +77,9 @@ struct Explanation {
   std::vector<NodeExplanation> nodes;  // in the caller's node order
   int best = -1;                       // index into nodes; -1: none
   std::string summary;  // FailedScheduling message when no node fits
+  // What the pod will add to each estimated metric on the best node until
+  // a sample shows it, and why (ExplainEstimates, scoring/unseen_load.h).
+  std::vector<std::string> estimates;
 };
 
 // The explanation as a table, nodes by descending total, then the

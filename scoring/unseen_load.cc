@@ -3,37 +3,124 @@
 #include <cmath>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/time.h"
 
 namespace ms {
+namespace {
 
-double UnseenLoad(const MetricTerm& term, const PodInfo& pod,
-                  const Node& node) {
-  using Basis = UnseenLoadEstimate::Basis;
+using Basis = UnseenLoadEstimate::Basis;
+using From = PodEstimate::From;
+
+// `amount` of the basis' resource (millicores, bytes) over `node`'s
+// allocatable, x factor.
+double OfAllocatable(const UnseenLoadEstimate& e, double amount,
+                     const Node& node) {
+  const double allocatable = static_cast<double>(
+      e.basis == Basis::kCpuRequests ? node.allocatable.milli_cpu
+                                     : node.allocatable.memory);
+  return allocatable > 0 ? e.factor * amount / allocatable : 0;
+}
+
+double Requested(const UnseenLoadEstimate& e, const PodInfo& pod) {
+  return static_cast<double>(e.basis == Basis::kCpuRequests
+                                 ? pod.requests.milli_cpu
+                                 : pod.requests.memory);
+}
+
+// A measured usage (cores, bytes) in the unit of Requested.
+double Measured(const UnseenLoadEstimate& e, double usage) {
+  return e.basis == Basis::kCpuRequests ? usage * 1000 : usage;
+}
+
+}  // namespace
+
+SiblingUsages MeasureSiblings(
+    const UnseenLoadEstimate& estimate, const PodSamples& by_pod,
+    absl::FunctionRef<const PodInfo*(const std::string& key)> find_pod,
+    int64_t now_ms, int64_t max_staleness_ms) {
+  SiblingUsages out;
+  for (const auto& [key, sample] : by_pod) {
+    if (!std::isfinite(sample.value) || sample.time_ms == 0 ||
+        now_ms - sample.time_ms > max_staleness_ms) {
+      continue;
+    }
+    const PodInfo* pod = find_pod(key);
+    if (pod == nullptr || pod->owner_uid.empty() || pod->start_time_ms == 0 ||
+        !SampleShows(estimate, sample.time_ms, pod->start_time_ms)) {
+      continue;
+    }
+    SiblingUsage& usage = out[pod->owner_uid];
+    ++usage.pods;
+    usage.mean += (sample.value - usage.mean) / usage.pods;
+  }
+  return out;
+}
+
+PodEstimate EstimatePod(const MetricTerm& term, const PodInfo& pod,
+                        const Node& node, const SiblingUsages* siblings) {
   const UnseenLoadEstimate& e = term.estimate;
-  if (!e.enabled()) return 0;
+  if (!e.enabled()) return {};
   if (auto it = pod.estimates.find(term.name); it != pod.estimates.end()) {
     double value = 0;
     if (absl::SimpleAtod(it->second, &value) && std::isfinite(value)) {
-      return value;
+      return {.from = From::kAnnotation, .value = value};
     }
   }
-  switch (e.basis) {
-    case Basis::kNone:
-      return 0;
-    case Basis::kPerPod:
-      return e.factor;
-    case Basis::kCpuRequests:
-      return node.allocatable.milli_cpu > 0
-                 ? e.factor * static_cast<double>(pod.requests.milli_cpu) /
-                       static_cast<double>(node.allocatable.milli_cpu)
-                 : 0;
-    case Basis::kMemoryRequests:
-      return node.allocatable.memory > 0
-                 ? e.factor * static_cast<double>(pod.requests.memory) /
-                       static_cast<double>(node.allocatable.memory)
-                 : 0;
+  if (e.basis == Basis::kPerPod) {
+    return {.from = From::kPerPod, .value = e.factor};
   }
-  return 0;
+  if (siblings != nullptr && !pod.owner_uid.empty()) {
+    if (auto it = siblings->find(pod.owner_uid); it != siblings->end()) {
+      return {.from = From::kSiblings,
+              .value = OfAllocatable(e, Measured(e, it->second.mean), node),
+              .siblings = it->second};
+    }
+  }
+  return {.from = From::kRequests,
+          .value = OfAllocatable(e, Requested(e, pod), node)};
+}
+
+std::string DescribeEstimate(const MetricTerm& term,
+                             const PodEstimate& estimate) {
+  const bool cpu = term.estimate.basis == Basis::kCpuRequests;
+  switch (estimate.from) {
+    case From::kNone:
+      return "none";
+    case From::kAnnotation:
+      return absl::StrCat("the pod's annotation ", kEstimateAnnotationPrefix,
+                          term.name);
+    case From::kPerPod:
+      return "perPod";
+    case From::kSiblings:
+      return absl::StrFormat(
+          "siblings' measured usage (%d pod%s, %.4g %s each)",
+          estimate.siblings.pods, estimate.siblings.pods == 1 ? "" : "s",
+          estimate.siblings.mean, cpu ? "cores" : "bytes");
+    case From::kRequests:
+      return term.estimate.siblings_query.empty()
+                 ? "requests"
+                 : "requests (no sibling measured yet)";
+  }
+  return "";
+}
+
+std::vector<std::string> ExplainEstimates(
+    const std::vector<MetricTerm>& terms, const PodInfo& pod, const Node& node,
+    const std::vector<SiblingUsages>& siblings) {
+  std::vector<std::string> out;
+  for (size_t m = 0; m < terms.size(); ++m) {
+    const MetricTerm& term = terms[m];
+    if (!term.estimate.enabled()) continue;
+    const PodEstimate e = EstimatePod(
+        term, pod, node, m < siblings.size() ? &siblings[m] : nullptr);
+    out.push_back(absl::StrFormat(
+        "%s %+.4g for %s: %s", term.name, e.value,
+        absl::FormatDuration(absl::Milliseconds(term.estimate.warmup_ms)),
+        DescribeEstimate(term, e)));
+  }
+  return out;
 }
 
 }  // namespace ms

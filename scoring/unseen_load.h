@@ -8,18 +8,73 @@
 #define METRICS_SCHEDULER_SCORING_UNSEEN_LOAD_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
+#include "model/metrics.h"
 #include "model/node.h"
 #include "model/node_info.h"
 #include "scoring/scoring_config.h"
 
 namespace ms {
 
+// What a controller's pods measure (estimate.siblings): their mean usage in
+// the basis' unit (cores, bytes), over `pods` pods.
+struct SiblingUsage {
+  double mean = 0;
+  int pods = 0;
+};
+
+// Per controller uid.
+using SiblingUsages = absl::flat_hash_map<std::string, SiblingUsage>;
+
+// The measured usage of each controller's pods, from a per-pod query's
+// answer `by_pod`: the mean over the pods `find_pod` knows that have a
+// controller and a finite sample no older than `max_staleness_ms` at
+// `now_ms`, taken a warm-up after the pod started (before that it may
+// still be ramping up; a pod not known to have started counts as not).
+SiblingUsages MeasureSiblings(
+    const UnseenLoadEstimate& estimate, const PodSamples& by_pod,
+    absl::FunctionRef<const PodInfo*(const std::string& key)> find_pod,
+    int64_t now_ms, int64_t max_staleness_ms);
+
+// A pod's estimate for one metric term, and where it comes from (explain
+// says which and why).
+struct PodEstimate {
+  enum class From {
+    kNone,        // the term has no estimate
+    kAnnotation,  // estimate.metrics-scheduler.io/<term>
+    kSiblings,    // its controller's pods' measured usage
+    kRequests,    // its requests (no sibling measured)
+    kPerPod,      // the term's perPod factor
+  };
+  From from = From::kNone;
+  double value = 0;
+  SiblingUsage siblings;  // with kSiblings
+};
+
 // What `pod` adds to `term` on `node` while unseen: its annotation
-// estimate.metrics-scheduler.io/<term name> when that is a finite decimal,
-// else the term's basis (0 for a node with no allocatable of the
-// resource). 0 when the term has no estimate.
-double UnseenLoad(const MetricTerm& term, const PodInfo& pod, const Node& node);
+// estimate.metrics-scheduler.io/<term name> when that is a finite decimal;
+// else, for a requests basis, factor x its siblings' mean usage (when
+// `siblings`, non-null, has its controller) or its requests, over the
+// node's allocatable (0 for a node with none); for perPod, the factor.
+// 0 when the term has no estimate.
+PodEstimate EstimatePod(const MetricTerm& term, const PodInfo& pod,
+                        const Node& node, const SiblingUsages* siblings);
+
+// "siblings' measured usage (3 pods, 0.42 cores each)", "requests (no
+// sibling measured)": how `estimate` of `term` was made, for explain.
+std::string DescribeEstimate(const MetricTerm& term,
+                             const PodEstimate& estimate);
+
+// Per estimated term of `terms`, what `pod` adds on `node` and why:
+// "cpu +0.375 for 2m: siblings' measured usage (2 pods, 1.5 cores each)".
+// `siblings`: per term, as MetricViews measured them (may be empty).
+std::vector<std::string> ExplainEstimates(
+    const std::vector<MetricTerm>& terms, const PodInfo& pod, const Node& node,
+    const std::vector<SiblingUsages>& siblings);
 
 // Whether a sample taken at `sample_ms` shows a pod that started at
 // `start_ms` (epoch ms).

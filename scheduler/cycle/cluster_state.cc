@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "glog/logging.h"
+#include "scoring/unseen_load.h"
 
 namespace ms {
 namespace {
@@ -256,7 +257,13 @@ NodeLayout ClusterState::Layout() const {
           .names = &names_,
           .index = &index_,
           .version = layout_version_,
-          .attributes_version = attributes_version_};
+          .attributes_version = attributes_version_,
+          .find_pod = [this](const std::string& key)
+                          ABSL_NO_THREAD_SAFETY_ANALYSIS -> const PodInfo* {
+            // Called by metric_views_ only, under mu_.
+            auto it = pods_.find(key);
+            return it != pods_.end() ? it->second.charge.pod.get() : nullptr;
+          }};
 }
 
 const MetricViews::View& ClusterState::View(
@@ -363,6 +370,11 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
   if (self != nullptr) Charge(self->node, self->charge);
   node_name->clear();
   if (!decision.ok()) return decision;
+  if (decision.explanation.has_value()) {
+    decision.explanation->estimates = ExplainEstimates(
+        request.config->metrics, *PodCharge::Of(*request.pod).pod,
+        nodes_[decision.node_index].node, view.siblings);
+  }
 
   const Pod& pod = *request.pod;
   *node_name = names_[decision.node_index];

@@ -38,7 +38,7 @@ const MetricViews::View& MetricViews::Get(
       (view->reads_attributes &&
        view->attributes_version != layout.attributes_version) ||
       (view->estimates && view->starts_version != starts_version_)) {
-    Align(*view, metrics, layout);
+    Align(*view, metrics, now, layout);
   }
   if (view->scoped_filters &&
       (view->bounds_layout_version != layout.version ||
@@ -57,8 +57,9 @@ void MetricViews::MatchBounds(View& view, const NodeLayout& layout) {
 
 void MetricViews::Align(View& view,
                         const std::shared_ptr<const MetricsSnapshot>& metrics,
-                        const NodeLayout& layout) {
+                        absl::Time now, const NodeLayout& layout) {
   const std::vector<NodeInfo>& nodes = *layout.nodes;
+  const bool new_metrics = view.metrics != metrics;
   view.layout_version = layout.version;
   view.attributes_version = layout.attributes_version;
   view.metrics = metrics;
@@ -88,6 +89,7 @@ void MetricViews::Align(View& view,
   view.unseen.assign(view.columns.size(), {});
   view.starts_version = starts_version_;
   if (view.estimates) {
+    if (new_metrics) MeasureAllSiblings(view, now, layout);
     for (size_t m = 0; m < view.columns.size(); ++m) {
       if (view.config->metrics[m].estimate.enabled() &&
           view.columns[m].values.size() == nodes.size()) {
@@ -98,6 +100,23 @@ void MetricViews::Align(View& view,
   }
   view.metric_table.Build(view.columns, nodes.size());
   Recount(view, layout);
+}
+
+void MetricViews::MeasureAllSiblings(View& view, absl::Time now,
+                                     const NodeLayout& layout) {
+  view.siblings.assign(view.columns.size(), {});
+  if (!layout.find_pod || view.metrics == nullptr) return;
+  for (size_t m = 0; m < view.columns.size(); ++m) {
+    const MetricTerm& term = view.config->metrics[m];
+    const MetricValues* values = view.metrics->Find(term.name);
+    if (term.estimate.siblings_query.empty() || values == nullptr ||
+        values->by_pod == nullptr) {
+      continue;
+    }
+    view.siblings[m] =
+        MeasureSiblings(term.estimate, *values->by_pod, layout.find_pod,
+                        absl::ToUnixMillis(now), term.max_staleness_ms);
+  }
 }
 
 void MetricViews::Estimate(View& view, const Start& start,
@@ -114,7 +133,10 @@ void MetricViews::Estimate(View& view, const Start& start,
         SampleShows(term.estimate, column.time_ms[i], start.start_ms)) {
       continue;
     }
-    const double d = UnseenLoad(term, *start.pod, (*layout.nodes)[i].node);
+    const double d =
+        EstimatePod(term, *start.pod, (*layout.nodes)[i].node,
+                    view.siblings.empty() ? nullptr : &view.siblings[m])
+            .value;
     column.values[i] += d;
     view.unseen[m][i] += d;
     if (table != nullptr && d != 0) table->Add(m, i, d);

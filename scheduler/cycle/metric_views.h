@@ -13,7 +13,9 @@
 // started on a node recently (placed here, or bound by anyone else) adds
 // its estimate (scoring/unseen_load.h) to each estimated metric's value
 // there until that node's sample is taken a warm-up after the pod started.
-// Filters and scores read the sum; `unseen` keeps what was added.
+// Filters and scores read the sum; `unseen` keeps what was added. A term
+// whose estimate learns from siblings measures each controller's pods
+// (MeasureSiblings) whenever the metrics change.
 //
 // A view of a policy whose metric filters have scopes or read the nodes'
 // annotations also keeps their node side (scoring/filter_bounds.h): which
@@ -29,6 +31,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -40,6 +43,7 @@
 #include "scoring/filter_bounds.h"
 #include "scoring/metric_table.h"
 #include "scoring/scoring_config.h"
+#include "scoring/unseen_load.h"
 
 namespace ms {
 
@@ -53,6 +57,9 @@ struct NodeLayout {
   uint64_t version = 0;
   // ...and when a node's labels or annotations change.
   uint64_t attributes_version = 0;
+  // The assigned pod under a namespace/name key, or null: whose siblings a
+  // per-pod usage sample measures. May be empty (no pod is known).
+  std::function<const PodInfo*(const std::string& key)> find_pod;
 };
 
 class MetricViews {
@@ -65,6 +72,9 @@ class MetricViews {
     // Per metric term, what estimates add per node (included in columns
     // and metric_table); empty for a term with no estimate.
     std::vector<std::vector<double>> unseen;
+    // Per metric term with estimate.siblings, what each controller's pods
+    // measure, as of `metrics`; empty for the others.
+    std::vector<SiblingUsages> siblings;
     // Per metric term, the node side of its scoped filter (MatchNodeBounds);
     // empty when no term has one.
     NodeBounds node_bounds;
@@ -141,7 +151,10 @@ class MetricViews {
   };
 
   void Align(View& view, const std::shared_ptr<const MetricsSnapshot>& metrics,
-             const NodeLayout& layout);
+             absl::Time now, const NodeLayout& layout);
+  // Measures the siblings of the view's estimated terms in its metrics.
+  static void MeasureAllSiblings(View& view, absl::Time now,
+                                 const NodeLayout& layout);
   // Matches the node side of the view's scoped filters over `layout`.
   static void MatchBounds(View& view, const NodeLayout& layout);
   // Counts the placements kept from view.counted_from on afresh.

@@ -281,6 +281,33 @@ metrics:
   EXPECT_EQ(load.max, 5);
 }
 
+TEST(LoadConfigTest, AnEstimateReadsItsBasisFactorWarmupAndSiblings) {
+  absl::StatusOr<Config> c = Load(R"(backend: {url: http://p:9090}
+metrics:
+  - name: cpu
+    query: q
+    estimate:
+      from: cpuRequests
+      factor: 1.5
+      warmup: 90s
+      siblings: {query: 'sum by (namespace, pod) (rate(u[2m]))'}
+  - name: latency
+    query: l
+    estimate: {from: perPod, factor: 0.02}
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  using Basis = UnseenLoadEstimate::Basis;
+  const std::vector<MetricConfig>& m = c->profiles[0].metrics;
+  EXPECT_EQ(m[0].estimate,
+            (UnseenLoadEstimate{
+                .basis = Basis::kCpuRequests,
+                .factor = 1.5,
+                .warmup_ms = 90000,
+                .siblings_query = "sum by (namespace, pod) (rate(u[2m]))"}));
+  EXPECT_EQ(m[1].estimate,
+            (UnseenLoadEstimate{.basis = Basis::kPerPod, .factor = 0.02}));
+}
+
 TEST(LoadConfigTest, NullMeansDefault) {
   absl::StatusOr<Config> c = Load("backend:\n  timeout:\ncache:\n");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -488,6 +515,20 @@ TEST(LoadConfigTest, Errors) {
       {WithMetric("    estimate: {from: perPod, factor: .nan}\n"),
        "file.yaml:7:38: metrics[0].estimate.factor: must be a finite number, "
        "got \".nan\""},
+      {WithMetric("    estimate: {from: perPod, siblings: {query: u}}\n"),
+       "file.yaml:7:40: metrics[0].estimate.siblings: siblings' usage "
+       "replaces a pod's requests: needs from cpuRequests or memoryRequests"},
+      {WithMetric("    estimate: {from: cpuRequests, siblings: {}}\n"),
+       "file.yaml:7:45: metrics[0].estimate.siblings.query: required, a query "
+       "with one series per pod labelled namespace and pod"},
+      {WithMetric("    estimate: {from: cpuRequests, siblings: {qurey: u}}\n"),
+       "file.yaml:7:46: metrics[0].estimate.siblings.qurey: unknown key (did "
+       "you mean query?)"},
+      {"backend: {type: metricsServer}\nmetrics:\n  - name: cpu\n"
+       "    query: cpu\n"
+       "    estimate: {from: cpuRequests, siblings: {query: u}}\n",
+       "file.yaml:7:45: metrics[0].estimate.siblings: per-pod usage is "
+       "queried with PromQL: needs backend type prometheus"},
       {"metrics:\n  - name: m\n    source: {nodeLabel: a}\n"
        "    estimate: {from: perPod}\n",
        "file.yaml:6:15: metrics[0].estimate: only a query's values lag "

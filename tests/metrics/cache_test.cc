@@ -226,6 +226,44 @@ TEST_F(CacheTest, NonFiniteAndOldSamplesCountAsMissing) {
   EXPECT_THAT(cache.Stats()[0].nodes_missing, ElementsAre("n1", "n2", "n3"));
 }
 
+TEST_F(CacheTest, APerPodQueryIsFetchedBesideItsMetric) {
+  MetricConfig cpu = Metric("cpu");
+  cpu.estimate = {.basis = UnseenLoadEstimate::Basis::kCpuRequests,
+                  .siblings_query = "usage by pod"};
+  source_.Set("cpu", "n1", 0.5, kT0);
+  source_.SetPod("cpu", "shop/web-1", 1.5, kT0);
+  source_.SetPod("cpu", "shop/web-2", 1.25, kT0);
+  MetricsCache cache(&source_, {cpu, Metric("lat")}, Options());
+  cache.SetNodes(Nodes({"n1"}));
+  cache.RefreshDue();
+  std::shared_ptr<const MetricsSnapshot> first = cache.Snapshot();
+  ASSERT_NE(first->metrics[0].by_pod, nullptr);
+  EXPECT_THAT(
+      *first->metrics[0].by_pod,
+      UnorderedElementsAre(Pair("shop/web-1", MetricSample{1.5, kT0}),
+                           Pair("shop/web-2", MetricSample{1.25, kT0})));
+  EXPECT_EQ(first->metrics[1].by_pod, nullptr);  // no per-pod query
+  EXPECT_EQ(cache.Stats()[0].pods_measured, 2);
+
+  // A failure keeps the pods' values and spares the metric's own.
+  source_.SetPodError("cpu", absl::UnavailableError("down"));
+  source_.Set("cpu", "n1", 0.75, kT0 + 15000);
+  clock_.Advance(absl::Seconds(15));
+  cache.RefreshDue();
+  std::shared_ptr<const MetricsSnapshot> second = cache.Snapshot();
+  EXPECT_EQ(second->metrics[0].by_pod, first->metrics[0].by_pod);
+  EXPECT_THAT(Values(cache, 0), ElementsAre(Pair("n1", 0.75)));
+  EXPECT_TRUE(absl::IsUnavailable(cache.Stats()[0].last_pod_status));
+
+  // The next answer replaces them.
+  source_.SetPodError("cpu", absl::OkStatus());
+  source_.SetPod("cpu", "shop/web-1", 1.0, kT0 + 30000);
+  clock_.Advance(absl::Seconds(15));
+  cache.RefreshDue();
+  EXPECT_EQ(cache.Snapshot()->metrics[0].by_pod->at("shop/web-1").value, 1.0);
+  EXPECT_TRUE(cache.Stats()[0].last_pod_status.ok());
+}
+
 TEST_F(CacheTest, SnapshotsAreImmutable) {
   source_.Set("cpu", "n1", 1, kT0);
   MetricsCache cache(&source_, {Metric("cpu")}, Options());

@@ -30,6 +30,17 @@ class FakeSource : public MetricsSource {
     absl::MutexLock lock(&mu_);
     errors_[metric] = std::move(status);
   }
+  // Sets the pod `key`'s (namespace/name) value of `metric`'s per-pod
+  // query, and while set (not OK) its FetchPods error.
+  void SetPod(const std::string& metric, const std::string& key, double value,
+              int64_t time_ms) {
+    absl::MutexLock lock(&mu_);
+    pod_values_[metric][key] = {value, time_ms};
+  }
+  void SetPodError(const std::string& metric, absl::Status status) {
+    absl::MutexLock lock(&mu_);
+    pod_errors_[metric] = std::move(status);
+  }
   int fetches(const std::string& metric) const {
     absl::MutexLock lock(&mu_);
     auto it = fetches_.find(metric);
@@ -71,11 +82,29 @@ class FakeSource : public MetricsSource {
     return out;
   }
 
+  absl::StatusOr<PodFetchResult> FetchPods(const MetricConfig& metric,
+                                           absl::Duration) override {
+    absl::MutexLock lock(&mu_);
+    if (auto it = pod_errors_.find(metric.name);
+        it != pod_errors_.end() && !it->second.ok()) {
+      return it->second;
+    }
+    PodFetchResult out;
+    for (const auto& [key, sample] : pod_values_[metric.name]) {
+      ++out.series;
+      out.by_pod[key] = sample;
+    }
+    return out;
+  }
+
  private:
   mutable absl::Mutex mu_;
   std::map<std::string, std::map<std::string, MetricSample>> values_
       ABSL_GUARDED_BY(mu_);
   std::map<std::string, absl::Status> errors_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::map<std::string, MetricSample>> pod_values_
+      ABSL_GUARDED_BY(mu_);
+  std::map<std::string, absl::Status> pod_errors_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> fetches_ ABSL_GUARDED_BY(mu_);
   std::function<void(const MetricConfig&)> hook_ ABSL_GUARDED_BY(mu_);
 };

@@ -177,6 +177,32 @@ TEST_F(PrometheusIntegrationTest, InstanceAddressJoinsToTheNodeWithThatInternalI
               ElementsAre(R"({__name__="inst_load", instance="10.1.1.1:9100", job="node"})"));
 }
 
+TEST_F(PrometheusIntegrationTest, APerPodQueryKeysEachSeriesByNamespaceAndPod) {
+  const absl::Time t = absl::Now() - absl::Seconds(5);
+  ASSERT_TRUE(
+      prom_
+          ->Write(
+              {{"pod_cpu", {{"namespace", "shop"}, {"pod", "web-1"}}, 1.5, t},
+               {"pod_cpu", {{"namespace", "shop"}, {"pod", "web-2"}}, 0.5, t},
+               {"pod_cpu", {{"namespace", "batch"}, {"pod", "web-1"}}, 2, t},
+               {"pod_cpu", {{"pod", "orphan"}}, 9, t}})
+          .ok());
+  MetricConfig metric = Metric("cpu", "unused");
+  metric.estimate.siblings_query = "sum by (namespace, pod) (pod_cpu)";
+  absl::StatusOr<PodFetchResult> r =
+      source_->FetchPods(metric, absl::Seconds(5));
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::map<std::string, double> values;
+  for (const auto& [key, sample] : r->by_pod) values[key] = sample.value;
+  EXPECT_THAT(values,
+              ElementsAre(Pair("batch/web-1", 2), Pair("shop/web-1", 1.5),
+                          Pair("shop/web-2", 0.5)));
+  EXPECT_EQ(r->series, 4);
+  EXPECT_EQ(r->unlabelled, 1);  // no namespace
+  // Evaluated now, so sampled after the values were written.
+  EXPECT_GE(r->by_pod.at("shop/web-1").time_ms, absl::ToUnixMillis(t));
+}
+
 TEST_F(PrometheusIntegrationTest, ASlowBackendGivesDeadlineExceededOnTime) {
   absl::StatusOr<std::unique_ptr<ms::testing::TcpProxy>> proxy =
       ms::testing::TcpProxy::Start(prom_->port());

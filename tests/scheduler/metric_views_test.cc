@@ -1,6 +1,7 @@
 #include "scheduler/cycle/metric_views.h"
 
 #include <cmath>
+#include <map>
 
 #include "gtest/gtest.h"
 
@@ -35,8 +36,14 @@ struct Nodes {
             .names = &names,
             .index = &index,
             .version = version,
-            .attributes_version = attributes_version};
+            .attributes_version = attributes_version,
+            .find_pod = [this](const std::string& key) -> const PodInfo* {
+              auto it = pods.find(key);
+              return it != pods.end() ? &it->second : nullptr;
+            }};
   }
+  // The assigned pods, by namespace/name.
+  std::map<std::string, PodInfo> pods;
 };
 
 std::shared_ptr<const MetricsSnapshot> Sample(
@@ -303,6 +310,35 @@ TEST_F(EstimateTest, AViewAskedLaterCountsTheStartsItMissed) {
   const MetricViews::View& view = GetCpu(b_only);
   EXPECT_TRUE(std::isnan(view.columns[0].values[0]));
   EXPECT_EQ(view.unseen[0][0], 0);
+}
+
+// A web ReplicaSet's pods request 1 core and use 2: its next pod is
+// estimated from what they use, any other pod from its requests.
+TEST_F(EstimateTest, APodWithMeasuredSiblingsIsEstimatedFromTheirUsage) {
+  by_cpu_.metrics[0].estimate.siblings_query = "usage";
+  by_cpu_.metrics[0].max_staleness_ms = 120000;
+  const int64_t long_ago = absl::ToUnixMillis(now_ - absl::Hours(1));
+  for (const char* name : {"ns/web-1", "ns/web-2"}) {
+    nodes_.pods[name] = {.requests = {.milli_cpu = 1000},
+                         .start_time_ms = long_ago,
+                         .owner_uid = "rs-web"};
+  }
+  auto snapshot = std::make_shared<MetricsSnapshot>(*Cpu(0.5, 0.5, now_));
+  snapshot->metrics[0].by_pod = std::make_shared<const PodSamples>(
+      PodSamples{{"ns/web-1", {2, absl::ToUnixMillis(now_)}},
+                 {"ns/web-2", {2, absl::ToUnixMillis(now_)}}});
+  GetCpu(snapshot);
+  now_ += absl::Seconds(1);
+  views_.Place(0, now_, nodes_.Layout(), "ns/web-3",
+               std::make_shared<const PodInfo>(PodInfo{
+                   .requests = {.milli_cpu = 1000}, .owner_uid = "rs-web"}));
+  Place(1, "other");  // 1 core requested, no controller
+  EXPECT_EQ(GetCpu(snapshot).unseen[0], (std::vector<double>{0.5, 0.25}));
+
+  // Without the per-pod answer, requests again.
+  auto without = std::make_shared<MetricsSnapshot>(*snapshot);
+  without->metrics[0].by_pod = nullptr;
+  EXPECT_EQ(GetCpu(without).unseen[0], (std::vector<double>{0.25, 0.25}));
 }
 
 }  // namespace

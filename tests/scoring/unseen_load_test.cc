@@ -1,14 +1,25 @@
 #include "scoring/unseen_load.h"
 
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace ms {
 namespace {
 
 using Basis = UnseenLoadEstimate::Basis;
+using From = PodEstimate::From;
 
 MetricTerm Term(Basis basis, double factor) {
   return {.name = "cpu", .estimate = {.basis = basis, .factor = factor}};
+}
+
+double UnseenLoad(const MetricTerm& term, const PodInfo& pod,
+                  const Node& node) {
+  return EstimatePod(term, pod, node, nullptr).value;
 }
 
 TEST(UnseenLoadTest, RequestsOverAllocatableTimesTheFactor) {
@@ -41,6 +52,131 @@ TEST(UnseenLoadTest, ASampleShowsAPodOnceAWarmupAfterItsStart) {
   UnseenLoadEstimate e{.basis = Basis::kPerPod, .warmup_ms = 30000};
   EXPECT_FALSE(SampleShows(e, 1029999, 1000000));
   EXPECT_TRUE(SampleShows(e, 1030000, 1000000));
+}
+
+// Siblings: a web ReplicaSet whose pods request 0.5 cores and use 1.5.
+class SiblingsTest : public testing::Test {
+ protected:
+  static constexpr int64_t kNow = 10'000'000;
+
+  void SetUp() override {
+    estimate_ = {.basis = Basis::kCpuRequests,
+                 .factor = 1,
+                 .warmup_ms = 60'000,
+                 .siblings_query = "usage"};
+    // Started long ago; web-3 within its warm-up, web-4 not known started.
+    pods_["shop/web-1"] = Pod("rs-web", kNow - 600'000);
+    pods_["shop/web-2"] = Pod("rs-web", kNow - 600'000);
+    pods_["shop/web-3"] = Pod("rs-web", kNow - 30'000);
+    pods_["shop/web-4"] = Pod("rs-web", 0);
+    pods_["shop/db-0"] = Pod("sts-db", kNow - 600'000);
+    pods_["shop/lone"] = Pod("", kNow - 600'000);
+    by_pod_ = {{"shop/web-1", {1.4, kNow - 10'000}},
+               {"shop/web-2", {1.6, kNow - 10'000}},
+               {"shop/web-3", {0.1, kNow - 10'000}},
+               {"shop/web-4", {0.1, kNow - 10'000}},
+               {"shop/db-0", {0.2, kNow - 10'000}},
+               {"shop/lone", {3, kNow - 10'000}},
+               {"shop/gone", {3, kNow - 10'000}}};
+  }
+
+  static PodInfo Pod(const std::string& owner, int64_t start_ms) {
+    return {.requests = {.milli_cpu = 500},
+            .start_time_ms = start_ms,
+            .owner_uid = owner};
+  }
+
+  SiblingUsages Measure(int64_t max_staleness_ms = 120'000) const {
+    return MeasureSiblings(
+        estimate_, by_pod_,
+        [this](const std::string& key) -> const PodInfo* {
+          auto it = pods_.find(key);
+          return it != pods_.end() ? &it->second : nullptr;
+        },
+        kNow, max_staleness_ms);
+  }
+
+  UnseenLoadEstimate estimate_;
+  std::map<std::string, PodInfo> pods_;
+  PodSamples by_pod_;
+};
+
+TEST_F(SiblingsTest, MeasuresEachControllersWarmedUpPods) {
+  SiblingUsages usages = Measure();
+  // web-3 is still warming up and web-4 is not known to have started;
+  // lone has no controller and gone is no pod we know.
+  ASSERT_EQ(usages.size(), 2u);
+  EXPECT_EQ(usages["rs-web"].pods, 2);
+  EXPECT_DOUBLE_EQ(usages["rs-web"].mean, 1.5);
+  EXPECT_EQ(usages["sts-db"].pods, 1);
+  EXPECT_DOUBLE_EQ(usages["sts-db"].mean, 0.2);
+}
+
+TEST_F(SiblingsTest, StaleOrNonFiniteSamplesMeasureNothing) {
+  EXPECT_TRUE(Measure(/*max_staleness_ms=*/5'000).empty());
+  for (auto& [key, sample] : by_pod_) sample.value = NAN;
+  EXPECT_TRUE(Measure().empty());
+}
+
+TEST_F(SiblingsTest, APodIsEstimatedFromItsSiblingsThenFromItsRequests) {
+  MetricTerm term{.name = "cpu", .estimate = estimate_};
+  Node node;
+  node.allocatable.milli_cpu = 4000;
+  SiblingUsages usages = Measure();
+  // A new web pod: its siblings use 1.5 cores of 4, not the 0.5 it asks.
+  PodEstimate web = EstimatePod(term, Pod("rs-web", 0), node, &usages);
+  EXPECT_EQ(web.from, From::kSiblings);
+  EXPECT_DOUBLE_EQ(web.value, 0.375);
+  EXPECT_EQ(DescribeEstimate(term, web),
+            "siblings' measured usage (2 pods, 1.5 cores each)");
+  // No measured sibling, no controller, no measurements: its requests.
+  for (const char* owner : {"rs-new", ""}) {
+    PodEstimate other = EstimatePod(term, Pod(owner, 0), node, &usages);
+    EXPECT_EQ(other.from, From::kRequests);
+    EXPECT_DOUBLE_EQ(other.value, 0.125);
+    EXPECT_EQ(DescribeEstimate(term, other),
+              "requests (no sibling measured yet)");
+  }
+  EXPECT_EQ(EstimatePod(term, Pod("rs-web", 0), node, nullptr).from,
+            From::kRequests);
+  // The annotation still wins.
+  PodInfo annotated = Pod("rs-web", 0);
+  annotated.estimates["cpu"] = "0.9";
+  PodEstimate a = EstimatePod(term, annotated, node, &usages);
+  EXPECT_EQ(a.from, From::kAnnotation);
+  EXPECT_EQ(a.value, 0.9);
+}
+
+TEST_F(SiblingsTest, ExplainSaysWhatThePodAddsAndWhy) {
+  std::vector<MetricTerm> terms = {
+      {.name = "cpu", .estimate = estimate_},
+      {.name = "latency"},  // no estimate: no line
+      {.name = "errors",
+       .estimate = {
+           .basis = Basis::kPerPod, .factor = 0.01, .warmup_ms = 90'000}}};
+  Node node;
+  node.allocatable.milli_cpu = 4000;
+  SiblingUsages usages = Measure();
+  EXPECT_EQ(ExplainEstimates(terms, Pod("rs-web", 0), node, {usages}),
+            (std::vector<std::string>{
+                "cpu +0.375 for 1m: siblings' measured usage (2 pods, 1.5 "
+                "cores each)",
+                "errors +0.01 for 1m30s: perPod"}));
+  EXPECT_EQ(ExplainEstimates(terms, Pod("", 0), node, {})[0],
+            "cpu +0.125 for 1m: requests (no sibling measured yet)");
+}
+
+TEST_F(SiblingsTest, MemorySiblingsAreInBytes) {
+  estimate_.basis = Basis::kMemoryRequests;
+  for (auto& [key, sample] : by_pod_) sample.value *= 1 << 30;  // GiB
+  MetricTerm term{.name = "memory", .estimate = estimate_};
+  Node node;
+  node.allocatable.memory = int64_t{6} << 30;
+  SiblingUsages usages = Measure();
+  PodEstimate web = EstimatePod(term, Pod("rs-web", 0), node, &usages);
+  EXPECT_DOUBLE_EQ(web.value, 0.25);  // 1.5 GiB of 6
+  EXPECT_EQ(DescribeEstimate(term, web),
+            "siblings' measured usage (2 pods, 1.611e+09 bytes each)");
 }
 
 }  // namespace
