@@ -24,6 +24,7 @@
 #include "common/yaml.h"
 #include "config/join_regex.h"
 #include "config/loader.h"
+#include "config/preset_expansion.h"
 #include "config/validation.h"
 #include "config/yaml_reader.h"
 #include "yaml-cpp/yaml.h"
@@ -424,11 +425,14 @@ absl::Status Loader::LoadFreshness(const YNode& node, const std::string& path,
 
 absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
                                 const Config& config, MetricConfig* out) {
-  RETURN_IF_ERROR(CheckMap(node, path,
-                           {"name", "query", "source", "filter", "estimate",
-                            "weight",
-                            "direction", "normalization", "missing",
-                            "maxStaleness", "ttl", "join", "aggregations"}));
+  // `preset` and `risk` become the keys they stand for (presets.h).
+  RETURN_IF_ERROR(
+      ExpandMetricShorthands(*this, node, path, config.backend.type));
+  RETURN_IF_ERROR(
+      CheckMap(node, path,
+               {"name", "query", "source", "filter", "estimate", "weight",
+                "direction", "normalization", "missing", "maxStaleness", "ttl",
+                "join", "aggregations", "preset", "risk"}));
   YNode v;
   RETURN_IF_ERROR(GetString(node, path, "name", &out->name, &v));
   if (!v.IsDefined()) return Error(node, Child(path, "name"), "required");

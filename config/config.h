@@ -55,6 +55,12 @@
 //       join: {label: node, match: name, regex: ""}  # query metrics only,
 //                                     # not metricsServer (nodes by name)
 //       aggregations: {time: timeAvg, group: avg}  # sysdig only
+//       preset: kube-prometheus/cpu   # or {name: NAME, PARAM: ...}: a
+//                                     # tested query with its name, join
+//                                     # and normalization; keys written
+//                                     # beside it win (config/presets.h)
+//       risk: {k: 1, window: 15m, step: 1m}  # prometheus: the query's
+//                                     # mean + k standard deviations
 //   builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 1,
 //              interPodAffinity: 2, podTopologySpread: 2, nodeAffinity: 2,
 //              taintToleration: 3, imageLocality: 1}
