@@ -34,9 +34,22 @@ void Type(std::string& out, const char* name, const char* type,
                   type, "\n");
 }
 
+// cAdvisor's series, one per container; the pods have one, "app" (as
+// PodJson names it).
+void RenderPods(std::string& out, const std::vector<ExportedPod>& pods) {
+  Type(out, "container_cpu_usage_seconds_total", "counter",
+       "Cumulative cpu time consumed in seconds.");
+  for (const ExportedPod& p : pods) {
+    absl::StrAppend(&out, "container_cpu_usage_seconds_total{namespace=\"",
+                    p.pod_namespace, "\",pod=\"", p.name,
+                    "\",container=\"app\"} ", NumberText(p.cpu_seconds), "\n");
+  }
+}
+
 }  // namespace
 
-std::string RenderExposition(const std::vector<ExportedNode>& nodes) {
+std::string RenderExposition(const std::vector<ExportedNode>& nodes,
+                             const std::vector<ExportedPod>& pods) {
   std::string out;
   Type(out, "node_cpu_busy_seconds_total", "counter",
        "Core-seconds the node's CPUs were busy.");
@@ -111,6 +124,7 @@ std::string RenderExposition(const std::vector<ExportedNode>& nodes) {
                       NumberText(n.counters.*(d.field) / 2), "\n");
     }
   }
+  RenderPods(out, pods);
   return out;
 }
 

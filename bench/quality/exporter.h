@@ -1,8 +1,8 @@
-// What the load model exports for Prometheus to scrape: per node, the
-// counters real exporters would keep, in the text exposition format
-// (docs/quality.md, "What Prometheus scrapes").
+// What the load model exports for Prometheus to scrape: per node and per
+// running pod, the counters real exporters would keep, in the text
+// exposition format (docs/quality.md, "What Prometheus scrapes").
 //
-// Series (labels: `node` = the node's name, `instance` = "ADDRESS:9100"
+// Per node (labels: `node` = the node's name, `instance` = "ADDRESS:9100"
 // for node-exporter's series, which name a node by its address):
 //   node_cpu_busy_seconds_total{node}   core-seconds busy (a counter)
 //   node_cpu_cores{node}                the node's cores (a gauge)
@@ -13,8 +13,14 @@
 //   http_requests_total{node,code="200"|"500"}
 //   node_disk_{reads,writes}_completed_total{instance}
 //   node_disk_{read,write}_time_seconds_total{instance}
-// so the queries users write (rate(...[2m]), histogram_quantile) work on
-// them unchanged.
+// Per running pod, as cAdvisor names its container's series:
+//   container_cpu_usage_seconds_total{namespace,pod,container="app"}
+//                                       core-seconds of CPU time the pod
+//                                       used (PodCpuCores, integrated);
+//                                       gone once the pod has ended
+// so the queries users write (rate(...[2m]), histogram_quantile,
+// sum by (namespace, pod) (rate(container_cpu_usage_seconds_total
+// {container!=""}[1m]))) work on them unchanged.
 #ifndef METRICS_SCHEDULER_BENCH_QUALITY_EXPORTER_H_
 #define METRICS_SCHEDULER_BENCH_QUALITY_EXPORTER_H_
 
@@ -61,8 +67,17 @@ struct ExportedNode {
   NodeCounters counters;
 };
 
-// The exposition text of `nodes`.
-std::string RenderExposition(const std::vector<ExportedNode>& nodes);
+// A running pod as exported: its one container's CPU time.
+struct ExportedPod {
+  std::string pod_namespace;
+  std::string name;
+  double cpu_seconds = 0;  // since it started
+};
+
+// The exposition text of `nodes` and `pods` (those running now: a pod left
+// out has no series, as cAdvisor drops an ended pod's).
+std::string RenderExposition(const std::vector<ExportedNode>& nodes,
+                             const std::vector<ExportedPod>& pods);
 
 }  // namespace ms::quality
 

@@ -72,4 +72,9 @@ NodeState NodeAt(const NodeSpec& node, const std::vector<RunningPod>& pods,
   return s;
 }
 
+double PodCpuCores(double usage, double cores, const NodeState& state) {
+  const double denominator = std::max(state.capacity_cores, state.demand_cores);
+  return denominator > 0 ? usage * cores / denominator : 0;
+}
+
 }  // namespace ms::quality

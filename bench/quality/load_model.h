@@ -51,6 +51,9 @@ struct PodSpec {
   // Who places it: "" the policy under test; otherwise a scheduler beside
   // it (its schedulerName), whose pods share the same nodes.
   std::string scheduler;
+  // The workload it belongs to: "" none; pods with the same owner are
+  // siblings (created with one controlling ownerReference).
+  std::string owner;
 };
 
 // Constants of the model (docs/quality.md, "The load model").
@@ -109,6 +112,16 @@ struct RunningPod {
 // The node at `t` with `pods` on it.
 NodeState NodeAt(const NodeSpec& node, const std::vector<RunningPod>& pods,
                  double t, const ModelParams& params);
+
+// The cores a pod keeps busy (the rate of its CPU time, what cAdvisor
+// counts) when it uses `usage` cores of work at this instant on a node of
+// `cores` cores in `state`: usage x cores / max(capacity, demand). Usage is
+// work at speed 1, so a node of speed s takes usage / s cores for it (a
+// slow node spends more CPU time on the same work, as its busy time
+// shows); when demand exceeds capacity each load, the background's too,
+// gets the same share capacity / demand of what it asks. So the pods' and
+// the background's cores add up to the node's busy cores, cpu_busy x cores.
+double PodCpuCores(double usage, double cores, const NodeState& state);
 
 }  // namespace ms::quality
 

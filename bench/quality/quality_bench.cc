@@ -12,9 +12,11 @@
 // reference policies scheduled by the harness itself (policies.h). The load
 // model (load_model.h) runs in this process: it learns of each binding from
 // a watch, exports what the pods do for a real Prometheus to scrape
-// (exporter.h), and keeps each pool's figures (figures.h). Pods end after
-// their duration (the harness deletes them). After --runs runs it prints a
-// table per trace and writes quality.json and quality.html to --out_dir.
+// (exporter.h), and keeps each pool's figures (figures.h). There are no
+// kubelets: the harness marks each pod Running, with its startTime, when the
+// model starts it (pod_status_writer.h). Pods end after their duration (the
+// harness deletes them). After --runs runs it prints a table per trace and
+// writes quality.json and quality.html to --out_dir.
 //
 // Exit codes: 0 done; 1 a part could not start or failed (one line says
 // which); 2 bad flags or trace files.
@@ -48,10 +50,11 @@
 #include "bench/harness/control_plane.h"
 #include "bench/harness/process.h"
 #include "bench/quality/cluster_objects.h"
+#include "bench/quality/pod_status_writer.h"
 #include "bench/quality/policies.h"
 #include "bench/quality/reference_scheduler.h"
-#include "bench/quality/targets.h"
 #include "bench/quality/report.h"
+#include "bench/quality/targets.h"
 #include "bench/quality/trace.h"
 #include "bench/quality/world.h"
 #include "common/logging.h"
@@ -108,7 +111,7 @@ using ::ms::bench::Spawn;
 using ::ms::bench::Terminate;
 using ::ms::testing::PrometheusServer;
 
-constexpr char kNamespace[] = "quality";
+constexpr const char* kNamespace = kPodNamespace;
 constexpr char kKube[] = "kube-scheduler";
 constexpr char kOurs[] = "metrics-scheduler";
 // Pods charged by the peers as recently bound: the last 60 s.
@@ -373,7 +376,8 @@ class Run {
         number_(number),
         index_(pools),
         world_(pools, ModelParams(), absl::GetFlag(FLAGS_hot_threshold)),
-        client_(plane.admin().Config(), "quality") {}
+        client_(plane.admin().Config(), "quality"),
+        statuses_(plane.admin(), kNamespace) {}
 
   void Go();
   std::vector<Figures> Results() const;
@@ -382,7 +386,11 @@ class Run {
  private:
   double Now() const { return absl::ToDoubleSeconds(absl::Now() - start_); }
   std::vector<NodeView> Views(size_t pool, const MetricsPoller& poller) const;
+  void CreateOwners();
+  std::optional<OwnerRef> OwnerOf(size_t pool, const PodSpec& pod) const;
   void Drive(const std::atomic<bool>& stop);
+  void Start(const ReferenceScheduler::PodRef& pod, size_t node);
+  void ReportStatuses();
   void Reap();
   void Clean();
 
@@ -393,7 +401,11 @@ class Run {
   const PodIndex index_;
   World world_;
   kube::KubeClient client_;
+  // The kubelet's part: each started pod's status.
+  PodStatusWriter statuses_;
   absl::Time start_;
+  // Each owner object's uid by its name, set before any pod is created.
+  std::map<std::string, std::string> owner_uids_;
   // Each bound pod's uid, for its deletion's precondition.
   mutable absl::Mutex uids_mu_;
   std::map<std::string, std::string> uids_ ABSL_GUARDED_BY(uids_mu_);
@@ -429,6 +441,39 @@ std::vector<NodeView> Run::Views(size_t pool,
   return views;
 }
 
+// Creates the owner objects of every pool's pods, or finds those an
+// earlier run created, before any pod names one: a pod whose owner does not
+// exist is deleted by the garbage collector.
+void Run::CreateOwners() {
+  const std::string path =
+      absl::StrCat("/api/v1/namespaces/", kNamespace, "/configmaps");
+  for (const PoolSpec& pool : pools_) {
+    for (const PodSpec& pod : pool.trace->pods) {
+      if (pod.owner.empty()) continue;
+      const std::string name = OwnerName(pool.name, pod.owner);
+      if (owner_uids_.count(name)) continue;
+      absl::StatusOr<HttpResponse> r =
+          plane_.admin().Call("POST", path, OwnerJson(name, pool.name));
+      if (r.ok() && r->status == 409) {  // an earlier run's
+        r = plane_.admin().Call("GET", path + "/" + name);
+      }
+      if (!r.ok() || r->status / 100 != 2) {
+        Die("cannot create the owner " + name + ": " +
+            (r.ok() ? r->body : r.status().ToString()));
+      }
+      absl::StatusOr<std::string> uid = ObjectUid(r->body);
+      if (!uid.ok()) Die("the owner " + name + " has no uid: " + r->body);
+      owner_uids_[name] = *uid;
+    }
+  }
+}
+
+std::optional<OwnerRef> Run::OwnerOf(size_t pool, const PodSpec& pod) const {
+  if (pod.owner.empty()) return std::nullopt;
+  const std::string name = OwnerName(pools_[pool].name, pod.owner);
+  return OwnerRef{.name = name, .uid = owner_uids_.at(name)};
+}
+
 // Creates each pod of every pool at its arrival time.
 void Run::Drive(const std::atomic<bool>& stop) {
   struct Arrival {
@@ -460,7 +505,8 @@ void Run::Drive(const std::atomic<bool>& stop) {
     }
     absl::StatusOr<HttpResponse> r = admin->Call(
         "POST", absl::StrCat("/api/v1/namespaces/", kNamespace, "/pods"),
-        PodJson(PodName(pool.name, pod), pool.name, scheduler, pod));
+        PodJson(PodName(pool.name, pod), pool.name, scheduler, pod,
+                OwnerOf(a.pool, pod)));
     if (!r.ok() || r->status != 201) {
       LOG(WARNING) << "creating " << PodName(pool.name, pod) << ": "
                    << (r.ok() ? absl::StrCat("HTTP ", r->status, " ", r->body)
@@ -471,6 +517,29 @@ void Run::Drive(const std::atomic<bool>& stop) {
     LOG(WARNING) << "pods were created up to " << late
                  << " s after their arrival time";
   }
+}
+
+// Starts the pod in the model, once, whoever bound it, and has its status
+// written as a kubelet would (phase Running, startTime this moment): the
+// same for every policy's pods, so the comparison stays fair.
+void Run::Start(const ReferenceScheduler::PodRef& pod, size_t node) {
+  const double t = Now();
+  if (!world_.Bound(pod.pool, pod.pod, node, t)) return;
+  statuses_.Started(
+      PodName(pools_[pod.pool].name, pools_[pod.pool].trace->pods[pod.pod]),
+      start_ + absl::Seconds(t));
+}
+
+// Stops the status writes and says how they went: a pod without its
+// status is one metrics-scheduler could not learn from.
+void Run::ReportStatuses() {
+  const PodStatusWriter::Counts c = statuses_.Stop();
+  std::cerr << "run " << number_ + 1 << ": pods marked Running: " << c.written
+            << " (" << c.gone << " gone first, " << c.failed << " failed, "
+            << c.dropped << " still queued at the end; the longest wait "
+            << absl::FormatDuration(
+                   absl::Trunc(c.longest_wait, absl::Milliseconds(1)))
+            << ")" << std::endl;
 }
 
 // Deletes the pods that have run their course.
@@ -498,6 +567,7 @@ void Run::Reap() {
 void Run::Go() {
   std::cerr << "run " << number_ + 1 << ": starting Prometheus and the "
             << "schedulers" << std::endl;
+  CreateOwners();
   Exporter exporter(world_);
   PrometheusServer::Options options;
   options.scrape_interval = absl::GetFlag(FLAGS_scrape_interval);
@@ -534,10 +604,8 @@ void Run::Go() {
         .node_names = [this](size_t pool) -> const std::vector<std::string>& {
           return pools_[pool].node_names;
         },
-        .bound =
-            [this](const ReferenceScheduler::PodRef& r, size_t node) {
-              world_.Bound(r.pool, r.pod, node, Now());
-            }};
+        .bound = [this](const ReferenceScheduler::PodRef& r,
+                        size_t node) { Start(r, node); }};
     reference.push_back(std::make_unique<ReferenceScheduler>(
         p.scheduler_name, *p.reference, client_, std::move(hooks)));
   }
@@ -551,7 +619,7 @@ void Run::Go() {
     }
     std::optional<ReferenceScheduler::PodRef> ref = index_.Pod(pod.name);
     std::optional<size_t> node = index_.Node(pod.node_name);
-    if (ref && node) world_.Bound(ref->pool, ref->pod, *node, Now());
+    if (ref && node) Start(*ref, *node);
   };
   kube::Informer<Pod> watch(
       "quality pods",
@@ -582,6 +650,7 @@ void Run::Go() {
   driver.join();
   for (auto& r : reference) r->Stop();
   watch.Stop();
+  ReportStatuses();
   Terminate(ours);
   Clean();
 }
@@ -679,13 +748,12 @@ int Main() {
       R"(,"elapsed_s":)", absl::ToInt64Seconds(absl::Now() - started),
       R"(,"targets":)", TargetsJson(targets));
   std::ofstream(out_dir + "/quality.json") << RenderJson(results, meta);
-  std::ofstream(out_dir + "/quality.html")
-      << RenderHtml(results, "metrics-scheduler: placement quality",
-                    targets_text);
+  std::ofstream(out_dir + "/quality.html") << RenderHtml(
+      results, "metrics-scheduler: placement quality", targets_text);
   std::cerr << "wrote " << out_dir << "/quality.json and " << out_dir
             << "/quality.html after "
-            << absl::FormatDuration(absl::Trunc(absl::Now() - started,
-                                                absl::Seconds(1)))
+            << absl::FormatDuration(
+                   absl::Trunc(absl::Now() - started, absl::Seconds(1)))
             << std::endl;
   return 0;
 }

@@ -58,7 +58,8 @@ const Fields<PodSpec>& PodFields() {
                   {"duration_s", &PodSpec::duration_s},
                   {"io", &PodSpec::io}},
       .strings = {{"name", &PodSpec::name},
-                  {"scheduler", &PodSpec::scheduler}}};
+                  {"scheduler", &PodSpec::scheduler},
+                  {"owner", &PodSpec::owner}}};
   return *f;
 }
 

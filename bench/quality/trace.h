@@ -5,7 +5,8 @@
 // One JSON object per line, each with a "kind":
 //   {"kind":"trace","name":"heterogeneous","duration_s":300}   (first line)
 //   {"kind":"node","name":"slow-1","cores":8,"speed":0.5,...}  (NodeSpec)
-//   {"kind":"pod","name":"p-0001","arrival_s":1.5,"usage":1.5,...} (PodSpec)
+//   {"kind":"pod","name":"p-0001","arrival_s":1.5,"usage":1.5,
+//    "owner":"web",...}                                         (PodSpec)
 // Fields left out keep NodeSpec's and PodSpec's defaults; unknown fields
 // and kinds are errors, so a misspelt field is never silently ignored.
 #ifndef METRICS_SCHEDULER_BENCH_QUALITY_TRACE_H_
@@ -43,7 +44,7 @@ enum class TraceKind {
   kBursts,           // arrivals in bursts faster than the metrics' lag
   kDegrading,        // a node slows down a third of the way in
   kOtherScheduler,   // part of the pods placed by another scheduler
-  kFarFromRequests,  // usage 3x or 0.2x the requests
+  kFarFromRequests,  // usage 3x or 0.2x the requests, by owner
 };
 inline constexpr TraceKind kAllTraceKinds[] = {
     TraceKind::kHeterogeneous,  TraceKind::kIdentical,

@@ -4,7 +4,9 @@
 // gives the same trace with any standard library.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -76,10 +78,11 @@ std::vector<NodeSpec> IdenticalFleet(int n) {
   return nodes;
 }
 
-// A pod's request and usage.
+// A pod's request and usage, and the workload it belongs to ("" none).
 struct Shape {
   double request;
   double usage;
+  const char* workload = "";
 };
 
 // Most pods use what they ask for; a quarter twice, a quarter 0.4x.
@@ -89,8 +92,28 @@ Shape TypicalShape(Random& random) {
   return {kRequest, kRequest * factor};
 }
 
-// Half use 3x their request, half 0.2x.
-Shape FarShape(Random& random) { return {1, random.Uniform() < 0.5 ? 3 : 0.2}; }
+// Half use 3x their request, half 0.2x: heavy and light workloads.
+Shape FarShape(Random& random) {
+  return random.Uniform() < 0.5 ? Shape{1, 3, "heavy"} : Shape{1, 0.2, "light"};
+}
+
+// Each workload's pods go to its owners in turn, "heavy-1", "heavy-2",
+// "heavy-1"...: two owners alike, so an estimate must find siblings by
+// their owner, not by their shape. The turn draws no random number, so the
+// trace's pods are those it had before it had owners, and its figures
+// compare with earlier ones.
+class Owners {
+ public:
+  static constexpr int kPerWorkload = 2;
+  // The owner of the next pod of `workload`.
+  std::string Next(const std::string& workload) {
+    if (workload.empty()) return "";
+    return absl::StrCat(workload, "-", taken_[workload]++ % kPerWorkload + 1);
+  }
+
+ private:
+  std::map<std::string, int> taken_;
+};
 
 double MeanUsage(TraceKind kind) {
   return kind == TraceKind::kFarFromRequests ? 1 * (3 + 0.2) / 2
@@ -177,6 +200,7 @@ Trace GenerateTrace(TraceKind kind, const GenerateOptions& options) {
   const double rate = options.target_load * PodCapacity(trace.nodes) /
                       (mean_duration * MeanUsage(kind));
   int n = 0;
+  Owners owners;
   for (double at :
        Arrivals(random, rate, options.duration_s, kind == TraceKind::kBursts)) {
     Shape shape = kind == TraceKind::kFarFromRequests ? FarShape(random)
@@ -187,7 +211,8 @@ Trace GenerateTrace(TraceKind kind, const GenerateOptions& options) {
                 .usage = shape.usage,
                 .warmup_s = kWarmup,
                 .duration_s = random.Uniform(kMinDuration, kMaxDuration),
-                .io = shape.usage * kIoPerCore};
+                .io = shape.usage * kIoPerCore,
+                .owner = owners.Next(shape.workload)};
     // Drawn for every trace, so that other-scheduler is heterogeneous's
     // pods with some of them given to the other scheduler: the policy's
     // own pods are the same in both, and their figures compare.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "bench/quality/cluster_objects.h"
+
 namespace ms::quality {
 
 World::World(std::vector<PoolSpec> pools, ModelParams params,
@@ -15,6 +17,7 @@ World::World(std::vector<PoolSpec> pools, ModelParams params,
     Pool pool{.nodes = std::vector<Node>(spec.trace->nodes.size()),
               .node_of_pod = std::vector<int>(spec.trace->pods.size(), -1),
               .ended = std::vector<bool>(spec.trace->pods.size(), false),
+              .cpu_seconds = std::vector<double>(spec.trace->pods.size(), 0),
               .figures = FigureAccumulator(hot_threshold),
               .series = {.sample_every_s = sample_every_s,
                          .by_node = std::vector<std::vector<double>>(
@@ -26,14 +29,15 @@ World::World(std::vector<PoolSpec> pools, ModelParams params,
   }
 }
 
-void World::Bound(size_t pool, size_t pod, size_t node, double t) {
+bool World::Bound(size_t pool, size_t pod, size_t node, double t) {
   absl::MutexLock lock(&mu_);
   Pool& p = state_[pool];
-  if (p.node_of_pod[pod] >= 0 || p.ended[pod]) return;
+  if (p.node_of_pod[pod] >= 0 || p.ended[pod]) return false;
   p.node_of_pod[pod] = static_cast<int>(node);
   p.figures.Placement(p.nodes[node].state);
   p.nodes[node].pods.push_back(
       {.spec = &pools_[pool].trace->pods[pod], .started_s = t});
+  return true;
 }
 
 void World::Ended(size_t pool, size_t pod) {
@@ -68,18 +72,44 @@ void World::Advance(double t) {
       // piecewise linear and the steps are short (a second).
       node.state = NodeAt(trace.nodes[n], node.pods, t, params_);
       Accumulate(node.state, trace.nodes[n].cores, dt, node.counters);
+      AccumulatePods(i, n, t, dt);
       states.push_back(node.state);
       pods.push_back(static_cast<int>(node.pods.size()));
-      own.push_back(static_cast<int>(
-          std::count_if(node.pods.begin(), node.pods.end(),
-                        [](const RunningPod& p) {
-                          return p.spec->scheduler.empty();
-                        })));
+      own.push_back(static_cast<int>(std::count_if(
+          node.pods.begin(), node.pods.end(),
+          [](const RunningPod& p) { return p.spec->scheduler.empty(); })));
       if (sample) pool.series.by_node[n].push_back(node.state.utilisation);
     }
     pool.figures.Tick(dt, states, pods, own);
   }
   now_ = t;
+}
+
+void World::AccumulatePods(size_t pool, size_t n, double t, double dt) {
+  const std::vector<PodSpec>& specs = pools_[pool].trace->pods;
+  const NodeSpec& spec = pools_[pool].trace->nodes[n];
+  Pool& p = state_[pool];
+  // As the node's counters: the step at the state at its end.
+  for (const RunningPod& r : p.nodes[n].pods) {
+    const double usage =
+        RampedUsage(r.spec->usage, r.spec->warmup_s, t - r.started_s);
+    p.cpu_seconds[static_cast<size_t>(r.spec - specs.data())] +=
+        PodCpuCores(usage, spec.cores, p.nodes[n].state) * dt;
+  }
+}
+
+std::vector<ExportedPod> World::RunningPods() const {
+  std::vector<ExportedPod> pods;
+  for (size_t i = 0; i < state_.size(); ++i) {
+    const Pool& pool = state_[i];
+    for (size_t k = 0; k < pool.node_of_pod.size(); ++k) {
+      if (pool.node_of_pod[k] < 0 || pool.ended[k]) continue;
+      pods.push_back({.pod_namespace = kPodNamespace,
+                      .name = PodName(pools_[i].name, pools_[i].trace->pods[k]),
+                      .cpu_seconds = pool.cpu_seconds[k]});
+    }
+  }
+  return pods;
 }
 
 std::string World::Exposition() const {
@@ -94,7 +124,7 @@ std::string World::Exposition() const {
                        .counters = state_[i].nodes[n].counters});
     }
   }
-  return RenderExposition(nodes);
+  return RenderExposition(nodes, RunningPods());
 }
 
 std::vector<World::TrueNode> World::TrueLoad(size_t pool) const {

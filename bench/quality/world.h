@@ -3,8 +3,10 @@
 // A pool is one trace's fleet placed by one policy: its own copy of the
 // trace's nodes, so every policy meets the same nodes and the same pods at
 // the same moments. The harness tells the World when a pod is bound and
-// when it ends; the World advances time in steps, keeping each node's
-// counters (what Prometheus scrapes, exporter.h) and each pool's figures
+// when it ends; the World advances time in steps, keeping each node's and
+// each running pod's counters (what Prometheus scrapes, exporter.h; the
+// pods named as the cluster knows them, cluster_objects.h) and each pool's
+// figures
 // (figures.h), and a coarse record of every node's utilisation over time
 // for the report.
 //
@@ -48,8 +50,10 @@ class World {
   const std::vector<PoolSpec>& pools() const { return pools_; }
 
   // Pod `pod` (its index in the pool's trace) was seen bound to node `node`
-  // at time `t` (seconds from the start): it starts there. Counted once.
-  void Bound(size_t pool, size_t pod, size_t node, double t);
+  // at time `t` (seconds from the start): it starts there. Counted once:
+  // true only for the call that started it (the harness then writes the
+  // pod's status, as a kubelet would), false when it had started or ended.
+  bool Bound(size_t pool, size_t pod, size_t node, double t);
   // Pod `pod` ended (was deleted): its load leaves its node, and it is
   // never started again.
   void Ended(size_t pool, size_t pod);
@@ -57,7 +61,8 @@ class World {
   // integrated over the step.
   void Advance(double t);
 
-  // What the exporter serves: every pool's nodes' counters.
+  // What the exporter serves: every pool's nodes' counters, and the CPU
+  // time of every pod bound and not ended.
   std::string Exposition() const;
 
   // The true state of pool `pool`'s nodes at the last Advance, each pod
@@ -102,9 +107,16 @@ class World {
     std::vector<Node> nodes;
     std::vector<int> node_of_pod;  // -1: not bound (yet)
     std::vector<bool> ended;
+    std::vector<double> cpu_seconds;  // each pod's CPU time, core-seconds
     FigureAccumulator figures;
     UtilisationSeries series;
   };
+
+  // Adds `dt` seconds of node `n`'s pods' CPU time at `t` to `pool`.
+  void AccumulatePods(size_t pool, size_t n, double t, double dt)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::vector<ExportedPod> RunningPods() const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::vector<PoolSpec> pools_;
   const ModelParams params_;

@@ -40,7 +40,7 @@ TEST(ExporterTest, TheTextNamesEachNodeAsItsQueriesJoinIt) {
   n.counters.disk_ops = 4;
   n.counters.seconds = 10;
   n.counters.cpu_busy_seconds = 20;  // a quarter of 8 cores' 80 s
-  std::string text = RenderExposition({n});
+  std::string text = RenderExposition({n}, {});
   for (
       const char* line :
       {"node_cpu_cores{node=\"fast-1\"} 8\n",
@@ -60,6 +60,20 @@ TEST(ExporterTest, TheTextNamesEachNodeAsItsQueriesJoinIt) {
        "# TYPE http_request_duration_seconds histogram\n"}) {
     EXPECT_TRUE(absl::StrContains(text, line)) << line << "\nin\n" << text;
   }
+}
+
+TEST(ExporterTest, EachRunningPodHasCAdvisorsCpuCounter) {
+  std::string text = RenderExposition({}, {{.pod_namespace = "quality",
+                                            .name = "far-ours-p-0001",
+                                            .cpu_seconds = 12.5}});
+  for (const char* line :
+       {"# TYPE container_cpu_usage_seconds_total counter\n",
+        "container_cpu_usage_seconds_total{namespace=\"quality\",pod=\"far-"
+        "ours-p-0001\",container=\"app\"} 12.5\n"}) {
+    EXPECT_TRUE(absl::StrContains(text, line)) << line << "\nin\n" << text;
+  }
+  EXPECT_FALSE(absl::StrContains(RenderExposition({}, {}),
+                                 "container_cpu_usage_seconds_total{"));
 }
 
 }  // namespace

@@ -87,5 +87,20 @@ TEST(LoadModelTest, TheSamePodsWeighTwiceAsMuchOnAHalfSpeedNode) {
   EXPECT_GT(u.error_ratio, 0.3);
 }
 
+TEST(LoadModelTest, APodsCpuTimeIsItsWorkOverTheSpeedAndItsShareWhenFull) {
+  // 2 cores of work: 2 cores busy at speed 1, 4 at speed 0.5.
+  NodeState standard{.demand_cores = 3, .capacity_cores = 8};
+  NodeState slow{.demand_cores = 3, .capacity_cores = 4};
+  EXPECT_DOUBLE_EQ(PodCpuCores(2, 8, standard), 2);
+  EXPECT_DOUBLE_EQ(PodCpuCores(2, 8, slow), 4);
+  // Demand 12 on capacity 4 (8 cores at speed 0.5): each load gets a third
+  // of what it asks, 2 x 8 / 12 cores, and the 8 cores are busy:
+  // 6 + 6 (the background) cores of work take 4 + 4 cores.
+  NodeState full{.demand_cores = 12, .capacity_cores = 4};
+  EXPECT_DOUBLE_EQ(PodCpuCores(2, 8, full), 2.0 * 8 / 12);
+  EXPECT_DOUBLE_EQ(PodCpuCores(6, 8, full) * 2, 8);
+  EXPECT_EQ(PodCpuCores(0, 8, NodeState{}), 0);
+}
+
 }  // namespace
 }  // namespace ms::quality

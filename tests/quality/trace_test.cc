@@ -38,6 +38,7 @@ void ExpectSameTrace(const Trace& a, const Trace& b) {
     EXPECT_EQ(x.duration_s, y.duration_s);
     EXPECT_EQ(x.io, y.io);
     EXPECT_EQ(x.scheduler, y.scheduler);
+    EXPECT_EQ(x.owner, y.owner);
   }
 }
 
@@ -50,6 +51,29 @@ TEST(TraceTest, EveryShippedTraceSurvivesItsJsonLines) {
     ASSERT_TRUE(back.ok()) << back.status();
     ExpectSameTrace(t, *back);
   }
+}
+
+TEST(TraceTest, APodsOwnerIsWrittenOnlyWhenItHasOne) {
+  const std::string text =
+      "{\"kind\":\"node\",\"name\":\"n1\"}\n"
+      "{\"kind\":\"pod\",\"name\":\"a\",\"owner\":\"web\"}\n"
+      "{\"kind\":\"pod\",\"name\":\"b\"}\n";
+  absl::StatusOr<Trace> t = ParseTrace(text, "t.jsonl");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->pods[0].owner, "web");
+  EXPECT_EQ(t->pods[1].owner, "");
+  const std::string written = WriteTrace(*t);
+  EXPECT_TRUE(absl::StrContains(
+      written, "{\"kind\":\"pod\",\"name\":\"a\",\"owner\":\"web\"}\n"))
+      << written;
+  EXPECT_TRUE(absl::StrContains(written, "{\"kind\":\"pod\",\"name\":\"b\"}\n"))
+      << written;
+  ExpectSameTrace(*t, ParseTrace(written, "t.jsonl").value());
+  EXPECT_EQ(
+      ParseTrace("{\"kind\":\"pod\",\"name\":\"a\",\"owner\":1}", "t.jsonl")
+          .status()
+          .message(),
+      "t.jsonl:1: field owner: not a string");
 }
 
 TEST(TraceTest, ASeedGivesOneTrace) {
@@ -159,10 +183,25 @@ TEST(TraceTest, TheShippedTracesAreWhatTheyAreNamedFor) {
               WriteTrace({.pods = {heterogeneous.pods[i]}}));
   }
 
+  // Far from requests: two heavy owners (3x), two light (0.2x), alike.
+  std::map<std::string, int> pods_of;
   for (const PodSpec& p :
        GenerateTrace(TraceKind::kFarFromRequests, options).pods) {
-    EXPECT_TRUE(p.usage == 3 * p.cpu_request || p.usage == 0.2 * p.cpu_request)
-        << p.name;
+    const double ratio = p.owner.rfind("heavy-", 0) == 0 ? 3 : 0.2;
+    EXPECT_EQ(p.usage, ratio * p.cpu_request) << p.name << " " << p.owner;
+    ++pods_of[p.owner];
+  }
+  ASSERT_EQ(pods_of.size(), 4u);
+  EXPECT_EQ(pods_of.begin()->first, "heavy-1");
+  EXPECT_EQ(pods_of.rbegin()->first, "light-2");
+  for (const auto& [owner, pods] : pods_of) {
+    EXPECT_GE(pods, 20) << owner;
+  }
+  for (TraceKind kind : kAllTraceKinds) {
+    if (kind == TraceKind::kFarFromRequests) continue;
+    for (const PodSpec& p : GenerateTrace(kind, options).pods) {
+      EXPECT_EQ(p.owner, "") << TraceKindName(kind);
+    }
   }
 
   // Bursts: pods arrive in groups within 2 s, far apart.

@@ -1,10 +1,30 @@
 #include "bench/quality/world.h"
 
+#include <string>
+
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "gtest/gtest.h"
 
 namespace ms::quality {
 namespace {
+
+// The value of `series` (name and labels) in the exposition `text`; -1 when
+// the text has no such series.
+double ValueOf(const std::string& text, const std::string& series) {
+  const size_t at = text.find(series + " ");
+  if (at == std::string::npos) return -1;
+  const size_t from = at + series.size() + 1;
+  double value = -1;
+  EXPECT_TRUE(absl::SimpleAtod(text.substr(from, text.find('\n', from) - from),
+                               &value));
+  return value;
+}
+
+std::string PodCpu(const std::string& pod) {
+  return "container_cpu_usage_seconds_total{namespace=\"quality\",pod=\"" +
+         pod + "\",container=\"app\"}";
+}
 
 class WorldTest : public ::testing::Test {
  protected:
@@ -26,8 +46,10 @@ class WorldTest : public ::testing::Test {
 
 TEST_F(WorldTest, APodLoadsItsNodeFromItsBindingUntilItEnds) {
   World world({Pool("one"), Pool("two")}, ModelParams(), 0.8);
-  world.Bound(0, 0, 1, 0);  // p1 on b at t=0, warming up over 10 s
-  world.Bound(0, 0, 0, 1);  // seen again: counted once
+  // p1 on b at t=0, warming up over 10 s; seen again: counted once, and
+  // only the first call says it started the pod.
+  EXPECT_TRUE(world.Bound(0, 0, 1, 0));
+  EXPECT_FALSE(world.Bound(0, 0, 0, 1));
   EXPECT_TRUE(world.IsBound(0, 0));
   EXPECT_FALSE(world.IsBound(0, 1));
   EXPECT_FALSE(world.IsBound(1, 0));  // pools are apart
@@ -51,8 +73,8 @@ TEST_F(WorldTest, APodLoadsItsNodeFromItsBindingUntilItEnds) {
   world.Ended(0, 0);
   EXPECT_TRUE(world.DuePods(0, 300).empty());
   EXPECT_EQ(world.TrueLoad(0)[1].demand_cores, 0);
-  world.Ended(0, 1);         // never bound: nothing to remove
-  world.Bound(0, 1, 0, 21);  // and once ended, never bound
+  world.Ended(0, 1);                       // never bound: nothing to remove
+  EXPECT_FALSE(world.Bound(0, 1, 0, 21));  // and once ended, never bound
   EXPECT_FALSE(world.IsBound(0, 1));
 
   Figures f = world.FiguresOf(0, 0);
@@ -91,6 +113,44 @@ TEST_F(WorldTest, TheExpositionCarriesEveryPoolsNodesAndTheirWork) {
   EXPECT_TRUE(absl::StrContains(
       text, "node_cpu_busy_seconds_total{node=\"one-a\"} 0\n"));
   EXPECT_TRUE(absl::StrContains(text, "instance=\"10.0.0.2:9100\""));
+}
+
+TEST_F(WorldTest, ARunningPodsCpuTimeRampsUpAndGoesWhenItEnds) {
+  World world({Pool("one"), Pool("two")}, ModelParams(), 0.8);
+  world.Bound(0, 0, 1, 0);  // p1 (2 cores, 10 s warm-up) on one-b at t=0
+  for (int t = 1; t <= 5; ++t) world.Advance(t);
+  // Each second at the usage at its end: 0.2 + 0.4 + 0.6 + 0.8 + 1 = 3.
+  std::string text = world.Exposition();
+  EXPECT_NEAR(ValueOf(text, PodCpu("one-p1")), 3, 1e-9);
+  EXPECT_EQ(ValueOf(text, PodCpu("one-p2")), -1);  // not bound
+  EXPECT_EQ(ValueOf(text, PodCpu("two-p1")), -1);  // pools are apart
+  for (int t = 6; t <= 10; ++t) world.Advance(t);
+  // + 1.2 + 1.4 + 1.6 + 1.8 + 2 = 11; warmed up, then 2 a second.
+  EXPECT_NEAR(ValueOf(world.Exposition(), PodCpu("one-p1")), 11, 1e-9);
+  for (int t = 11; t <= 15; ++t) world.Advance(t);
+  EXPECT_NEAR(ValueOf(world.Exposition(), PodCpu("one-p1")), 21, 1e-9);
+
+  world.Ended(0, 0);
+  world.Advance(16);
+  text = world.Exposition();
+  EXPECT_EQ(ValueOf(text, PodCpu("one-p1")), -1);
+  EXPECT_NEAR(ValueOf(text, "node_cpu_busy_seconds_total{node=\"one-b\"}"), 21,
+              1e-9);
+}
+
+TEST_F(WorldTest, OnAFullNodeThePodsShareItsBusyTime) {
+  trace_.pods[0] = {.name = "p1", .usage = 6};
+  World world({Pool("one")}, ModelParams(), 0.8);
+  world.Bound(0, 0, 0, 0);  // 6 + 1 cores of work on 4 cores
+  world.Bound(0, 1, 0, 0);
+  for (int t = 1; t <= 7; ++t) world.Advance(t);
+  // Each gets 4/7 of what it asks, 7 s long: 6 x 4/7 x 7 = 24, 1 x 4 = 4,
+  // together the node's 4 cores busy for 7 s.
+  const std::string text = world.Exposition();
+  EXPECT_NEAR(ValueOf(text, PodCpu("one-p1")), 24, 1e-9);
+  EXPECT_NEAR(ValueOf(text, PodCpu("one-p2")), 4, 1e-9);
+  EXPECT_NEAR(ValueOf(text, "node_cpu_busy_seconds_total{node=\"one-a\"}"), 28,
+              1e-9);
 }
 
 TEST_F(WorldTest, UtilisationIsSampledForTheReport) {
