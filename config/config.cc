@@ -34,9 +34,10 @@ namespace {
 
 // Whether two query metrics fetch the same series from the backend.
 bool SameFetch(const MetricConfig& a, const MetricConfig& b) {
-  return a.query == b.query && a.join.label == b.join.label &&
-         a.join.match == b.join.match && a.join.regex == b.join.regex &&
-         a.ttl == b.ttl && a.max_staleness == b.max_staleness &&
+  return a.query == b.query && a.join.automatic == b.join.automatic &&
+         a.join.label == b.join.label && a.join.match == b.join.match &&
+         a.join.regex == b.join.regex && a.ttl == b.ttl &&
+         a.max_staleness == b.max_staleness &&
          a.aggregations.time == b.aggregations.time &&
          a.aggregations.group == b.aggregations.group &&
          a.estimate.siblings_query == b.estimate.siblings_query;
@@ -491,6 +492,10 @@ absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
   out->join.label = sysdig ? "host.hostName" : "node";
   if (YNode n = Find(node, "join"); n.IsDefined()) {
     RETURN_IF_ERROR(LoadJoin(n, Child(path, "join"), &out->join));
+  } else {
+    // Without a join the prometheus source finds how the series name nodes.
+    out->join.automatic = out->origin.is_query() &&
+                          config.backend.type == BackendType::kPrometheus;
   }
   if (YNode n = Find(node, "aggregations"); n.IsDefined()) {
     std::string p = Child(path, "aggregations");

@@ -53,7 +53,9 @@
 //       maxStaleness: <cache.maxStaleness>   # query metrics only
 //       ttl: <cache.ttl>                     # query metrics only
 //       join: {label: node, match: name, regex: ""}  # query metrics only,
-//                                     # not metricsServer (nodes by name)
+//                                     # not metricsServer (nodes by name);
+//                                     # prometheus default: detected per
+//                                     # fetch (JoinConfig::automatic)
 //       aggregations: {time: timeAvg, group: avg}  # sysdig only
 //       preset: kube-prometheus/cpu   # or {name: NAME, PARAM: ...}: a
 //                                     # tested query with its name, join
@@ -205,6 +207,13 @@ enum class JoinMatch {
 };
 
 struct JoinConfig {
+  // Whether the join is detected on each fetch: set for a prometheus
+  // metric without a `join` key (metrics/join_detect.h picks, of label
+  // `node` by name, `instance` by address and the host-name labels, the one
+  // that names the most nodes). label, match and regex then hold the first
+  // candidate (`node` by name) and are not used by the source. Never set
+  // for sysdig (default: host.hostName) or metricsServer.
+  bool automatic = false;
   // Default "node" for prometheus, "host.hostName" for sysdig.
   std::string label;
   JoinMatch match = JoinMatch::kName;

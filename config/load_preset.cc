@@ -238,6 +238,9 @@ void SupplyPresetKeys(const YNode& metric, const YNode& at,
             "{label: ", preset.join_label, ", match: ",
             preset.join_match == JoinMatch::kAddress ? "address" : "name", "}"),
         mark);
+  } else if (preset.backend == BackendType::kPrometheus) {
+    // A tested query's join is known: not left to detection.
+    Supply(metric, "join", "{label: node, match: name}", mark);
   }
   if (preset.normalization == NormalizationType::kRatio) {
     Supply(metric, "normalization", "ratio", mark);

@@ -11,6 +11,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "metrics/join_detect.h"
 
 namespace ms::metrics {
 namespace {
@@ -31,6 +32,15 @@ absl::Duration RetryDelay(int failures, absl::Duration min_retry,
   absl::Duration retry = min_retry;
   for (int k = 1; k < failures && retry < ttl; ++k) retry *= 2;
   return std::max(std::min(retry, ttl), absl::Milliseconds(1));
+}
+
+// How the last fetch of `config` (its `stats`) joined its series, for the
+// coverage message.
+std::string JoinUsed(const MetricConfig& config, const MetricStats& stats) {
+  if (!config.join.automatic) {
+    return absl::StrCat("join.label \"", config.join.label, "\"");
+  }
+  return DescribeDetectedJoin(stats.detected_join);
 }
 
 }  // namespace
@@ -55,6 +65,8 @@ struct MetricsCache::MetricState {
   std::string logged_error;     // the failure logged last
   std::string logged_warnings;
   std::string logged_pod_error;  // the per-pod query's failure logged last
+  // The detected join logged last; "<none>" before the first.
+  std::string logged_join = "<none>";
 };
 
 MetricsCache::MetricsCache(MetricsSource* source,
@@ -296,6 +308,8 @@ void MetricsCache::RecordSuccess(MetricState& state, FetchJob& job) {
   stats.duplicates = r.duplicates;
   stats.unmatched_examples = std::move(r.unmatched_examples);
   stats.warnings = std::move(r.warnings);
+  stats.detected_join = std::move(r.detected_join);
+  LogDetectedJoin(state);
   if (!state.logged_error.empty()) {
     LOG(INFO) << "metric " << name << ": refresh succeeded again";
     state.logged_error.clear();
@@ -307,6 +321,22 @@ void MetricsCache::RecordSuccess(MetricState& state, FetchJob& job) {
     }
     state.logged_warnings = std::move(warnings);
   }
+}
+
+void MetricsCache::LogDetectedJoin(MetricState& state) {
+  const MetricStats& stats = state.stats;
+  // An empty answer says nothing of how series name nodes.
+  if (!state.config.join.automatic || stats.series == 0) return;
+  if (stats.detected_join == state.logged_join) return;
+  const std::string line = absl::StrCat(
+      "metric ", state.config.name, ": ",
+      DescribeDetectedJoin(stats.detected_join), "; set join to fix it");
+  if (stats.detected_join.empty()) {
+    LOG(WARNING) << line;
+  } else {
+    LOG(INFO) << line;
+  }
+  state.logged_join = stats.detected_join;
 }
 
 void MetricsCache::RecordFailure(MetricState& state, const FetchJob& job) {
@@ -366,8 +396,8 @@ void MetricsCache::UpdateCoverage(MetricState& state, absl::Time now) {
     }
     if (stats.unmatched > 0) {
       absl::StrAppend(&line, "; ", stats.unmatched, " of ", stats.series,
-                      " series matched no node (join.label \"",
-                      state.config.join.label, "\"), e.g. ",
+                      " series matched no node (",
+                      JoinUsed(state.config, stats), "), e.g. ",
                       absl::StrJoin(stats.unmatched_examples, ", "));
     }
   } else {

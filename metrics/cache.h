@@ -41,7 +41,9 @@
 // Coverage: after every pass the cache knows, per metric, which known
 // nodes have no usable value (absent, stale, NaN or infinite). It logs the
 // list once each time it changes and keeps it, with refresh counters, for
-// the scheduler's /metrics (Stats()).
+// the scheduler's /metrics (Stats()). For a metric whose join is detected
+// (JoinConfig::automatic) it logs the join found, once when it is first
+// found and whenever it changes.
 //
 // Thread-safe. All times come from the injected Clock, except the waits of
 // the refresh thread and WaitForFirstRefresh, which are real time.
@@ -103,6 +105,10 @@ struct MetricStats {
   int duplicates = 0;
   std::vector<std::string> unmatched_examples;
   std::vector<std::string> warnings;  // of the last successful fetch
+  // Of the last successful fetch, for a metric whose join is detected: the
+  // join found ("instance (address)"), "" when none named a node
+  // (FetchResult::detected_join). "" for a configured join.
+  std::string detected_join;
   // The per-pod query (estimate.siblings), when the metric has one: pods
   // with a value after its last success, and its last fetch's status.
   int pods_measured = 0;
@@ -185,6 +191,8 @@ class MetricsCache {
   // The per-pod query's answer, when the job fetched one.
   void RecordPods(MetricState& state, FetchJob& job)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Logs a detected join when it is new or changed.
+  void LogDetectedJoin(MetricState& state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Publish() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UpdateCoverage(MetricState& state, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

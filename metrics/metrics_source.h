@@ -40,6 +40,11 @@ struct FetchResult {
   // for the message that tells the user why a join matched nothing.
   std::vector<std::string> unmatched_examples;
   std::vector<std::string> warnings;  // as the backend sent them
+  // For a metric whose join is detected (JoinConfig::automatic): the
+  // candidate the series were joined by, as DescribeJoin writes it
+  // ("instance (address)"; join_detect.h), or "" when none named a node.
+  // "" for a configured join.
+  std::string detected_join;
 
   static constexpr int kMaxExamples = 3;
 };

@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -60,10 +62,24 @@ struct Envelope {
   bool saw_result = false;  // data.result is present
 };
 
-// A series' "metric": the join label into `series` and, with
-// options.labels_text, every label into `labels_text` as {a="x", b="y"}.
+// Stores `value` as the candidate label `name`'s, when it is one.
+void CandidateValue(std::string_view name, std::string_view value,
+                    const PromDecodeOptions& options,
+                    std::vector<absl::string_view>& values) {
+  for (size_t i = 0; i < options.candidate_labels.size(); ++i) {
+    if (AbslView(name) == options.candidate_labels[i]) {
+      values[i] = AbslView(value);
+      return;
+    }
+  }
+}
+
+// A series' "metric": the join label into `series`, the candidate labels'
+// values into `candidates` (sized to them) and, with options.labels_text,
+// every label into `labels_text` as {a="x", b="y"}.
 void SeriesLabels(od::value metric, const PromDecodeOptions& options,
                   std::string_view join_label, PromSeries& series,
+                  std::vector<absl::string_view>& candidates,
                   std::string& labels_text) {
   // assign(), not = "{": GCC 12's -Wrestrict misfires on that here.
   if (options.labels_text) labels_text.assign(1, '{');
@@ -77,6 +93,8 @@ void SeriesLabels(od::value metric, const PromDecodeOptions& options,
                AbslView(name) == options.namespace_label) {
       series.has_namespace = true;
       series.namespace_value = AbslView(value);
+    } else if (!candidates.empty()) {
+      CandidateValue(name, value, options, candidates);
     }
     if (options.labels_text) {
       if (labels_text.size() > 1) labels_text += ", ";
@@ -107,20 +125,29 @@ MetricSample Sample(od::value value, absl::string_view metric_name) {
   return MetricSample{.value = *v, .time_ms = std::llround(t * 1000)};
 }
 
-// One series of a vector result. Its labels_text is `labels_text`, valid
-// until the next series.
+// Per-thread storage a series' views point into, valid until the next
+// series.
+struct SeriesScratch {
+  std::string labels_text;
+  std::vector<absl::string_view> candidates;  // one per candidate label
+};
+
+// One series of a vector result, its views into `scratch`.
 PromSeries Series(od::value item, const PromDecodeOptions& options,
-                  std::string_view join_label, std::string& labels_text) {
+                  std::string_view join_label, SeriesScratch& scratch) {
   if (item.type() != od::json_type::object) {
     throw DecodeFailure{NotAVector(options.metric_name, "scalar or string")};
   }
   PromSeries series;
   bool has_value = false;
-  labels_text.clear();
+  scratch.labels_text.clear();
+  scratch.candidates.assign(options.candidate_labels.size(),
+                            absl::string_view());
   for (od::field sf : item.get_object()) {
     std::string_view key = sf.unescaped_key();
     if (key == "metric") {
-      SeriesLabels(sf.value(), options, join_label, series, labels_text);
+      SeriesLabels(sf.value(), options, join_label, series, scratch.candidates,
+                   scratch.labels_text);
     } else if (key == "value") {
       series.sample = Sample(sf.value(), options.metric_name);
       has_value = true;
@@ -135,7 +162,8 @@ PromSeries Series(od::value item, const PromDecodeOptions& options,
         absl::StrCat("metric ", options.metric_name,
                      ": a series of the result has no value"))};
   }
-  series.labels_text = labels_text;
+  series.labels_text = scratch.labels_text;
+  series.candidate_values = scratch.candidates;
   return series;
 }
 
@@ -143,7 +171,7 @@ PromSeries Series(od::value item, const PromDecodeOptions& options,
 void VectorResult(od::value result, const PromDecodeOptions& options,
                   absl::FunctionRef<void(const PromSeries&)> on_series,
                   PromQueryInfo& info) {
-  thread_local std::string labels_text;
+  thread_local SeriesScratch scratch;
   if (result.is_null()) return;
   if (result.type() != od::json_type::array) {
     throw DecodeFailure{NotAVector(options.metric_name, "non-vector")};
@@ -151,7 +179,7 @@ void VectorResult(od::value result, const PromDecodeOptions& options,
   const std::string_view join_label(options.join_label.data(),
                                     options.join_label.size());
   for (od::value item : result.get_array()) {
-    PromSeries series = Series(item, options, join_label, labels_text);
+    PromSeries series = Series(item, options, join_label, scratch);
     ++info.series;
     on_series(series);
   }

@@ -3,8 +3,9 @@
 // PrometheusSource calls DecodeInstantQuery on every response; the
 // benchmark and the unit tests call it on recorded bodies. The decoder
 // hands each series of an instant-vector result to a callback with the one
-// label the metric joins on, so a 5,000-series answer is decoded without
-// keeping every label. No simdjson type leaves prometheus_decode.cc.
+// label the metric joins on (or, while the join is being detected, each
+// candidate label), so a 5,000-series answer is decoded without keeping
+// every label. No simdjson type leaves prometheus_decode.cc.
 //
 // Thread-safe: each thread decodes with a parser of its own.
 #ifndef METRICS_SCHEDULER_METRICS_PROMETHEUS_DECODE_H_
@@ -17,6 +18,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "model/metrics.h"
 
 namespace ms::metrics {
@@ -32,6 +34,10 @@ struct PromSeries {
   // PromDecodeOptions::namespace_label's value, when asked for and present.
   bool has_namespace = false;
   absl::string_view namespace_value;
+  // The value of each PromDecodeOptions::candidate_labels[i], in that
+  // order; "" where the series lacks it (Prometheus drops empty labels).
+  // Empty when no candidate label is asked for.
+  absl::Span<const absl::string_view> candidate_values;
   MetricSample sample;  // value (NaN and +-Inf as sent); time of evaluation
 };
 
@@ -47,6 +53,10 @@ struct PromDecodeOptions {
   absl::string_view namespace_label;
   // Fill PromSeries::labels_text (a few appends per series).
   bool labels_text = false;
+  // Labels whose values fill PromSeries::candidate_values (join detection,
+  // join_detect.h); distinct, none of them join_label or namespace_label.
+  // Empty (the configured-join path): no per-label cost.
+  absl::Span<const absl::string_view> candidate_labels;
 };
 
 // Decodes `body`, the answer with HTTP status `http_status`, calling

@@ -8,6 +8,7 @@
 #include "common/url.h"
 #include "metrics/http_errors.h"
 #include "metrics/join.h"
+#include "metrics/join_detect.h"
 #include "metrics/prometheus_decode.h"
 
 namespace ms::metrics {
@@ -64,8 +65,15 @@ absl::StatusOr<HttpResponse> PrometheusSource::Query(const MetricConfig& metric,
 absl::StatusOr<FetchResult> PrometheusSource::Fetch(const MetricConfig& metric,
                                                     const NodeSet& nodes,
                                                     absl::Duration timeout) {
-  ASSIGN_OR_RETURN(Joiner joiner, Joiner::Create(metric.join, {}));
   ASSIGN_OR_RETURN(HttpResponse response, Query(metric, metric.query, timeout));
+  if (metric.join.automatic) return DetectJoin(metric, nodes, response);
+  return Join(metric, nodes, response);
+}
+
+absl::StatusOr<FetchResult> PrometheusSource::Join(
+    const MetricConfig& metric, const NodeSet& nodes,
+    const HttpResponse& response) {
+  ASSIGN_OR_RETURN(Joiner joiner, Joiner::Create(metric.join, {}));
   FetchResult out;
   PromDecodeOptions options{.metric_name = metric.name,
                             .join_label = metric.join.label,
@@ -89,6 +97,24 @@ absl::StatusOr<FetchResult> PrometheusSource::Fetch(const MetricConfig& metric,
               ++out.duplicates;
             }
           }));
+  out.series = info.series;
+  out.warnings = std::move(info.warnings);
+  return out;
+}
+
+absl::StatusOr<FetchResult> PrometheusSource::DetectJoin(
+    const MetricConfig& metric, const NodeSet& nodes,
+    const HttpResponse& response) {
+  ASSIGN_OR_RETURN(JoinDetector detector, JoinDetector::Create(nodes));
+  PromDecodeOptions options{.metric_name = metric.name,
+                            .labels_text = true,
+                            .candidate_labels = JoinCandidateLabels()};
+  ASSIGN_OR_RETURN(PromQueryInfo info,
+                   DecodeInstantQuery(response.status, response.body, options,
+                                      [&](const PromSeries& series) {
+                                        detector.Add(series);
+                                      }));
+  FetchResult out = std::move(detector).Finish();
   out.series = info.series;
   out.warnings = std::move(info.warnings);
   return out;

@@ -5,8 +5,9 @@
 // Fetch() sends one instant query (`GET {url}/api/v1/query`, or a
 // form-encoded POST when the query is long) with the backend's timeout as
 // the server-side `timeout`, decodes the vector result and joins its series
-// to nodes per the metric's `join` (join.h): one request per metric per
-// refresh, whatever the number of nodes.
+// to nodes per the metric's `join` (join.h), or, for a metric without one,
+// by the join detected on that answer (join_detect.h): one request per
+// metric per refresh, whatever the number of nodes.
 //
 // Authentication, TLS, headers and proxy are the BackendClient's: a bearer
 // token or basic auth, a client certificate, extra headers, each read from
@@ -59,6 +60,16 @@ class PrometheusSource final : public MetricsSource {
   absl::StatusOr<HttpResponse> Query(const MetricConfig& metric,
                                      const std::string& query,
                                      absl::Duration timeout);
+
+  // The answer's series joined by the metric's configured join.
+  static absl::StatusOr<FetchResult> Join(const MetricConfig& metric,
+                                          const NodeSet& nodes,
+                                          const HttpResponse& response);
+  // The answer's series joined by the candidate naming the most nodes
+  // (JoinConfig::automatic).
+  static absl::StatusOr<FetchResult> DetectJoin(const MetricConfig& metric,
+                                                const NodeSet& nodes,
+                                                const HttpResponse& response);
 
   const std::string query_url_;  // {url}/api/v1/query
   const absl::Duration timeout_;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "metrics/join_detect.h"
 #include "scheduler/cycle/cluster_state.h"
 
 namespace ms {
@@ -45,8 +46,17 @@ std::string Some(const std::vector<std::string>& names) {
   return out;
 }
 
-// The lines under the table about metric `m`: what failed, what matched
-// no node, where values are stale or absent, the fetch's warnings.
+// The join metric `m`'s series were matched by, for the unmatched line:
+// "label node", "detected instance (address)", "none detected".
+std::string JoinUsed(const MetricConfig& m, const metrics::MetricStats& s) {
+  if (!m.join.automatic) return absl::StrCat("label ", m.join.label);
+  if (s.detected_join.empty()) return "none detected";
+  return absl::StrCat("detected ", s.detected_join);
+}
+
+// The lines under the table about metric `m`: what failed, the join
+// detected, what matched no node, where values are stale or absent, the
+// fetch's warnings.
 std::vector<std::string> Details(const MetricConfig& m,
                                  const metrics::MetricStats& s,
                                  const Missing& missing) {
@@ -55,10 +65,15 @@ std::vector<std::string> Details(const MetricConfig& m,
     out.push_back(
         absl::StrCat(m.name, ": not fetched: ", s.last_status.ToString()));
   }
+  if (m.join.automatic && s.series > 0) {
+    out.push_back(absl::StrCat(m.name, ": ",
+                               metrics::DescribeDetectedJoin(s.detected_join),
+                               "; set join to fix it"));
+  }
   if (s.unmatched > 0) {
     out.push_back(absl::StrCat(m.name, ": series that match no node, e.g. ",
                                absl::StrJoin(s.unmatched_examples, "; "),
-                               " (join: label ", m.join.label, ")"));
+                               " (join: ", JoinUsed(m, s), ")"));
   }
   if (!missing.stale.empty()) {
     out.push_back(absl::StrCat(m.name, ": stale on ", Some(missing.stale)));

@@ -5,7 +5,8 @@
 // (through a MetricsCache, as explain does) and reports per metric: the
 // nodes with a fresh value out of all (the coverage), the series the
 // backend returned, those that matched no node (with examples: usually a
-// join that names nodes another way), the nodes whose value is stale and
+// join that names nodes another way), the join detected for a metric
+// without one (metrics/join_detect.h), the nodes whose value is stale and
 // those with none. A metric whose coverage is below `min_coverage` fails
 // the probe.
 //

@@ -192,6 +192,7 @@ http: {listenAddress: "127.0.0.1:8080"}
   EXPECT_EQ(m0.join.label, "node");
   EXPECT_EQ(m0.join.match, JoinMatch::kName);
   EXPECT_EQ(m0.join.regex, "");
+  EXPECT_FALSE(m0.join.automatic);  // written, if as the default
 
   const MetricConfig& m1 = c->profiles[0].metrics[1];
   EXPECT_EQ(m1.weight, 0.5);
@@ -213,6 +214,10 @@ http: {listenAddress: "127.0.0.1:8080"}
   EXPECT_EQ(c->profiles[0].metrics[3].normalization.type,
             NormalizationType::kRatio);
   EXPECT_EQ(c->profiles[0].metrics[3].missing, MissingPolicy::kSkip);
+  // Without `join`: detected per fetch, label and match the first candidate.
+  EXPECT_TRUE(c->profiles[0].metrics[3].join.automatic);
+  EXPECT_EQ(c->profiles[0].metrics[3].join.label, "node");
+  EXPECT_EQ(c->profiles[0].metrics[3].join.match, JoinMatch::kName);
 
   EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kLeastAllocated], 2);
   EXPECT_EQ(c->profiles[0].builtins[BuiltinTerm::kBalancedAllocation], 0);
@@ -250,8 +255,9 @@ metrics:
   EXPECT_EQ(c->backend.sysdig.last, absl::Seconds(120));
   EXPECT_EQ(c->backend.sysdig.sampling, absl::Seconds(30));
   EXPECT_EQ(c->backend.sysdig.data_source_type, "container");
-  // sysdig's default join label
+  // sysdig's default join label, never detected
   EXPECT_EQ(c->profiles[0].metrics[0].join.label, "host.hostName");
+  EXPECT_FALSE(c->profiles[0].metrics[0].join.automatic);
   EXPECT_EQ(c->profiles[0].metrics[0].aggregations.time, "avg");
   EXPECT_EQ(c->profiles[0].metrics[0].aggregations.group, "max");
   EXPECT_EQ(c->profiles[0].metrics[1].aggregations.time, "timeAvg");  // default

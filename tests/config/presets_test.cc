@@ -72,6 +72,8 @@ TEST(PresetTest, EachStackQueriesItsOwnLabels) {
         << stack;
     EXPECT_EQ(m.join.label, "node");
     EXPECT_EQ(m.join.match, JoinMatch::kName);
+    // A tested query's join is written out, never detected.
+    EXPECT_FALSE(m.join.automatic);
   }
   MetricConfig vm = LoadOne("  - preset: victoriametrics/memory-working-set\n");
   EXPECT_EQ(vm.name, "memory_working_set");

@@ -1,11 +1,14 @@
 #include "metrics/cache.h"
 
+#include <glog/logging.h>
+
 #include <cmath>
 #include <limits>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/synchronization/notification.h"
 #include "common/clock.h"
 #include "gmock/gmock.h"
@@ -102,6 +105,67 @@ TEST_F(CacheTest, FirstRefreshPublishesValuesAndCoverage) {
   EXPECT_THAT(stats[0].unmatched_examples, ElementsAre("other"));
   EXPECT_EQ(stats[1].nodes_with_data, 3);
   EXPECT_THAT(stats[1].nodes_missing, IsEmpty());
+}
+
+// The lines logged while it is installed that contain `part`.
+class LogLines : public google::LogSink {
+ public:
+  explicit LogLines(std::string part) : part_(std::move(part)) {
+    google::AddLogSink(this);
+  }
+  ~LogLines() override { google::RemoveLogSink(this); }
+  using google::LogSink::send;
+  void send(google::LogSeverity, const char*, const char*, int,
+            const google::LogMessageTime&, const char* message,
+            size_t message_len) override {
+    std::string line(message, message_len);
+    absl::MutexLock lock(&mu_);
+    if (absl::StrContains(line, part_)) lines_.push_back(std::move(line));
+  }
+  std::vector<std::string> lines() const {
+    absl::MutexLock lock(&mu_);
+    return lines_;
+  }
+
+ private:
+  const std::string part_;
+  mutable absl::Mutex mu_;
+  std::vector<std::string> lines_ ABSL_GUARDED_BY(mu_);
+};
+
+// A detected join is kept in the stats and logged when first found and
+// when it changes; a configured join is never reported as detected.
+TEST_F(CacheTest, ADetectedJoinIsLoggedOnceAndOnChange) {
+  LogLines log("series name");
+  MetricConfig cpu = Metric("cpu");
+  cpu.join.automatic = true;
+  source_.Set("cpu", "n1", 0.5, kT0);
+  source_.Set("lat", "n1", 10, kT0);
+  source_.SetDetectedJoin("cpu", "instance (address)");
+  source_.SetDetectedJoin("lat", "node (name)");  // not automatic: ignored
+  MetricsCache cache(&source_, {cpu, Metric("lat")}, Options());
+  cache.SetNodes(Nodes({"n1"}));
+  cache.RefreshAll();
+  cache.RefreshAll();
+  EXPECT_EQ(cache.Stats()[0].detected_join, "instance (address)");
+  EXPECT_THAT(log.lines(),
+              ElementsAre("metric cpu: series name nodes by instance "
+                          "(address); set join to fix it"));
+
+  source_.SetDetectedJoin("cpu", "");
+  cache.RefreshAll();
+  source_.SetDetectedJoin("cpu", "node (name)");
+  cache.RefreshAll();
+  cache.RefreshAll();
+  EXPECT_THAT(
+      log.lines(),
+      ElementsAre(
+          "metric cpu: series name nodes by instance (address); set join "
+          "to fix it",
+          "metric cpu: no series names a node by any candidate join (tried "
+          "node (name), instance (address), kubernetes_node (name), nodename "
+          "(name), hostname (name), host (name)); set join to fix it",
+          "metric cpu: series name nodes by node (name); set join to fix it"));
 }
 
 TEST_F(CacheTest, EachMetricIsRefreshedOnItsOwnTtl) {

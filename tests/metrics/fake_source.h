@@ -41,6 +41,11 @@ class FakeSource : public MetricsSource {
     absl::MutexLock lock(&mu_);
     pod_errors_[metric] = std::move(status);
   }
+  // What Fetch of `metric` reports as FetchResult::detected_join.
+  void SetDetectedJoin(const std::string& metric, const std::string& join) {
+    absl::MutexLock lock(&mu_);
+    detected_joins_[metric] = join;
+  }
   int fetches(const std::string& metric) const {
     absl::MutexLock lock(&mu_);
     auto it = fetches_.find(metric);
@@ -68,6 +73,7 @@ class FakeSource : public MetricsSource {
       return it->second;
     }
     FetchResult out;
+    out.detected_join = detected_joins_[metric.name];
     for (const auto& [node, sample] : values_[metric.name]) {
       ++out.series;
       if (nodes.FindByName(node) == nullptr) {
@@ -106,6 +112,7 @@ class FakeSource : public MetricsSource {
       ABSL_GUARDED_BY(mu_);
   std::map<std::string, absl::Status> pod_errors_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> fetches_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::string> detected_joins_ ABSL_GUARDED_BY(mu_);
   std::function<void(const MetricConfig&)> hook_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -63,6 +63,33 @@ TEST(DecodeInstantQueryTest, VectorWithSpecialValuesAndWarnings) {
   EXPECT_EQ(got[5].labels_text, R"({instance="a:1"})");
 }
 
+// Join detection's path: each candidate label's value, in the order asked,
+// "" where a series lacks it (escapes undone); without candidates, none.
+TEST(DecodeInstantQueryTest, CandidateLabelsInTheOrderAsked) {
+  const std::string body =
+      R"({"status":"success","data":{"resultType":"vector","result":[
+    {"metric":{"instance":"10.0.0.7:9100","host":"h\"1","job":"x"},"value":[1700000000,"1"]},
+    {"metric":{"job":"x"},"value":[1700000000,"2"]}]}})";
+  const std::vector<absl::string_view> labels = {"host", "nodename",
+                                                 "instance"};
+  std::vector<std::vector<std::string>> got;
+  PromDecodeOptions options{.metric_name = "cpu", .candidate_labels = labels};
+  absl::StatusOr<PromQueryInfo> info =
+      DecodeInstantQuery(200, body, options, [&](const PromSeries& s) {
+        EXPECT_FALSE(s.has_label);  // no join_label asked for
+        got.emplace_back(s.candidate_values.begin(), s.candidate_values.end());
+      });
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_THAT(got, ElementsAre(ElementsAre("h\"1", "", "10.0.0.7:9100"),
+                               ElementsAre("", "", "")));
+
+  options = {.metric_name = "cpu", .join_label = "instance"};
+  info = DecodeInstantQuery(200, body, options, [&](const PromSeries& s) {
+    EXPECT_TRUE(s.candidate_values.empty());
+  });
+  ASSERT_TRUE(info.ok()) << info.status();
+}
+
 TEST(DecodeInstantQueryTest, EmptyVector) {
   std::vector<Got> got;
   absl::StatusOr<PromQueryInfo> info = Decode(

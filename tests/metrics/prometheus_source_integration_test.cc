@@ -177,6 +177,39 @@ TEST_F(PrometheusIntegrationTest, InstanceAddressJoinsToTheNodeWithThatInternalI
               ElementsAre(R"({__name__="inst_load", instance="10.1.1.1:9100", job="node"})"));
 }
 
+// A metric without `join` over node-exporter's series: the cache's fetch
+// finds that `instance` holds the nodes' addresses (its `nodename`, the
+// machines' host names, names no node).
+TEST_F(PrometheusIntegrationTest, AutomaticJoinFindsNodeExporterInstances) {
+  const std::vector<RemoteSeries> series = {{"auto_load1",
+                                             {{"instance", "10.0.0.7:9100"},
+                                              {"job", "node-exporter"},
+                                              {"nodename", "ip-10-0-0-7"}},
+                                             0.5},
+                                            {"auto_load1",
+                                             {{"instance", "10.0.0.8:9100"},
+                                              {"job", "node-exporter"},
+                                              {"nodename", "ip-10-0-0-8"}},
+                                             1.5}};
+  ASSERT_TRUE(prom_->Write(series).ok());
+  MetricConfig metric = Metric("load", "auto_load1");
+  metric.join.automatic = true;
+  MetricsCache cache(source_.get(), {metric});
+  cache.SetNodes(nodes_.nodes());
+  cache.RefreshAll();
+  MetricStats stats = cache.Stats()[0];
+  EXPECT_TRUE(stats.last_status.ok()) << stats.last_status;
+  EXPECT_EQ(stats.detected_join, "instance (address)");
+  EXPECT_EQ(stats.series, 2);
+  EXPECT_EQ(stats.unmatched, 0);
+  EXPECT_THAT(stats.nodes_missing, ElementsAre("n3"));
+  std::map<std::string, double> values;
+  for (const auto& [node, sample] : cache.Snapshot()->metrics[0].by_node) {
+    values[node] = sample.value;
+  }
+  EXPECT_THAT(values, ElementsAre(Pair("n1", 0.5), Pair("n2", 1.5)));
+}
+
 TEST_F(PrometheusIntegrationTest, APerPodQueryKeysEachSeriesByNamespaceAndPod) {
   const absl::Time t = absl::Now() - absl::Seconds(5);
   ASSERT_TRUE(

@@ -296,6 +296,41 @@ TEST_F(PrometheusSourceTest, JoinsByInstanceAddressAndReportsUnmatchedSeries) {
                           R"({job="node"})"));
 }
 
+// node-exporter-shaped series with a `node` label naming one node only.
+constexpr char kInstanceSeries[] =
+    R"({"status":"success","data":{"resultType":"vector","result":[
+  {"metric":{"instance":"10.0.0.7:9100","node":"n1"},"value":[1700000000,"1"]},
+  {"metric":{"instance":"10.0.0.8:9100","node":"elsewhere"},"value":[1700000000,"2"]}]}})";
+
+// Without `join` the source joins by the candidate naming the most nodes,
+// and says which.
+TEST_F(PrometheusSourceTest, AutomaticJoinIsDetectedOnTheAnswer) {
+  server_->SetAnswer(200, kInstanceSeries);
+  MetricConfig metric = Metric("x");
+  metric.join.automatic = true;
+  absl::StatusOr<FetchResult> r =
+      Source()->Fetch(metric, nodes_, absl::Seconds(5));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->detected_join, "instance (address)");
+  EXPECT_THAT(ValuesOf(*r), ElementsAre(Pair("n1", 1), Pair("n2", 2)));
+  EXPECT_EQ(r->series, 2);
+  EXPECT_EQ(r->unmatched, 0);
+}
+
+// A configured join is used as written, even where another would name
+// more nodes.
+TEST_F(PrometheusSourceTest, ConfiguredJoinIsNeverReplaced) {
+  server_->SetAnswer(200, kInstanceSeries);
+  absl::StatusOr<FetchResult> r =
+      Source()->Fetch(Metric("x"), nodes_, absl::Seconds(5));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->detected_join, "");
+  EXPECT_THAT(ValuesOf(*r), ElementsAre(Pair("n1", 1)));
+  EXPECT_EQ(r->unmatched, 1);
+  EXPECT_THAT(r->unmatched_examples,
+              ElementsAre(R"({instance="10.0.0.8:9100", node="elsewhere"})"));
+}
+
 }  // namespace
 }  // namespace ms::metrics
 

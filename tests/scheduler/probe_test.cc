@@ -59,5 +59,38 @@ TEST(ProbeTest, EachMetricSaysItsCoverageAndWhatMissed) {
                   .below.empty());
 }
 
+// A metric without `join`: the join the fetch detected, or that none was.
+TEST(ProbeTest, SaysTheJoinDetectedForAMetricWithoutOne) {
+  MetricConfig cpu = Metric("cpu"), disk = Metric("disk");
+  cpu.join = {.automatic = true, .label = "node"};
+  disk.join = cpu.join;
+  std::vector<metrics::MetricStats> stats(2);
+  stats[0] = {.name = "cpu",
+              .nodes_known = 2,
+              .nodes_with_data = 2,
+              .series = 2,
+              .detected_join = "instance (address)"};
+  stats[1] = {.name = "disk",
+              .nodes_known = 2,
+              .nodes_missing = {"n1", "n2"},
+              .series = 1,
+              .unmatched = 1,
+              .unmatched_examples = {R"({pod="web-1"})"}};
+  MetricsSnapshot snapshot;
+  snapshot.metrics.push_back({.name = "cpu"});
+  snapshot.metrics.push_back({.name = "disk"});
+
+  ProbeReport r = FormatProbe({cpu, disk}, stats, snapshot, "http://prom", 0);
+  EXPECT_THAT(r.text, HasSubstr("cpu: series name nodes by instance "
+                                "(address); set join to fix it\n"));
+  EXPECT_THAT(r.text,
+              HasSubstr("disk: no series names a node by any candidate join "
+                        "(tried node (name), instance (address), "
+                        "kubernetes_node (name), nodename (name), hostname "
+                        "(name), host (name)); set join to fix it\n"));
+  EXPECT_THAT(r.text, HasSubstr("disk: series that match no node, e.g. "
+                                "{pod=\"web-1\"} (join: none detected)\n"));
+}
+
 }  // namespace
 }  // namespace ms
