@@ -50,6 +50,7 @@ bench: build testenv
 	$(BUILD)/bench/scoring_bench
 	$(BUILD)/bench/metrics_bench
 	$(BUILD)/bench/decode_bench
+	$(BUILD)/bench/metric_views_bench
 	$(BUILD)/bench/e2e_bench --build_dir=$(BUILD) --source_dir=. $(E2E_FLAGS)
 
 # The placement-quality benchmark (docs/quality.md): every shipped trace
