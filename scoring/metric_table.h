@@ -46,8 +46,8 @@ class MetricTable {
     std::vector<int64_t> time_ms;
     int64_t oldest_ms = 0;  // over the present values; 0 when none
     int64_t newest_ms = 0;
-    size_t present = 0;     // how many values are present
-    bool aligned = false;   // the source column had one entry per node
+    size_t present = 0;    // how many values are present
+    bool aligned = false;  // the source column had one entry per node
     // Over the present values: the smallest and largest, a node holding
     // each, and the nodes with no value. When both of those nodes are
     // feasible, the stats over the feasible nodes follow without a pass.
@@ -66,7 +66,9 @@ class MetricTable {
   const Column& column(size_t m) const { return columns_[m]; }
 
   // Adds `delta` to node i's present value in column m (an estimate of
-  // load the sample has not seen yet); nothing when it has none. O(nodes).
+  // load the sample has not seen yet); nothing when it has none. The
+  // column's extremes follow in O(log nodes) (O(nodes) for the first Add
+  // after Build, which builds the tree below).
   void Add(size_t m, size_t i, double delta);
 
   // Which values of column m are usable at `cutoff_ms` (= now -
@@ -74,8 +76,23 @@ class MetricTable {
   Freshness FreshnessAt(size_t m, int64_t cutoff_ms) const;
 
  private:
+  // A column's tournament tree for Add: entry k (1 <= k < 2 x leaves) holds
+  // the node with the smallest (lowest) and largest (highest) present value
+  // among the leaves under it; leaf i is entry leaves + i; kNone where no
+  // value is present. Empty until the column's first Add.
+  struct Extremes {
+    static constexpr uint32_t kNone = UINT32_MAX;
+    size_t leaves = 0;
+    std::vector<uint32_t> lowest, highest;
+  };
+  // Builds `e` over `c`'s values.
+  static void BuildExtremes(const Column& c, Extremes& e);
+  // Recomputes entry k of `e` from its two children.
+  static void Merge(const Column& c, Extremes& e, size_t k);
+
   size_t num_nodes_ = 0;
   std::vector<Column> columns_;
+  std::vector<Extremes> extremes_;  // one per column
 };
 
 }  // namespace ms

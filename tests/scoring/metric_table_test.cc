@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -52,6 +53,36 @@ TEST(MetricTableTest, AnAddedEstimateMovesTheValueAndTheExtremes) {
   EXPECT_EQ(c.present, 2u);
 }
 
+// Many adds, some making a node the smallest or largest and some taking
+// it away again: the extremes are always those a full scan finds (the
+// first node on a tie).
+TEST(MetricTableTest, ExtremesFollowEveryAddAsAScanWouldFindThem) {
+  std::mt19937 random(7);
+  std::vector<double> values(37);
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = i % 5 == 0 ? kNaN : static_cast<double>(random() % 10);
+  }
+  MetricTable table;
+  table.Build({Column(values)}, values.size());
+  for (int step = 0; step < 2000; ++step) {
+    const size_t i = random() % values.size();
+    const double delta = static_cast<double>(random() % 7) - 3;
+    table.Add(0, i, delta);
+    if (!std::isnan(values[i])) values[i] += delta;
+    size_t lo = 0, hi = 0;
+    for (size_t k = 1; k < values.size(); ++k) {
+      if (std::isnan(values[k])) continue;
+      if (std::isnan(values[lo]) || values[k] < values[lo]) lo = k;
+      if (std::isnan(values[hi]) || values[k] > values[hi]) hi = k;
+    }
+    const MetricTable::Column& c = table.column(0);
+    ASSERT_EQ(c.argmin, lo) << "step " << step;
+    ASSERT_EQ(c.argmax, hi) << "step " << step;
+    ASSERT_EQ(c.min, values[lo]);
+    ASSERT_EQ(c.max, values[hi]);
+  }
+}
+
 TEST(MetricTableTest, ColumnOfTheWrongSizeHasNoData) {
   MetricTable table;
   table.Build({Column({1, 2}), Column({1, 2, 3})}, 3);
@@ -79,7 +110,7 @@ TEST(MetricTableTest, FreshnessIsExactToTheMillisecond) {
            {kNow - 60000, Freshness::kAll},   // at the limit: still fresh
            {kNow - 59999, Freshness::kSome},  // the oldest is 1 ms stale
            {kNow - 1000, Freshness::kSome},
-           {kNow - 999, Freshness::kNone},    // even the newest is stale
+           {kNow - 999, Freshness::kNone},  // even the newest is stale
        }) {
     EXPECT_EQ(table.FreshnessAt(0, c.cutoff), c.want) << c.cutoff - kNow;
   }
