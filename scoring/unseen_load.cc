@@ -1,7 +1,9 @@
 #include "scoring/unseen_load.h"
 
 #include <cmath>
+#include <optional>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -58,14 +60,43 @@ SiblingUsages MeasureSiblings(
   return out;
 }
 
+namespace {
+
+// The annotation's value, when it is a finite decimal.
+std::optional<double> AnnotatedEstimate(const std::string& text) {
+  double value = 0;
+  if (absl::SimpleAtod(text, &value) && std::isfinite(value)) return value;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::string> InvalidEstimateAnnotations(
+    const std::vector<MetricTerm>& terms,
+    const std::map<std::string, std::string>& annotations) {
+  std::vector<std::string> out;
+  for (const MetricTerm& term : terms) {
+    auto it = annotations.find(term.name);
+    if (!term.estimate.enabled() || it == annotations.end() ||
+        AnnotatedEstimate(it->second).has_value()) {
+      continue;
+    }
+    out.push_back(absl::StrFormat(
+        "annotation %s%s: \"%s\" is not a decimal; %s is estimated as "
+        "configured",
+        kEstimateAnnotationPrefix, term.name, absl::CHexEscape(it->second),
+        term.name));
+  }
+  return out;
+}
+
 PodEstimate EstimatePod(const MetricTerm& term, const PodInfo& pod,
                         const Node& node, const SiblingUsages* siblings) {
   const UnseenLoadEstimate& e = term.estimate;
   if (!e.enabled()) return {};
   if (auto it = pod.estimates.find(term.name); it != pod.estimates.end()) {
-    double value = 0;
-    if (absl::SimpleAtod(it->second, &value) && std::isfinite(value)) {
-      return {.from = From::kAnnotation, .value = value};
+    if (std::optional<double> value = AnnotatedEstimate(it->second)) {
+      return {.from = From::kAnnotation, .value = *value};
     }
   }
   if (e.basis == Basis::kPerPod) {

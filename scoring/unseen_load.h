@@ -8,6 +8,7 @@
 #define METRICS_SCHEDULER_SCORING_UNSEEN_LOAD_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,15 @@ std::string DescribeEstimate(const MetricTerm& term,
 std::vector<std::string> ExplainEstimates(
     const std::vector<MetricTerm>& terms, const PodInfo& pod, const Node& node,
     const std::vector<SiblingUsages>& siblings);
+
+// For each estimated term of `terms` whose annotation
+// estimate.metrics-scheduler.io/<term> in `annotations` is not a finite
+// decimal: what is wrong and what is used instead, for an Event on the pod
+// ("annotation estimate.metrics-scheduler.io/cpu: \"a lot\" is not a
+// decimal; cpu is estimated as configured").
+std::vector<std::string> InvalidEstimateAnnotations(
+    const std::vector<MetricTerm>& terms,
+    const std::map<std::string, std::string>& annotations);
 
 // Whether a sample taken at `sample_ms` shows a pod that started at
 // `start_ms` (epoch ms).

@@ -90,6 +90,12 @@ void EventRecorder::Scheduled(const Pod& pod, std::string message) {
                               std::move(message))});
 }
 
+void EventRecorder::Warning(const Pod& pod, absl::string_view reason,
+                            absl::string_view action, std::string message) {
+  Enqueue({.event = MakeEvent(pod, pod, "Warning", reason, action,
+                              std::move(message))});
+}
+
 void EventRecorder::Preempted(const Pod& victim, const Pod& preemptor,
                               const std::string& node) {
   Enqueue({.event =

@@ -93,6 +93,11 @@ class EventRecorder {
   // No node fits: FailedScheduling, and PodScheduled=False with reason
   // Unschedulable, each unless it repeats the last one for this pod.
   void Unschedulable(const Pod& pod, const std::string& message);
+  // A Warning Event about something wrong on the pod itself (reason such
+  // as "InvalidEstimate", action "Scheduling") that did not stop it from
+  // being scheduled.
+  void Warning(const Pod& pod, absl::string_view reason,
+               absl::string_view action, std::string message);
   // A Normal "Preempted" Event on a victim (action Preempting), as
   // kube-scheduler words it: "Preempted by pod <uid> on node <node>".
   void Preempted(const Pod& victim, const Pod& preemptor,

@@ -10,6 +10,7 @@
 #include "glog/logging.h"
 #include "scheduler/cycle/scoring_profile.h"
 #include "scoring/explanation.h"
+#include "scoring/unseen_load.h"
 
 namespace ms {
 namespace {
@@ -430,6 +431,12 @@ void Scheduler::ScheduleOne(QueuedPod queued) {
     return;
   }
   decisions_.With({ModeName(decision.mode), profile.name}).Inc();
+  for (std::string& problem :
+       InvalidEstimateAnnotations(profile.scoring.metrics, pod.estimates)) {
+    LOG(WARNING) << pod.Key() << ": " << problem
+                 << LogFields().Pod(pod.namespace_, pod.name);
+    recorder_.Warning(pod, "InvalidEstimate", "Scheduling", std::move(problem));
+  }
   MS_VLOG(1) << pod.Key() << " -> " << node << " ("
              << SummarizeTerms(decision.score, decision.mode, decision.terms)
              << ")" << LogFields().Pod(pod.namespace_, pod.name).Node(node);

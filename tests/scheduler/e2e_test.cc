@@ -926,9 +926,23 @@ TEST_F(EndToEndTest, EstimatesSpreadABurstTheMetricsHaveNotSeen) {
   // The five pods were listed before scheduling started: started, as far
   // as the scheduler knows, when it first saw them bound.
   WaitForFirstRefresh(s);
-  for (int i = 0; i < 25; ++i) CreatePod(absl::StrCat("burst-", i), "200m");
+  // One pod's estimate annotation is no number: it is estimated as
+  // configured, and its Events say so.
+  std::string odd = PodJson("burst-odd", "200m");
+  odd.insert(odd.find(R"(,"labels")"),
+             R"(,"annotations":{"estimate.metrics-scheduler.io/cpu":"lots"})");
+  env_.AdminOk("POST", "/api/v1/namespaces/" + suite_ + "/pods", odd);
+  for (int i = 0; i < 24; ++i) CreatePod(absl::StrCat("burst-", i), "200m");
   ASSERT_TRUE(WaitFor([&] { return AllBound(30); }, absl::Seconds(60)))
       << s->Log();
+  ASSERT_TRUE(WaitFor([&] {
+    return Events("burst-odd").find(
+               R"(annotation estimate.metrics-scheduler.io/cpu: \"lots\" is )"
+               R"(not a decimal; cpu is estimated as configured)") !=
+           std::string::npos;
+  })) << Events("burst-odd");
+  EXPECT_NE(Events("burst-odd").find(R"("reason":"InvalidEstimate")"),
+            std::string::npos);
   std::map<std::string, int> per_node = PodsPerNode();
   // +-1: ties between levels break by the built-in terms and at random.
   EXPECT_NEAR(per_node[Node(0)] - 5, 7, 1) << s->Log();

@@ -48,6 +48,18 @@ TEST(UnseenLoadTest, ThePodsAnnotationOverridesTheBasis) {
   EXPECT_EQ(UnseenLoad(Term(Basis::kNone, 1), pod, node), 0);
 }
 
+TEST(UnseenLoadTest, AnAnnotationThatIsNoDecimalIsReported) {
+  const std::vector<MetricTerm> terms = {Term(Basis::kCpuRequests, 1),
+                                         {.name = "latency"}};
+  EXPECT_EQ(InvalidEstimateAnnotations(
+                terms, {{"cpu", "a lot"}, {"latency", "x"}, {"other", "y"}}),
+            (std::vector<std::string>{
+                "annotation estimate.metrics-scheduler.io/cpu: \"a lot\" is "
+                "not a decimal; cpu is estimated as configured"}));
+  EXPECT_TRUE(InvalidEstimateAnnotations(terms, {{"cpu", "0.25"}}).empty());
+  EXPECT_EQ(InvalidEstimateAnnotations(terms, {{"cpu", "inf"}}).size(), 1u);
+}
+
 TEST(UnseenLoadTest, ASampleShowsAPodOnceAWarmupAfterItsStart) {
   UnseenLoadEstimate e{.basis = Basis::kPerPod, .warmup_ms = 30000};
   EXPECT_FALSE(SampleShows(e, 1029999, 1000000));
