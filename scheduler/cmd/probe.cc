@@ -84,6 +84,14 @@ std::vector<std::string> Details(const MetricConfig& m,
   for (const std::string& w : s.warnings) {
     out.push_back(absl::StrCat(m.name, ": ", w));
   }
+  if (!m.estimate.siblings_query.empty()) {
+    out.push_back(s.last_pod_status.ok()
+                      ? absl::StrCat(m.name, ": estimate.siblings measured ",
+                                     s.pods_measured, " pods")
+                      : absl::StrCat(m.name,
+                                     ": estimate.siblings not fetched: ",
+                                     s.last_pod_status.ToString()));
+  }
   return out;
 }
 

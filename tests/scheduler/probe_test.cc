@@ -92,5 +92,29 @@ TEST(ProbeTest, SaysTheJoinDetectedForAMetricWithoutOne) {
                                 "{pod=\"web-1\"} (join: none detected)\n"));
 }
 
+// A metric whose estimate learns from siblings: how many pods its per-pod
+// query measured, or why it could not.
+TEST(ProbeTest, SaysHowManyPodsTheSiblingsQueryMeasured) {
+  MetricConfig cpu = Metric("cpu"), mem = Metric("mem");
+  cpu.estimate.siblings_query = "usage";
+  mem.estimate.siblings_query = "usage";
+  std::vector<metrics::MetricStats> stats(2);
+  stats[0] = {.name = "cpu",
+              .nodes_known = 1,
+              .nodes_with_data = 1,
+              .pods_measured = 120};
+  stats[1] = {.name = "mem",
+              .nodes_known = 1,
+              .nodes_with_data = 1,
+              .last_pod_status = absl::UnavailableError("down")};
+  MetricsSnapshot snapshot;
+  snapshot.metrics.push_back({.name = "cpu"});
+  snapshot.metrics.push_back({.name = "mem"});
+  ProbeReport r = FormatProbe({cpu, mem}, stats, snapshot, "http://prom", 0);
+  EXPECT_THAT(r.text, HasSubstr("cpu: estimate.siblings measured 120 pods\n"));
+  EXPECT_THAT(r.text, HasSubstr("mem: estimate.siblings not fetched: "
+                                "UNAVAILABLE: down\n"));
+}
+
 }  // namespace
 }  // namespace ms
