@@ -169,6 +169,7 @@ double PlaceNs(const ScoringConfig& config, int reps, int first) {
   const Cluster& cluster = TheCluster();
   MetricViews views = WarmViews(config, cluster);
   auto snapshot = std::make_shared<const MetricsSnapshot>(cluster.snapshot);
+  views.Get(config, snapshot, kNow, cluster.Layout());  // aligned before
   std::vector<std::shared_ptr<const PodInfo>> pods;
   for (int r = 0; r < reps; ++r) pods.push_back(NewPod(first + r));
   const double start = ThreadCpuNs();
