@@ -895,6 +895,18 @@ void SetCpu(PrometheusServer& prom, const std::string& suite,
   ASSERT_TRUE(s.ok()) << s;
 }
 
+// The `cpu` metric over node_cpu_busy (SetCpu), ranked by range 0..1 at
+// weight 100, with `estimate` (a YAML flow mapping), as a metrics_tail.
+std::string CpuMetricYaml(const std::string& suite,
+                          const std::string& estimate) {
+  return absl::StrCat("  - name: cpu\n    query: 'node_cpu_busy{suite=\"",
+                      suite,
+                      "\"}'\n    weight: 100\n"
+                      "    normalization: {type: range, min: 0, max: 1}\n"
+                      "    estimate: ",
+                      estimate);
+}
+
 // Pods the metrics have not seen yet: CPU utilisation is sampled every
 // second but shows a pod only a minute after it starts (the warm-up), so
 // through the whole burst every node looks as it did. Each pod requests
@@ -915,12 +927,8 @@ TEST_F(EndToEndTest, EstimatesSpreadABurstTheMetricsHaveNotSeen) {
     env_.AdminOk("POST", "/api/v1/namespaces/" + suite_ + "/pods", pod);
   }
   ConfigParams params = Params();
-  params.metrics_tail = absl::StrCat(R"(  - name: cpu
-    query: 'node_cpu_busy{suite=")",
-                                     suite_, R"("}'
-    weight: 100
-    normalization: {type: range, min: 0, max: 1}
-    estimate: {from: cpuRequests, factor: 1, warmup: 1m})");
+  params.metrics_tail =
+      CpuMetricYaml(suite_, "{from: cpuRequests, factor: 1, warmup: 1m}");
   SchedulerProcess* s = StartScheduler(params);
   ASSERT_NE(s, nullptr);
   // The five pods were listed before scheduling started: started, as far
@@ -998,16 +1006,11 @@ TEST_F(EndToEndTest, APodIsEstimatedFromItsSiblingsMeasuredUsage) {
   }
   ASSERT_TRUE(prom_->Write(usage).ok());
   ConfigParams params = Params();
-  params.metrics_tail = absl::StrCat(R"(  - name: cpu
-    query: 'node_cpu_busy{suite=")",
-                                     suite_, R"("}'
-    weight: 100
-    normalization: {type: range, min: 0, max: 1}
-    estimate:
-      from: cpuRequests
-      warmup: 1m
-      siblings: {query: 'sum by (namespace, pod) (pod_cpu_usage{namespace=")",
-                                     suite_, R"("})'})");
+  params.metrics_tail = CpuMetricYaml(
+      suite_,
+      absl::StrCat("{from: cpuRequests, warmup: 1m, siblings: {query: 'sum by "
+                   "(namespace, pod) (pod_cpu_usage{namespace=\"",
+                   suite_, "\"})'}}"));
   SchedulerProcess* s = StartScheduler(params);
   ASSERT_NE(s, nullptr);
   WaitForFirstRefresh(s);
