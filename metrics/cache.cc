@@ -272,6 +272,13 @@ void MetricsCache::RecordPods(MetricState& state, FetchJob& job) {
       problem = absl::StrCat(answer->unlabelled, " of ", answer->series,
                              " series have no namespace or pod label");
     }
+    if (answer->duplicates > 0) {
+      // Per-container series, most likely: the query must sum by pod.
+      absl::StrAppend(&problem, problem.empty() ? "" : "; ",
+                      answer->duplicates, " of ", answer->series,
+                      " series name a pod an earlier one named (the first "
+                      "is kept; sum by (namespace, pod))");
+    }
     state.stats.pods_measured = static_cast<int>(answer->by_pod.size());
     state.values.by_pod =
         std::make_shared<const PodSamples>(std::move(answer->by_pod));
