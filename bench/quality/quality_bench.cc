@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -38,6 +39,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -89,6 +91,11 @@ ABSL_FLAG(double, hot_threshold, 0.8, "A node is hot above this utilisation.");
 ABSL_FLAG(std::string, config, "",
           "metrics-scheduler's configuration; default "
           "SOURCE_DIR/manifests/config.yaml with its backend URL replaced.");
+ABSL_FLAG(std::vector<std::string>, variants, {},
+          "Other configurations of metrics-scheduler to run beside the "
+          "policies, each NAME=FILE: policy metrics-scheduler:NAME, its own "
+          "process and pools, its pods' schedulerName metrics-scheduler-NAME "
+          "(NAME: 1-12 of a-z, 0-9 and -).");
 ABSL_FLAG(std::string, build_dir, "build", "The CMake build directory.");
 ABSL_FLAG(std::string, source_dir, ".", "The source tree.");
 ABSL_FLAG(std::string, out_dir, "",
@@ -125,11 +132,17 @@ struct PolicyRun {
   std::string short_name;           // in pool names
   std::string scheduler_name;       // its pods' spec.schedulerName
   std::optional<Policy> reference;  // scheduled by the harness
+  // metrics-scheduler's: its configuration file, "" for --config's (or the
+  // shipped one).
+  bool ours = false;
+  std::string config;
 };
 
 PolicyRun MakePolicyRun(const std::string& name) {
   if (name == kKube) return {name, "kube", "default-scheduler", std::nullopt};
-  if (name == kOurs) return {name, "ours", "metrics-scheduler", std::nullopt};
+  if (name == kOurs) {
+    return {name, "ours", "metrics-scheduler", std::nullopt, true, ""};
+  }
   absl::StatusOr<Policy> p = ParsePolicy(name);
   if (!p.ok()) {
     std::cerr << "quality: unknown policy " << name << "\n";
@@ -141,6 +154,29 @@ PolicyRun MakePolicyRun(const std::string& name) {
       {Policy::kLoadAware, "la"},
       {Policy::kClairvoyant, "cv"}};
   return {name, kShort.at(*p), absl::StrCat("quality-", name), *p};
+}
+
+// --variants' NAME=FILE: metrics-scheduler with FILE, as its own policy.
+PolicyRun MakeVariantRun(const std::string& spec) {
+  const size_t eq = spec.find('=');
+  const std::string name = spec.substr(0, std::min(eq, spec.size()));
+  const bool valid_name =
+      !name.empty() && name.size() <= 12 &&
+      std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+      });
+  if (eq == std::string::npos || !valid_name || eq + 1 == spec.size()) {
+    std::cerr << "quality: --variants takes NAME=FILE, NAME 1-12 of a-z, 0-9 "
+                 "and -; not "
+              << spec << "\n";
+    std::exit(2);
+  }
+  return {absl::StrCat(kOurs, ":", name),
+          absl::StrCat("ms-", name),
+          absl::StrCat(kOurs, "-", name),
+          std::nullopt,
+          true,
+          spec.substr(eq + 1)};
 }
 
 std::vector<Trace> LoadTraces(uint64_t seed) {
@@ -286,28 +322,45 @@ class MetricsPoller {
   std::thread thread_;
 };
 
-// metrics-scheduler's configuration: the shipped one, its backend URL
-// pointed at this run's Prometheus.
-std::string OurConfig(const std::string& prom_url) {
-  std::string path = absl::GetFlag(FLAGS_config);
-  if (path.empty()) {
-    path = absl::GetFlag(FLAGS_source_dir) + "/manifests/config.yaml";
-  }
+// metrics-scheduler's configuration for `policy`: its file (the shipped one
+// by default), the backend URL pointed at this run's Prometheus, and the
+// top-level schedulerName set to the policy's.
+std::string OurConfig(const PolicyRun& policy, const std::string& prom_url) {
+  std::string path =
+      policy.config.empty() ? absl::GetFlag(FLAGS_config) : policy.config;
+  const bool given = !path.empty();
+  if (!given) path = absl::GetFlag(FLAGS_source_dir) + "/manifests/config.yaml";
   std::string text = ReadAll(path);
+  if (text.empty())
+    Die("cannot read metrics-scheduler's configuration " + path);
   const std::string shipped =
       "url: http://prometheus-server.monitoring.svc:9090";
-  if (text.find(shipped) == std::string::npos) {
-    if (!absl::GetFlag(FLAGS_config).empty()) return text;
+  if (text.find(shipped) != std::string::npos) {
+    text = absl::StrReplaceAll(text, {{shipped, "url: " + prom_url}});
+  } else if (!given) {
     Die("manifests/config.yaml no longer has the backend URL " + shipped);
   }
-  return absl::StrReplaceAll(text, {{shipped, "url: " + prom_url}});
+  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  bool named = false;
+  for (std::string& line : lines) {
+    if (absl::StartsWith(line, "schedulerName:")) {
+      line = "schedulerName: " + policy.scheduler_name;
+      named = true;
+    }
+  }
+  if (!named) lines.push_back("schedulerName: " + policy.scheduler_name);
+  return absl::StrJoin(lines, "\n") + "\n";
 }
 
-// Starts metrics-scheduler; returns its pid once /readyz answers.
-pid_t StartOurs(ControlPlane& plane, const std::string& prom_url, int run) {
-  const std::string config = absl::StrCat(plane.dir(), "/ours-", run, ".yaml");
-  std::ofstream(config) << OurConfig(prom_url);
-  const std::string log = absl::StrCat(plane.dir(), "/ours-", run, ".log");
+// Starts metrics-scheduler for `policy`; returns its pid once /readyz
+// answers.
+pid_t StartOurs(ControlPlane& plane, const PolicyRun& policy,
+                const std::string& prom_url, int run) {
+  const std::string stem =
+      absl::StrCat(plane.dir(), "/", policy.short_name, "-", run);
+  const std::string config = stem + ".yaml";
+  std::ofstream(config) << OurConfig(policy, prom_url);
+  const std::string log = stem + ".log";
   pid_t pid = Spawn({absl::GetFlag(FLAGS_build_dir) + "/metrics-scheduler",
                      "--config=" + config,
                      "--kubeconfig=" + plane.dir() + "/scheduler.kubeconfig",
@@ -587,10 +640,10 @@ void Run::Go() {
   });
   MetricsPoller poller(**prom);
 
-  pid_t ours = -1;
+  std::vector<pid_t> ours;
   std::vector<std::unique_ptr<ReferenceScheduler>> reference;
   for (const PolicyRun& p : policies_) {
-    if (p.name == kOurs) ours = StartOurs(plane_, (*prom)->url(), number_);
+    if (p.ours) ours.push_back(StartOurs(plane_, p, (*prom)->url(), number_));
     if (!p.reference) continue;
     ReferenceScheduler::Hooks hooks{
         .locate = [this](const std::string& name) { return index_.Pod(name); },
@@ -651,7 +704,7 @@ void Run::Go() {
   for (auto& r : reference) r->Stop();
   watch.Stop();
   ReportStatuses();
-  Terminate(ours);
+  for (pid_t pid : ours) Terminate(pid);
   Clean();
 }
 
@@ -692,12 +745,19 @@ int Main() {
   for (const std::string& name : absl::GetFlag(FLAGS_policies)) {
     policies.push_back(MakePolicyRun(name));
   }
+  for (const std::string& spec : absl::GetFlag(FLAGS_variants)) {
+    policies.push_back(MakeVariantRun(spec));
+  }
   const uint64_t seed = absl::GetFlag(FLAGS_seed);
   if (!absl::GetFlag(FLAGS_write_traces).empty()) {
+    const std::string dir = absl::GetFlag(FLAGS_write_traces);
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
     for (const Trace& t : LoadTraces(seed)) {
-      std::ofstream(absl::StrCat(absl::GetFlag(FLAGS_write_traces), "/", t.name,
-                                 ".jsonl"))
-          << WriteTrace(t);
+      const std::string path = absl::StrCat(dir, "/", t.name, ".jsonl");
+      std::ofstream out(path);
+      out << WriteTrace(t);
+      if (!out.flush()) Die("cannot write " + path);
     }
     return 0;
   }
