@@ -340,6 +340,11 @@ absl::Status Loader::LoadProfile(const YNode& node, const std::string& path,
       }
       out->metrics.push_back(std::move(metric));
     }
+    for (size_t i = 0; i < out->metrics.size(); ++i) {
+      RETURN_IF_ERROR(
+          CheckUtilisation(out->metrics, i, metrics[i],
+                           absl::StrCat(Child(path, "metrics"), "[", i, "]")));
+    }
   }
   if (YNode n = Find(node, "builtins"); n.IsDefined()) {
     RETURN_IF_ERROR(LoadBuiltins(n, Child(path, "builtins"), &out->builtins));
@@ -358,6 +363,36 @@ absl::Status Loader::LoadProfile(const YNode& node, const std::string& path,
     RETURN_IF_ERROR(GetPositiveDuration(n, herd, "window", &out->herd.window));
   }
   return absl::OkStatus();
+}
+
+// A queueing estimate's utilisation names another metric of `metrics`
+// whose estimate is from requests.
+absl::Status Loader::CheckUtilisation(const std::vector<MetricConfig>& metrics,
+                                      size_t i, const YNode& node,
+                                      const std::string& path) {
+  using Basis = UnseenLoadEstimate::Basis;
+  const UnseenLoadEstimate& e = metrics[i].estimate;
+  if (e.basis != Basis::kQueueing) return absl::OkStatus();
+  const YNode at = Find(Find(node, "estimate"), "utilisation");
+  const std::string field = Child(Child(path, "estimate"), "utilisation");
+  for (const MetricConfig& m : metrics) {
+    if (m.name != e.utilisation) continue;
+    if (&m == &metrics[i]) {
+      return Error(at, field, "names this metric; name its utilisation");
+    }
+    if (m.estimate.basis != Basis::kCpuRequests &&
+        m.estimate.basis != Basis::kMemoryRequests) {
+      return Error(at, field,
+                   absl::StrCat(Quote(m.name),
+                                " has no estimate from cpuRequests or "
+                                "memoryRequests, so no unseen load to "
+                                "grow with"));
+    }
+    return absl::OkStatus();
+  }
+  return Error(
+      at, field,
+      absl::StrCat("no metric ", Quote(e.utilisation), " in this list"));
 }
 
 // `source`, or `query` with what the backend type allows of it.
@@ -555,17 +590,37 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
                                   BackendType backend,
                                   UnseenLoadEstimate* out) {
   using Basis = UnseenLoadEstimate::Basis;
-  RETURN_IF_ERROR(
-      CheckMap(node, path, {"from", "factor", "warmup", "siblings"}));
+  RETURN_IF_ERROR(CheckMap(
+      node, path, {"from", "factor", "warmup", "siblings", "utilisation"}));
   YNode from;
   RETURN_IF_ERROR(GetEnum<Basis>(node, path, "from",
                                  {{"none", Basis::kNone},
                                   {"cpuRequests", Basis::kCpuRequests},
                                   {"memoryRequests", Basis::kMemoryRequests},
-                                  {"perPod", Basis::kPerPod}},
+                                  {"perPod", Basis::kPerPod},
+                                  {"queueing", Basis::kQueueing}},
                                  &out->basis, &from));
   if (!from.IsDefined()) return Error(node, Child(path, "from"), "required");
   YNode v;
+  RETURN_IF_ERROR(GetString(node, path, "utilisation", &out->utilisation, &v));
+  if (out->basis == Basis::kQueueing) {
+    if (out->utilisation.empty()) {
+      return Error(v.IsDefined() ? v : node, Child(path, "utilisation"),
+                   "required with from queueing: the metric whose value is "
+                   "the node's utilisation");
+    }
+    for (const char* key : {"factor", "warmup", "siblings"}) {
+      if (YNode n = Find(node, key); n.IsDefined()) {
+        return Error(n, Child(path, key),
+                     "not with from queueing: the metric named by "
+                     "utilisation estimates the load");
+      }
+    }
+    return absl::OkStatus();
+  }
+  if (v.IsDefined()) {
+    return Error(v, Child(path, "utilisation"), "only with from queueing");
+  }
   RETURN_IF_ERROR(GetDouble(node, path, "factor", &out->factor, &v));
   if (!std::isfinite(out->factor)) {
     return Error(v, Child(path, "factor"), "must be a finite number");

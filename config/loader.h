@@ -90,6 +90,11 @@ class Loader : public YamlReader {
                             BackendType backend, UnseenLoadEstimate* out);
   absl::Status LoadSiblings(const YNode& node, const std::string& path,
                             BackendType backend, UnseenLoadEstimate* out);
+  // Metric i's queueing estimate names another metric of the list whose
+  // estimate is from requests; `node` and `path` are metric i's.
+  absl::Status CheckUtilisation(const std::vector<MetricConfig>& metrics,
+                                size_t i, const YNode& node,
+                                const std::string& path);
   absl::Status LoadThreshold(const YNode& node, const std::string& path,
                              MetricThreshold* out);
   absl::Status LoadThresholdScope(const YNode& node, const std::string& path,

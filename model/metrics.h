@@ -83,6 +83,11 @@ struct UnseenLoadEstimate {
     kCpuRequests,     // factor x the pod's CPU requests / node allocatable
     kMemoryRequests,  // factor x the pod's memory requests / allocatable
     kPerPod,          // factor, whatever the pod
+    // The metric grows with another metric's unseen load as a queue's
+    // response time grows with its utilisation: x (1 - u) / (1 - u - du),
+    // u that metric's sampled value, du its estimate (QueueingGrowth,
+    // scoring/unseen_load.h).
+    kQueueing,
   };
   Basis basis = Basis::kNone;
   // For a requests basis, the metric's value on a node whose allocatable
@@ -98,6 +103,10 @@ struct UnseenLoadEstimate {
   // (pods of the same controller) have usage samples is estimated from
   // their mean usage instead of its requests. Empty: requests only.
   std::string siblings_query;
+  // For queueing: the metric, in the same list, whose value is the node's
+  // utilisation (0..1) and whose estimate (a requests basis) is the load
+  // its sample has not seen.
+  std::string utilisation;
 
   bool enabled() const { return basis != Basis::kNone; }
   friend bool operator==(const UnseenLoadEstimate&,

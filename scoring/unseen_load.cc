@@ -1,5 +1,6 @@
 #include "scoring/unseen_load.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -77,8 +78,8 @@ std::vector<std::string> InvalidEstimateAnnotations(
   std::vector<std::string> out;
   for (const MetricTerm& term : terms) {
     auto it = annotations.find(term.name);
-    if (!term.estimate.enabled() || it == annotations.end() ||
-        AnnotatedEstimate(it->second).has_value()) {
+    if (!term.estimate.enabled() || term.estimate.basis == Basis::kQueueing ||
+        it == annotations.end() || AnnotatedEstimate(it->second).has_value()) {
       continue;
     }
     out.push_back(absl::StrFormat(
@@ -90,10 +91,18 @@ std::vector<std::string> InvalidEstimateAnnotations(
   return out;
 }
 
+double QueueingGrowth(double u, double unseen) {
+  if (!std::isfinite(u) || !std::isfinite(unseen)) return 1;
+  const double seen = std::clamp(u, 0.0, kMaxQueueingUtilisation);
+  const double all =
+      std::min(seen + std::max(unseen, 0.0), kMaxQueueingUtilisation);
+  return (1 - seen) / (1 - all);
+}
+
 PodEstimate EstimatePod(const MetricTerm& term, const PodInfo& pod,
                         const Node& node, const SiblingUsages* siblings) {
   const UnseenLoadEstimate& e = term.estimate;
-  if (!e.enabled()) return {};
+  if (!e.enabled() || e.basis == Basis::kQueueing) return {};
   if (auto it = pod.estimates.find(term.name); it != pod.estimates.end()) {
     if (std::optional<double> value = AnnotatedEstimate(it->second)) {
       return {.from = From::kAnnotation, .value = *value};
@@ -144,6 +153,13 @@ std::vector<std::string> ExplainEstimates(
   for (size_t m = 0; m < terms.size(); ++m) {
     const MetricTerm& term = terms[m];
     if (!term.estimate.enabled()) continue;
+    if (term.estimate.basis == Basis::kQueueing) {
+      out.push_back(absl::StrFormat(
+          "%s x (1 - u) / (1 - u - du), u = %s as sampled, du = %s's "
+          "estimate with it",
+          term.name, term.estimate.utilisation, term.estimate.utilisation));
+      continue;
+    }
     const PodEstimate e = EstimatePod(
         term, pod, node, m < siblings.size() ? &siblings[m] : nullptr);
     out.push_back(absl::StrFormat(

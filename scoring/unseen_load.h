@@ -61,7 +61,8 @@ struct PodEstimate {
 // else, for a requests basis, factor x its siblings' mean usage (when
 // `siblings`, non-null, has its controller) or its requests, over the
 // node's allocatable (0 for a node with none); for perPod, the factor.
-// 0 when the term has no estimate.
+// 0 when the term has no estimate or grows by queueing (a node's, not a
+// pod's: QueueingGrowth).
 PodEstimate EstimatePod(const MetricTerm& term, const PodInfo& pod,
                         const Node& node, const SiblingUsages* siblings);
 
@@ -85,6 +86,16 @@ std::vector<std::string> ExplainEstimates(
 std::vector<std::string> InvalidEstimateAnnotations(
     const std::vector<MetricTerm>& terms,
     const std::map<std::string, std::string>& annotations);
+
+// How much a queueing metric (estimate from queueing: a response time, a
+// queue's length) grows when the utilisation `u` its sample saw becomes
+// u + `unseen`: (1 - u) / (1 - u - unseen), as an M/M/1 queue's response
+// time, and the load factor of Kingman's formula for any single-server
+// queue, grow. Both utilisations are held to [0, kMaxQueueingUtilisation],
+// so the growth is 1 when nothing is unseen or the node was already past
+// it, and at most 20.
+inline constexpr double kMaxQueueingUtilisation = 0.95;
+double QueueingGrowth(double u, double unseen);
 
 // Whether a sample taken at `sample_ms` shows a pod that started at
 // `start_ms` (epoch ms).

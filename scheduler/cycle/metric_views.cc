@@ -31,6 +31,15 @@ const MetricViews::View& MetricViews::Get(
     for (const MetricTerm& term : config.metrics) {
       view->estimates = view->estimates || term.estimate.enabled();
       view->scoped_filters = view->scoped_filters || term.has_scoped_filter();
+      int of = -1;
+      if (term.estimate.basis == UnseenLoadEstimate::Basis::kQueueing) {
+        for (size_t c = 0; c < config.metrics.size(); ++c) {
+          if (config.metrics[c].name == term.estimate.utilisation) {
+            of = static_cast<int>(c);
+          }
+        }
+      }
+      view->utilisation_of.push_back(of);
     }
   }
   DropOldStarts(now);
@@ -129,7 +138,8 @@ void MetricViews::Estimate(View& view, const Start& start,
     if (view.unseen[m].empty()) continue;
     MetricColumn& column = view.columns[m];
     const MetricTerm& term = view.config->metrics[m];
-    if (column.time_ms[i] == 0 || !std::isfinite(column.values[i]) ||
+    if (view.utilisation_of[m] >= 0 || column.time_ms[i] == 0 ||
+        !std::isfinite(column.values[i]) ||
         SampleShows(term.estimate, column.time_ms[i], start.start_ms)) {
       continue;
     }
@@ -140,6 +150,27 @@ void MetricViews::Estimate(View& view, const Start& start,
     column.values[i] += d;
     view.unseen[m][i] += d;
     if (table != nullptr && d != 0) table->Add(m, i, d);
+  }
+  Requeue(view, i, table);
+}
+
+void MetricViews::Requeue(View& view, size_t i, MetricTable* table) {
+  for (size_t q = 0; q < view.unseen.size(); ++q) {
+    const int c = view.utilisation_of[q];
+    if (c < 0 || view.unseen[q].empty() || view.unseen[c].empty()) continue;
+    MetricColumn& column = view.columns[q];
+    const MetricColumn& load = view.columns[c];
+    if (column.time_ms[i] == 0 || !std::isfinite(column.values[i]) ||
+        load.time_ms[i] == 0 || !std::isfinite(load.values[i])) {
+      continue;
+    }
+    const double sampled = column.values[i] - view.unseen[q][i];
+    const double du = view.unseen[c][i];
+    const double d =
+        sampled * QueueingGrowth(load.values[i] - du, du) - column.values[i];
+    column.values[i] += d;
+    view.unseen[q][i] += d;
+    if (table != nullptr && d != 0) table->Add(q, i, d);
   }
 }
 

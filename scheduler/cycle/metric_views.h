@@ -92,6 +92,9 @@ class MetricViews {
     // The sequence number of the oldest placement this view still counts.
     uint64_t counted_from = 0;
     bool estimates = false;       // a term has an estimate
+    // Per metric term, the index of the term whose unseen load it grows
+    // with (estimate from queueing), -1 for the others.
+    std::vector<int> utilisation_of;
     uint64_t starts_version = 0;  // of the starts the estimates include
     bool scoped_filters = false;  // a term has a scoped filter
     // The layout node_bounds was matched over; 0: never.
@@ -167,6 +170,9 @@ class MetricViews {
   // and to `table` unless null.
   static void Estimate(View& view, const Start& start,
                        const NodeLayout& layout, MetricTable* table);
+  // Grows node i's queueing terms in `view` with their utilisation terms'
+  // unseen load (QueueingGrowth), in `table` too unless null.
+  static void Requeue(View& view, size_t i, MetricTable* table);
   // Records a start; estimates it at once in the views that are up to date.
   void AddStart(Start start, const NodeLayout& layout);
   void DropOldStarts(absl::Time now);

@@ -300,6 +300,9 @@ metrics:
   - name: latency
     query: l
     estimate: {from: perPod, factor: 0.02}
+  - name: p99
+    query: p
+    estimate: {from: queueing, utilisation: cpu}
 )");
   ASSERT_TRUE(c.ok()) << c.status();
   using Basis = UnseenLoadEstimate::Basis;
@@ -312,6 +315,8 @@ metrics:
                 .siblings_query = "sum by (namespace, pod) (rate(u[2m]))"}));
   EXPECT_EQ(m[1].estimate,
             (UnseenLoadEstimate{.basis = Basis::kPerPod, .factor = 0.02}));
+  EXPECT_EQ(m[2].estimate, (UnseenLoadEstimate{.basis = Basis::kQueueing,
+                                               .utilisation = "cpu"}));
 }
 
 TEST(LoadConfigTest, NullMeansDefault) {
@@ -514,7 +519,28 @@ TEST(LoadConfigTest, Errors) {
        "file.yaml:7:15: metrics[0].estimate.from: required"},
       {WithMetric("    estimate: {from: cpuLimits}\n"),
        "file.yaml:7:22: metrics[0].estimate.from: must be one of none, "
-       "cpuRequests, memoryRequests, perPod; got \"cpuLimits\""},
+       "cpuRequests, memoryRequests, perPod, queueing; got \"cpuLimits\""},
+      {WithMetric("    estimate: {from: queueing}\n"),
+       "file.yaml:7:15: metrics[0].estimate.utilisation: required with from "
+       "queueing: the metric whose value is the node's utilisation"},
+      {WithMetric(
+           "    estimate: {from: queueing, utilisation: cpu, factor: 2}\n"),
+       "file.yaml:7:58: metrics[0].estimate.factor: not with from queueing: "
+       "the metric named by utilisation estimates the load"},
+      {WithMetric("    estimate: {from: perPod, utilisation: cpu}\n"),
+       "file.yaml:7:43: metrics[0].estimate.utilisation: only with from "
+       "queueing"},
+      {WithMetric("    estimate: {from: queueing, utilisation: m}\n"),
+       "file.yaml:7:45: metrics[0].estimate.utilisation: names this metric; "
+       "name its utilisation"},
+      {WithMetric("    estimate: {from: queueing, utilisation: l}\n"
+                  "  - name: l\n    query: q2\n"),
+       "file.yaml:7:45: metrics[0].estimate.utilisation: \"l\" has no "
+       "estimate from cpuRequests or memoryRequests, so no unseen load to "
+       "grow with"},
+      {WithMetric("    estimate: {from: queueing, utilisation: nope}\n"),
+       "file.yaml:7:45: metrics[0].estimate.utilisation: no metric \"nope\" "
+       "in this list"},
       {WithMetric("    estimate: {from: perPod, warmup: -1s}\n"),
        "file.yaml:7:38: metrics[0].estimate.warmup: invalid duration "
        "\"-1s\": must not be signed (examples: 500ms, 15s, 2m, 1h30m)"},

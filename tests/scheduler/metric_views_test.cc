@@ -312,6 +312,39 @@ TEST_F(EstimateTest, AViewAskedLaterCountsTheStartsItMissed) {
   EXPECT_EQ(view.unseen[0][0], 0);
 }
 
+// Latency grows with the CPU its sample has not seen: on a, sampled at 10 ms
+// with the CPU at 0.5, a 1-core pod (0.25 of the node) unseen doubles it.
+TEST_F(EstimateTest, AQueueingTermGrowsWithItsUtilisationsUnseenLoad) {
+  by_cpu_.metrics.push_back(
+      {.name = "latency",
+       .estimate = {.basis = UnseenLoadEstimate::Basis::kQueueing,
+                    .utilisation = "cpu"}});
+  const int64_t t0 = absl::ToUnixMillis(now_);
+  auto snapshot = std::make_shared<MetricsSnapshot>(*Cpu(0.5, 0.5, now_));
+  snapshot->metrics.push_back(
+      Latency({{"a", 0.01}, {"b", 0.01}}, t0)->metrics[0]);
+  GetCpu(snapshot);
+  now_ += absl::Seconds(1);
+  Place(0, "one");  // at once, in the view asked before
+  const MetricViews::View& view = GetCpu(snapshot);
+  EXPECT_EQ(view.columns[0].values, (std::vector<double>{0.75, 0.5}));
+  EXPECT_DOUBLE_EQ(view.columns[1].values[0], 0.02);
+  EXPECT_DOUBLE_EQ(view.unseen[1][0], 0.01);
+  EXPECT_DOUBLE_EQ(view.metric_table.column(1).values[0], 0.02);
+  EXPECT_EQ(view.columns[1].values[1], 0.01);
+  // A second pod on a: 0.5 of 0.5 left, held at 0.95: 0.5 / 0.05 = 10x.
+  Place(0, "two");
+  EXPECT_NEAR(GetCpu(snapshot).columns[1].values[0], 0.1, 1e-12);
+  // Aligned afresh (a pod stopped), the same from the start.
+  views_.Stopped("ns/two");
+  EXPECT_DOUBLE_EQ(GetCpu(snapshot).columns[1].values[0], 0.02);
+  // A CPU sample that shows the pods: latency as sampled.
+  now_ += absl::Seconds(40);
+  auto later = std::make_shared<MetricsSnapshot>(*Cpu(0.75, 0.5, now_));
+  later->metrics.push_back(snapshot->metrics[1]);
+  EXPECT_EQ(GetCpu(later).columns[1].values, (std::vector<double>{0.01, 0.01}));
+}
+
 // A web ReplicaSet's pods request 1 core and use 2: its next pod is
 // estimated from what they use, any other pod from its requests.
 TEST_F(EstimateTest, APodWithMeasuredSiblingsIsEstimatedFromTheirUsage) {

@@ -60,6 +60,37 @@ TEST(UnseenLoadTest, AnAnnotationThatIsNoDecimalIsReported) {
   EXPECT_EQ(InvalidEstimateAnnotations(terms, {{"cpu", "inf"}}).size(), 1u);
 }
 
+// A response time at utilisation 0.5 doubles when 0.25 more arrives:
+// (1 - 0.5) / (1 - 0.75).
+TEST(UnseenLoadTest, AQueueGrowsAsOneOverOneMinusItsUtilisation) {
+  EXPECT_DOUBLE_EQ(QueueingGrowth(0.5, 0.25), 2);
+  EXPECT_DOUBLE_EQ(QueueingGrowth(0.2, 0.4), 2);
+  EXPECT_EQ(QueueingGrowth(0.5, 0), 1);
+  // Held at 0.95: 0.1 / 0.05, not 0.1 / -0.4.
+  EXPECT_NEAR(QueueingGrowth(0.9, 0.5), 2, 1e-9);
+  // A sample already past 0.95 (a saturated node) grows no more.
+  EXPECT_EQ(QueueingGrowth(1.3, 0.5), 1);
+  // Below 0 counts as 0; a negative estimate (an annotation) as none.
+  EXPECT_DOUBLE_EQ(QueueingGrowth(-0.1, 0.5), 2);
+  EXPECT_EQ(QueueingGrowth(0.5, -0.2), 1);
+  EXPECT_EQ(QueueingGrowth(NAN, 0.2), 1);
+}
+
+TEST(UnseenLoadTest, AQueueingTermHasNoPodEstimateAndReadsNoAnnotation) {
+  Node node;
+  node.allocatable.milli_cpu = 4000;
+  const MetricTerm latency{
+      .name = "latency",
+      .estimate = {.basis = Basis::kQueueing, .utilisation = "cpu"}};
+  PodInfo pod{.requests = {.milli_cpu = 500}, .estimates = {{"latency", "x"}}};
+  EXPECT_EQ(UnseenLoad(latency, pod, node), 0);
+  EXPECT_TRUE(InvalidEstimateAnnotations({latency}, pod.estimates).empty());
+  EXPECT_EQ(ExplainEstimates({latency}, pod, node, {}),
+            (std::vector<std::string>{
+                "latency x (1 - u) / (1 - u - du), u = cpu as sampled, du = "
+                "cpu's estimate with it"}));
+}
+
 TEST(UnseenLoadTest, ASampleShowsAPodOnceAWarmupAfterItsStart) {
   UnseenLoadEstimate e{.basis = Basis::kPerPod, .warmup_ms = 30000};
   EXPECT_FALSE(SampleShows(e, 1029999, 1000000));
