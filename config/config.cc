@@ -591,7 +591,8 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
                                   UnseenLoadEstimate* out) {
   using Basis = UnseenLoadEstimate::Basis;
   RETURN_IF_ERROR(CheckMap(
-      node, path, {"from", "factor", "warmup", "siblings", "utilisation"}));
+      node, path,
+      {"from", "factor", "warmup", "siblings", "utilisation", "full"}));
   YNode from;
   RETURN_IF_ERROR(GetEnum<Basis>(node, path, "from",
                                  {{"none", Basis::kNone},
@@ -616,10 +617,17 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
                      "utilisation estimates the load");
       }
     }
+    RETURN_IF_ERROR(GetDouble(node, path, "full", &out->full, &v));
+    if (!(out->full > 0) || !std::isfinite(out->full)) {
+      return Error(v, Child(path, "full"), "must be a finite number > 0");
+    }
     return absl::OkStatus();
   }
   if (v.IsDefined()) {
     return Error(v, Child(path, "utilisation"), "only with from queueing");
+  }
+  if (YNode n = Find(node, "full"); n.IsDefined()) {
+    return Error(n, Child(path, "full"), "only with from queueing");
   }
   RETURN_IF_ERROR(GetDouble(node, path, "factor", &out->factor, &v));
   if (!std::isfinite(out->factor)) {

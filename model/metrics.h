@@ -107,6 +107,9 @@ struct UnseenLoadEstimate {
   // utilisation (0..1) and whose estimate (a requests basis) is the load
   // its sample has not seen.
   std::string utilisation;
+  // For queueing: the utilisation metric's value on a node fully busy (1
+  // for a fraction, 100 for a percentage).
+  double full = 1;
 
   bool enabled() const { return basis != Basis::kNone; }
   friend bool operator==(const UnseenLoadEstimate&,

@@ -165,9 +165,11 @@ void MetricViews::Requeue(View& view, size_t i, MetricTable* table) {
       continue;
     }
     const double sampled = column.values[i] - view.unseen[q][i];
+    const double full = view.config->metrics[q].estimate.full;
     const double du = view.unseen[c][i];
     const double d =
-        sampled * QueueingGrowth(load.values[i] - du, du) - column.values[i];
+        sampled * QueueingGrowth((load.values[i] - du) / full, du / full) -
+        column.values[i];
     column.values[i] += d;
     view.unseen[q][i] += d;
     if (table != nullptr && d != 0) table->Add(q, i, d);

@@ -302,7 +302,7 @@ metrics:
     estimate: {from: perPod, factor: 0.02}
   - name: p99
     query: p
-    estimate: {from: queueing, utilisation: cpu}
+    estimate: {from: queueing, utilisation: cpu, full: 100}
 )");
   ASSERT_TRUE(c.ok()) << c.status();
   using Basis = UnseenLoadEstimate::Basis;
@@ -315,8 +315,9 @@ metrics:
                 .siblings_query = "sum by (namespace, pod) (rate(u[2m]))"}));
   EXPECT_EQ(m[1].estimate,
             (UnseenLoadEstimate{.basis = Basis::kPerPod, .factor = 0.02}));
-  EXPECT_EQ(m[2].estimate, (UnseenLoadEstimate{.basis = Basis::kQueueing,
-                                               .utilisation = "cpu"}));
+  EXPECT_EQ(m[2].estimate,
+            (UnseenLoadEstimate{
+                .basis = Basis::kQueueing, .utilisation = "cpu", .full = 100}));
 }
 
 TEST(LoadConfigTest, NullMeansDefault) {
@@ -538,6 +539,12 @@ TEST(LoadConfigTest, Errors) {
        "file.yaml:7:45: metrics[0].estimate.utilisation: \"l\" has no "
        "estimate from cpuRequests or memoryRequests, so no unseen load to "
        "grow with"},
+      {WithMetric(
+           "    estimate: {from: queueing, utilisation: cpu, full: 0}\n"),
+       "file.yaml:7:56: metrics[0].estimate.full: must be a finite number > "
+       "0"},
+      {WithMetric("    estimate: {from: perPod, full: 100}\n"),
+       "file.yaml:7:36: metrics[0].estimate.full: only with from queueing"},
       {WithMetric("    estimate: {from: queueing, utilisation: nope}\n"),
        "file.yaml:7:45: metrics[0].estimate.utilisation: no metric \"nope\" "
        "in this list"},

@@ -345,6 +345,26 @@ TEST_F(EstimateTest, AQueueingTermGrowsWithItsUtilisationsUnseenLoad) {
   EXPECT_EQ(GetCpu(later).columns[1].values, (std::vector<double>{0.01, 0.01}));
 }
 
+// CPU in percent: `full: 100` reads 50 (+25 unseen) as 0.5 (+0.25).
+TEST_F(EstimateTest, AQueueingTermReadsAPercentageByItsFull) {
+  by_cpu_.metrics[0].estimate.factor = 100;
+  by_cpu_.metrics.push_back(
+      {.name = "latency",
+       .estimate = {.basis = UnseenLoadEstimate::Basis::kQueueing,
+                    .utilisation = "cpu",
+                    .full = 100}});
+  const int64_t t0 = absl::ToUnixMillis(now_);
+  auto snapshot = std::make_shared<MetricsSnapshot>(*Cpu(50, 50, now_));
+  snapshot->metrics.push_back(
+      Latency({{"a", 0.01}, {"b", 0.01}}, t0)->metrics[0]);
+  GetCpu(snapshot);
+  now_ += absl::Seconds(1);
+  Place(0, "one");
+  const MetricViews::View& view = GetCpu(snapshot);
+  EXPECT_EQ(view.columns[0].values, (std::vector<double>{75, 50}));
+  EXPECT_DOUBLE_EQ(view.columns[1].values[0], 0.02);
+}
+
 // A web ReplicaSet's pods request 1 core and use 2: its next pod is
 // estimated from what they use, any other pod from its requests.
 TEST_F(EstimateTest, APodWithMeasuredSiblingsIsEstimatedFromTheirUsage) {
