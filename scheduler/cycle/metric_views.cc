@@ -139,14 +139,16 @@ void MetricViews::Estimate(View& view, const Start& start,
     MetricColumn& column = view.columns[m];
     const MetricTerm& term = view.config->metrics[m];
     if (view.utilisation_of[m] >= 0 || column.time_ms[i] == 0 ||
-        !std::isfinite(column.values[i]) ||
-        SampleShows(term.estimate, column.time_ms[i], start.start_ms)) {
+        !std::isfinite(column.values[i])) {
       continue;
     }
+    const double part =
+        UnseenPart(term.estimate, column.time_ms[i], start.start_ms);
+    if (part == 0) continue;
     const double d =
-        EstimatePod(term, *start.pod, (*layout.nodes)[i].node,
-                    view.siblings.empty() ? nullptr : &view.siblings[m])
-            .value;
+        part * EstimatePod(term, *start.pod, (*layout.nodes)[i].node,
+                           view.siblings.empty() ? nullptr : &view.siblings[m])
+                   .value;
     column.values[i] += d;
     view.unseen[m][i] += d;
     if (table != nullptr && d != 0) table->Add(m, i, d);
