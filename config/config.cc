@@ -592,7 +592,7 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
   using Basis = UnseenLoadEstimate::Basis;
   RETURN_IF_ERROR(CheckMap(
       node, path,
-      {"from", "factor", "warmup", "siblings", "utilisation", "full", "fade"}));
+      {"from", "factor", "warmup", "siblings", "utilisation", "full"}));
   YNode from;
   RETURN_IF_ERROR(GetEnum<Basis>(node, path, "from",
                                  {{"none", Basis::kNone},
@@ -610,7 +610,7 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
                    "required with from queueing: the metric whose value is "
                    "the node's utilisation");
     }
-    for (const char* key : {"factor", "warmup", "siblings", "fade"}) {
+    for (const char* key : {"factor", "warmup", "siblings"}) {
       if (YNode n = Find(node, key); n.IsDefined()) {
         return Error(n, Child(path, key),
                      "not with from queueing: the metric named by "
@@ -629,10 +629,6 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
   if (YNode n = Find(node, "full"); n.IsDefined()) {
     return Error(n, Child(path, "full"), "only with from queueing");
   }
-  using Fade = UnseenLoadEstimate::Fade;
-  RETURN_IF_ERROR(GetEnum<Fade>(
-      node, path, "fade", {{"step", Fade::kStep}, {"linear", Fade::kLinear}},
-      &out->fade, &v));
   RETURN_IF_ERROR(GetDouble(node, path, "factor", &out->factor, &v));
   if (!std::isfinite(out->factor)) {
     return Error(v, Child(path, "factor"), "must be a finite number");

@@ -91,16 +91,6 @@ std::vector<std::string> InvalidEstimateAnnotations(
   return out;
 }
 
-double UnseenPart(const UnseenLoadEstimate& e, int64_t sample_ms,
-                  int64_t start_ms) {
-  if (SampleShows(e, sample_ms, start_ms)) return 0;
-  if (e.fade == UnseenLoadEstimate::Fade::kStep || sample_ms <= start_ms) {
-    return 1;
-  }
-  return 1 - static_cast<double>(sample_ms - start_ms) /
-                 static_cast<double>(e.warmup_ms);
-}
-
 double QueueingGrowth(double u, double unseen) {
   if (!std::isfinite(u) || !std::isfinite(unseen)) return 1;
   const double seen = std::clamp(u, 0.0, kMaxQueueingUtilisation);
@@ -173,10 +163,7 @@ std::vector<std::string> ExplainEstimates(
     const PodEstimate e = EstimatePod(
         term, pod, node, m < siblings.size() ? &siblings[m] : nullptr);
     out.push_back(absl::StrFormat(
-        "%s %+.4g %s %s: %s", term.name, e.value,
-        term.estimate.fade == UnseenLoadEstimate::Fade::kLinear
-            ? "fading to 0 over"
-            : "for",
+        "%s %+.4g for %s: %s", term.name, e.value,
         absl::FormatDuration(absl::Milliseconds(term.estimate.warmup_ms)),
         DescribeEstimate(term, e)));
   }

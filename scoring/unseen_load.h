@@ -104,12 +104,6 @@ inline bool SampleShows(const UnseenLoadEstimate& estimate, int64_t sample_ms,
   return sample_ms >= start_ms + estimate.warmup_ms;
 }
 
-// The part of a pod's estimate a sample taken at `sample_ms` has not seen,
-// the pod started at `start_ms`: 1 then 0 once SampleShows (fade step);
-// 1 - (sample - start) / warmup within [0, 1] (fade linear).
-double UnseenPart(const UnseenLoadEstimate& estimate, int64_t sample_ms,
-                  int64_t start_ms);
-
 }  // namespace ms
 
 #endif  // METRICS_SCHEDULER_SCORING_UNSEEN_LOAD_H_

@@ -139,16 +139,14 @@ void MetricViews::Estimate(View& view, const Start& start,
     MetricColumn& column = view.columns[m];
     const MetricTerm& term = view.config->metrics[m];
     if (view.utilisation_of[m] >= 0 || column.time_ms[i] == 0 ||
-        !std::isfinite(column.values[i])) {
+        !std::isfinite(column.values[i]) ||
+        SampleShows(term.estimate, column.time_ms[i], start.start_ms)) {
       continue;
     }
-    const double part =
-        UnseenPart(term.estimate, column.time_ms[i], start.start_ms);
-    if (part == 0) continue;
     const double d =
-        part * EstimatePod(term, *start.pod, (*layout.nodes)[i].node,
-                           view.siblings.empty() ? nullptr : &view.siblings[m])
-                   .value;
+        EstimatePod(term, *start.pod, (*layout.nodes)[i].node,
+                    view.siblings.empty() ? nullptr : &view.siblings[m])
+            .value;
     column.values[i] += d;
     view.unseen[m][i] += d;
     if (table != nullptr && d != 0) table->Add(m, i, d);

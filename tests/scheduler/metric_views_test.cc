@@ -345,23 +345,6 @@ TEST_F(EstimateTest, AQueueingTermGrowsWithItsUtilisationsUnseenLoad) {
   EXPECT_EQ(GetCpu(later).columns[1].values, (std::vector<double>{0.01, 0.01}));
 }
 
-// Fade linear: a sample 15 s into the 30 s warm-up has seen half the pod.
-TEST_F(EstimateTest, ALinearFadeChargesWhatTheSampleHasNotCovered) {
-  by_cpu_.metrics[0].estimate.fade = UnseenLoadEstimate::Fade::kLinear;
-  const absl::Time t0 = now_;
-  GetCpu(Cpu(0.5, 0.5, t0));
-  now_ += absl::Seconds(1);
-  Place(0, "one");  // at t0 + 1 s
-  EXPECT_EQ(GetCpu(Cpu(0.5, 0.5, t0)).unseen[0],
-            (std::vector<double>{0.25, 0}));
-  now_ = t0 + absl::Seconds(16);
-  EXPECT_EQ(GetCpu(Cpu(0.6, 0.5, now_)).unseen[0],
-            (std::vector<double>{0.125, 0}));
-  now_ = t0 + absl::Seconds(31);
-  EXPECT_EQ(GetCpu(Cpu(0.75, 0.5, now_)).unseen[0],
-            (std::vector<double>{0, 0}));
-}
-
 // CPU in percent: `full: 100` reads 50 (+25 unseen) as 0.5 (+0.25).
 TEST_F(EstimateTest, AQueueingTermReadsAPercentageByItsFull) {
   by_cpu_.metrics[0].estimate.factor = 100;

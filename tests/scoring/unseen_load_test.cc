@@ -95,23 +95,6 @@ TEST(UnseenLoadTest, ASampleShowsAPodOnceAWarmupAfterItsStart) {
   UnseenLoadEstimate e{.basis = Basis::kPerPod, .warmup_ms = 30000};
   EXPECT_FALSE(SampleShows(e, 1029999, 1000000));
   EXPECT_TRUE(SampleShows(e, 1030000, 1000000));
-  EXPECT_EQ(UnseenPart(e, 999000, 1000000), 1);
-  EXPECT_EQ(UnseenPart(e, 1029999, 1000000), 1);
-  EXPECT_EQ(UnseenPart(e, 1030000, 1000000), 0);
-}
-
-// Fade linear: a sample a third of the warm-up after the start has seen a
-// third of the pod.
-TEST(UnseenLoadTest, ALinearFadeLeavesWhatTheSampleHasNotCovered) {
-  UnseenLoadEstimate e{.basis = Basis::kCpuRequests,
-                       .warmup_ms = 30000,
-                       .fade = UnseenLoadEstimate::Fade::kLinear};
-  EXPECT_EQ(UnseenPart(e, 990000, 1000000), 1);  // sampled before it started
-  EXPECT_EQ(UnseenPart(e, 1000000, 1000000), 1);
-  EXPECT_DOUBLE_EQ(UnseenPart(e, 1010000, 1000000), 2.0 / 3);
-  EXPECT_DOUBLE_EQ(UnseenPart(e, 1027000, 1000000), 0.1);
-  EXPECT_EQ(UnseenPart(e, 1030000, 1000000), 0);
-  EXPECT_EQ(UnseenPart(e, 1090000, 1000000), 0);
 }
 
 // Siblings: a web ReplicaSet whose pods request 0.5 cores and use 1.5.
