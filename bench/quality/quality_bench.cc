@@ -4,11 +4,13 @@
 //                             [--policies=kube-scheduler,metrics-scheduler,...]
 //                             [--duration=300] [--nodes=8]
 //                             [--scrape_interval=15s]
+//                             [--variants=NAME=FILE,...]
 //
 // One run places every trace under every policy at once, each (trace,
 // policy) pair on its own copy of the trace's nodes (a pool), on the local
 // control plane: kube-scheduler (the testenv's, default profile),
-// metrics-scheduler (this build's, with manifests/config.yaml), and the
+// metrics-scheduler (this build's, with manifests/config.yaml, and one more
+// process per --variants configuration), and the
 // reference policies scheduled by the harness itself (policies.h). The load
 // model (load_model.h) runs in this process: it learns of each binding from
 // a watch, exports what the pods do for a real Prometheus to scrape
@@ -331,8 +333,9 @@ std::string OurConfig(const PolicyRun& policy, const std::string& prom_url) {
   const bool given = !path.empty();
   if (!given) path = absl::GetFlag(FLAGS_source_dir) + "/manifests/config.yaml";
   std::string text = ReadAll(path);
-  if (text.empty())
+  if (text.empty()) {
     Die("cannot read metrics-scheduler's configuration " + path);
+  }
   const std::string shipped =
       "url: http://prometheus-server.monitoring.svc:9090";
   if (text.find(shipped) != std::string::npos) {
