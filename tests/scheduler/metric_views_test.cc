@@ -244,6 +244,24 @@ class EstimateTest : public MetricViewsTest {
       const std::shared_ptr<const MetricsSnapshot>& metrics) {
     return views_.Get(by_cpu_, metrics, now_, nodes_.Layout());
   }
+  // Adds a latency term grown by queueing with cpu, whose value on a node
+  // fully busy is `full`.
+  void GrowLatencyWithCpu(double full) {
+    by_cpu_.metrics.push_back(
+        {.name = "latency",
+         .estimate = {.basis = UnseenLoadEstimate::Basis::kQueueing,
+                      .utilisation = "cpu",
+                      .full = full}});
+  }
+  // `cpu` and a latency of 10 ms on both nodes, sampled at `sampled`.
+  std::shared_ptr<const MetricsSnapshot> CpuAndLatency(double a, double b,
+                                                       absl::Time sampled) {
+    auto out = std::make_shared<MetricsSnapshot>(*Cpu(a, b, sampled));
+    out->metrics.push_back(
+        Latency({{"a", 0.01}, {"b", 0.01}}, absl::ToUnixMillis(sampled))
+            ->metrics[0]);
+    return out;
+  }
 
   ScoringConfig by_cpu_;
 };
@@ -315,14 +333,8 @@ TEST_F(EstimateTest, AViewAskedLaterCountsTheStartsItMissed) {
 // Latency grows with the CPU its sample has not seen: on a, sampled at 10 ms
 // with the CPU at 0.5, a 1-core pod (0.25 of the node) unseen doubles it.
 TEST_F(EstimateTest, AQueueingTermGrowsWithItsUtilisationsUnseenLoad) {
-  by_cpu_.metrics.push_back(
-      {.name = "latency",
-       .estimate = {.basis = UnseenLoadEstimate::Basis::kQueueing,
-                    .utilisation = "cpu"}});
-  const int64_t t0 = absl::ToUnixMillis(now_);
-  auto snapshot = std::make_shared<MetricsSnapshot>(*Cpu(0.5, 0.5, now_));
-  snapshot->metrics.push_back(
-      Latency({{"a", 0.01}, {"b", 0.01}}, t0)->metrics[0]);
+  GrowLatencyWithCpu(1);
+  auto snapshot = CpuAndLatency(0.5, 0.5, now_);
   GetCpu(snapshot);
   now_ += absl::Seconds(1);
   Place(0, "one");  // at once, in the view asked before
@@ -340,23 +352,15 @@ TEST_F(EstimateTest, AQueueingTermGrowsWithItsUtilisationsUnseenLoad) {
   EXPECT_DOUBLE_EQ(GetCpu(snapshot).columns[1].values[0], 0.02);
   // A CPU sample that shows the pods: latency as sampled.
   now_ += absl::Seconds(40);
-  auto later = std::make_shared<MetricsSnapshot>(*Cpu(0.75, 0.5, now_));
-  later->metrics.push_back(snapshot->metrics[1]);
-  EXPECT_EQ(GetCpu(later).columns[1].values, (std::vector<double>{0.01, 0.01}));
+  EXPECT_EQ(GetCpu(CpuAndLatency(0.75, 0.5, now_)).columns[1].values,
+            (std::vector<double>{0.01, 0.01}));
 }
 
 // CPU in percent: `full: 100` reads 50 (+25 unseen) as 0.5 (+0.25).
 TEST_F(EstimateTest, AQueueingTermReadsAPercentageByItsFull) {
   by_cpu_.metrics[0].estimate.factor = 100;
-  by_cpu_.metrics.push_back(
-      {.name = "latency",
-       .estimate = {.basis = UnseenLoadEstimate::Basis::kQueueing,
-                    .utilisation = "cpu",
-                    .full = 100}});
-  const int64_t t0 = absl::ToUnixMillis(now_);
-  auto snapshot = std::make_shared<MetricsSnapshot>(*Cpu(50, 50, now_));
-  snapshot->metrics.push_back(
-      Latency({{"a", 0.01}, {"b", 0.01}}, t0)->metrics[0]);
+  GrowLatencyWithCpu(100);
+  auto snapshot = CpuAndLatency(50, 50, now_);
   GetCpu(snapshot);
   now_ += absl::Seconds(1);
   Place(0, "one");
