@@ -52,11 +52,11 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
                                 kConfigApiVersion));
   }
   if (!root.IsMap()) return Error(root, "", "must be a mapping");
-  RETURN_IF_ERROR(
-      CheckMap(root, "",
-               {"apiVersion", "kind", "schedulerName", "backend", "cache",
-                "metrics", "builtins", "profiles", "nodeAffinity", "fallback",
-                "herd", "preemption", "leaderElection", "http", "extender"}));
+  RETURN_IF_ERROR(CheckMap(
+      root, "",
+      {"apiVersion", "kind", "schedulerName", "backend", "cache", "metrics",
+       "builtins", "profiles", "nodeAffinity", "fallback", "herd", "preemption",
+       "leaderElection", "http", "extender", "rebalance"}));
 
   // apiVersion and kind identify the schema; both are required.
   for (const auto& [key, want] :
@@ -120,6 +120,9 @@ absl::Status Loader::Load(const YNode& root, Config* config) {
   if (YNode n = Find(root, "extender"); n.IsDefined()) {
     RETURN_IF_ERROR(
         LoadListenAddress(n, "extender", &config->extender.listen_address));
+  }
+  if (YNode n = Find(root, "rebalance"); n.IsDefined()) {
+    RETURN_IF_ERROR(LoadRebalance(n, "rebalance", config));
   }
   return absl::OkStatus();
 }

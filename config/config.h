@@ -88,6 +88,16 @@
 //   http: {listenAddress: ":10260"}
 //   extender: {listenAddress: ""}     # e.g. ":10262": serve kube-scheduler's
 //                                     # extender protocol; "": off
+//   rebalance:                        # RebalanceConfig; docs/rebalance.md
+//     mode: off                       # off | dryRun | evict
+//     interval: 30s
+//     hot:                            # required unless mode is off
+//       - {metric: cpu, high: 0.85, aboveMean: 0.2, samples: 3, low: 0.7}
+//     pods: {schedulerNames: [], namespaces: [], excludeNamespaces:
+//            [kube-system], matchLabels: {}, matchExpressions: [],
+//            maxPriority: 1000000000, minAge: 5m, localStorage: false}
+//     limits: {perNode: 1, perNamespace: 5, perWorkload: 1, total: 5,
+//              coolDown: 10m}
 //
 // Rules, all checked at load time:
 // - Unknown keys and duplicate keys are errors (a typo never passes
@@ -312,6 +322,64 @@ struct PreemptionConfig {
   int32_t min_candidate_nodes_absolute = 100;
 };
 
+// `rebalance` (docs/rebalance.md): moving pods off nodes that stay hot,
+// only to where a decision places them better. Off by default; dryRun
+// says what it would move (Events, metrics) and evicts nothing.
+enum class RebalanceMode { kOff, kDryRun, kEvict };
+
+// When a node is hot on one metric, and how far its pods' removal must
+// bring it. The metric is a query metric whose term, in the first profile
+// that has it, is better lower and estimates each pod from its requests
+// or per pod (what a pod takes away when it leaves).
+struct HotBound {
+  std::string metric;  // required
+  // Hot: `samples` consecutive fresh samples above `high`, or above the
+  // mean of the nodes' fresh values plus `above_mean`. At least one of
+  // the two; finite; above_mean >= 0.
+  std::optional<double> high;
+  std::optional<double> above_mean;
+  int32_t samples = 3;  // in [1, 100]
+  // Victims are chosen so that what they take away brings the node to
+  // `low` or under, and each one's new node stays at `low` or under with
+  // it. Required, finite, <= high.
+  double low = 0;
+};
+
+// Which pods may move: every condition holds. Besides these, a pod moves
+// only when a controller recreates it (never a DaemonSet's, a mirror or a
+// bare pod), and its replacement is placed by this scheduler.
+struct RebalancePods {
+  // Default: every profile's. Each is a profile's schedulerName.
+  std::vector<std::string> scheduler_names;
+  std::vector<std::string> namespaces;  // default: every namespace
+  std::vector<std::string> exclude_namespaces = {"kube-system"};
+  std::optional<LabelSelector> labels;  // default: any labels
+  // spec.priority at most this (default: every user-defined priority;
+  // system-node-critical and system-cluster-critical are above it).
+  int32_t max_priority = 1000000000;
+  absl::Duration min_age = absl::Minutes(5);  // since status.startTime; >= 0
+  // Pods with an emptyDir or hostPath volume lose its data when moved.
+  bool local_storage = false;
+};
+
+// At most this many evictions in one interval (each >= 1), and a
+// workload that lost a pod waits `cool_down` before it loses another.
+struct RebalanceLimits {
+  int32_t per_node = 1;
+  int32_t per_namespace = 5;
+  int32_t per_workload = 1;
+  int32_t total = 5;
+  absl::Duration cool_down = absl::Minutes(10);  // >= 0
+};
+
+struct RebalanceConfig {
+  RebalanceMode mode = RebalanceMode::kOff;
+  absl::Duration interval = absl::Seconds(30);  // > 0
+  std::vector<HotBound> hot;  // at least one unless mode is off
+  RebalancePods pods;
+  RebalanceLimits limits;
+};
+
 struct LeaderElectionConfig {
   bool enabled = true;
   std::string lease_name = "metrics-scheduler";       // DNS-1123 subdomain
@@ -357,6 +425,7 @@ struct Config {
   LeaderElectionConfig leader_election;
   HttpConfig http;
   ExtenderConfig extender;
+  RebalanceConfig rebalance;
 };
 
 // The metrics fetched from the backend (those with a query) of every

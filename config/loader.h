@@ -2,7 +2,8 @@
 // written with YamlReader's primitives. Its methods are defined by part:
 // config.cc (the document, profiles, metrics, leader election),
 // load_backend.cc (backend and cache), load_node_affinity.cc
-// (nodeAffinity), load_threshold.cc (a metric's filter and its scopes).
+// (nodeAffinity), load_threshold.cc (a metric's filter and its scopes),
+// load_rebalance.cc (rebalance).
 // Private to config/; LoadConfigString is its caller.
 #ifndef METRICS_SCHEDULER_CONFIG_LOADER_H_
 #define METRICS_SCHEDULER_CONFIG_LOADER_H_
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "config/yaml_reader.h"
@@ -28,6 +30,7 @@ struct BackendConfig;
 struct CacheConfig;
 struct Config;
 struct HeaderConfig;
+struct HotBound;
 struct JoinConfig;
 struct LeaderElectionConfig;
 struct MetricConfig;
@@ -35,6 +38,7 @@ struct MetricThreshold;
 struct NodeAffinityConfig;
 struct PreemptionConfig;
 struct ProfileConfig;
+struct RebalancePods;
 
 // Reads one YAML document into a Config. Every yaml-cpp call that may throw
 // is made inside LoadConfigString's try block.
@@ -117,6 +121,20 @@ class Loader : public YamlReader {
                                 std::vector<NodeSelectorRequirement>* out);
   absl::Status LoadLeaderElection(const YNode& node, const std::string& path,
                                   LeaderElectionConfig* out);
+  // `rebalance` (load_rebalance.cc), once the profiles are loaded: its hot
+  // metrics and scheduler names are theirs.
+  absl::Status LoadRebalance(const YNode& node, const std::string& path,
+                             Config* config);
+  absl::Status LoadHotBound(const YNode& node, const std::string& path,
+                            const Config& config, HotBound* out);
+  absl::Status LoadRebalancePods(const YNode& node, const std::string& path,
+                                 const Config& config, RebalancePods* out);
+  // A list of strings under `key`, replacing `out` when present; `invalid`
+  // says what is wrong with an item ("" when nothing is).
+  absl::Status GetStringList(
+      const YNode& map, const std::string& path, const char* key,
+      std::vector<std::string>* out,
+      absl::FunctionRef<std::string(const std::string&)> invalid);
   // `{listenAddress: "[host]:port"}` (http, extender).
   absl::Status LoadListenAddress(const YNode& node, const std::string& path,
                                  std::string* out);

@@ -320,6 +320,153 @@ metrics:
                 .basis = Basis::kQueueing, .utilisation = "cpu", .full = 100}));
 }
 
+// The metrics below are what `rebalance.hot` may name: a query better
+// lower, estimated from requests.
+constexpr char kRebalanceMetrics[] = R"(backend: {url: http://p:9090}
+metrics:
+  - name: cpu
+    query: q
+    estimate: {from: cpuRequests}
+  - name: latency
+    query: l
+)";
+
+TEST(LoadConfigTest, RebalanceIsOffByDefault) {
+  absl::StatusOr<Config> c = Load("");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const RebalanceConfig& r = c->rebalance;
+  EXPECT_EQ(r.mode, RebalanceMode::kOff);
+  EXPECT_EQ(r.interval, absl::Seconds(30));
+  EXPECT_TRUE(r.hot.empty());
+  EXPECT_TRUE(r.pods.scheduler_names.empty());
+  EXPECT_EQ(r.pods.exclude_namespaces, std::vector<std::string>{"kube-system"});
+  EXPECT_EQ(r.pods.max_priority, 1000000000);
+  EXPECT_EQ(r.pods.min_age, absl::Minutes(5));
+  EXPECT_FALSE(r.pods.local_storage);
+  EXPECT_EQ(r.limits.per_node, 1);
+  EXPECT_EQ(r.limits.total, 5);
+  EXPECT_EQ(r.limits.cool_down, absl::Minutes(10));
+}
+
+TEST(LoadConfigTest, RebalanceReadsEveryKey) {
+  absl::StatusOr<Config> c = Load(absl::StrCat(kRebalanceMetrics, R"(rebalance:
+  mode: evict
+  interval: 1m
+  hot:
+    - {metric: cpu, high: 0.85, aboveMean: 0.2, samples: 4, low: 0.7}
+  pods:
+    schedulerNames: [metrics-scheduler]
+    namespaces: [shop]
+    excludeNamespaces: []
+    matchLabels: {tier: web}
+    maxPriority: 100
+    minAge: 30s
+    localStorage: true
+  limits: {perNode: 2, perNamespace: 3, perWorkload: 4, total: 6, coolDown: 0s}
+)"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  const RebalanceConfig& r = c->rebalance;
+  EXPECT_EQ(r.mode, RebalanceMode::kEvict);
+  EXPECT_EQ(r.interval, absl::Minutes(1));
+  ASSERT_EQ(r.hot.size(), 1u);
+  EXPECT_EQ(r.hot[0].metric, "cpu");
+  EXPECT_EQ(r.hot[0].high, 0.85);
+  EXPECT_EQ(r.hot[0].above_mean, 0.2);
+  EXPECT_EQ(r.hot[0].samples, 4);
+  EXPECT_EQ(r.hot[0].low, 0.7);
+  EXPECT_EQ(r.pods.scheduler_names,
+            std::vector<std::string>{"metrics-scheduler"});
+  EXPECT_EQ(r.pods.namespaces, std::vector<std::string>{"shop"});
+  EXPECT_TRUE(r.pods.exclude_namespaces.empty());
+  ASSERT_TRUE(r.pods.labels.has_value());
+  EXPECT_EQ(r.pods.labels->match_labels.at("tier"), "web");
+  EXPECT_EQ(r.pods.max_priority, 100);
+  EXPECT_EQ(r.pods.min_age, absl::Seconds(30));
+  EXPECT_TRUE(r.pods.local_storage);
+  EXPECT_EQ(r.limits.per_node, 2);
+  EXPECT_EQ(r.limits.per_namespace, 3);
+  EXPECT_EQ(r.limits.per_workload, 4);
+  EXPECT_EQ(r.limits.total, 6);
+  EXPECT_EQ(r.limits.cool_down, absl::ZeroDuration());
+}
+
+TEST(LoadConfigTest, RebalanceErrors) {
+  struct Case {
+    std::string rebalance;  // from line 10 on, after kRebalanceMetrics
+    std::string want;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"rebalance: {mode: on}\n",
+            "file.yaml:10:19: rebalance.mode: must be one of off, dryRun, "
+            "evict; got \"on\""},
+           {"rebalance: {mode: dryRun}\n",
+            "file.yaml:10:12: rebalance.hot: needs at least one metric when "
+            "mode is dryRun or evict: nothing says when a node is hot"},
+           {"rebalance: {interval: 0s}\n",
+            "file.yaml:10:23: rebalance.interval: must be > 0"},
+           {"rebalance: {hot: [{metric: cpu, high: 0.8, low: 0.9}]}\n",
+            "file.yaml:10:49: rebalance.hot[0].low: must be <= high (0.8)"},
+           {"rebalance: {hot: [{metric: cpu, low: 0.5}]}\n",
+            "file.yaml:10:19: rebalance.hot[0]: needs high, aboveMean or "
+            "both: what makes a node hot"},
+           {"rebalance: {hot: [{metric: cpu, high: 0.8}]}\n",
+            "file.yaml:10:19: rebalance.hot[0].low: required: the value "
+            "moving pods must bring the node to"},
+           {"rebalance: {hot: [{metric: mem, high: 0.8, low: 0.5}]}\n",
+            "file.yaml:10:28: rebalance.hot[0].metric: no metric is named "
+            "\"mem\""},
+           {"rebalance: {hot: [{metric: latency, high: 0.8, low: 0.5}]}\n",
+            "file.yaml:10:28: rebalance.hot[0].metric: \"latency\" needs an "
+            "estimate from cpuRequests, memoryRequests or perPod: it is what "
+            "says how much a pod takes away when it leaves"},
+           {"rebalance: {hot: [{metric: cpu, aboveMean: -1, low: 0}]}\n",
+            "file.yaml:10:44: rebalance.hot[0].aboveMean: must be >= 0"},
+           {"rebalance: {hot: [{metric: cpu, high: 1, low: 0, samples: 0}]}\n",
+            "file.yaml:10:59: rebalance.hot[0].samples: must be an integer in "
+            "[1, 100], got \"0\""},
+           {"rebalance:\n  hot:\n    - {metric: cpu, high: 1, low: 0}\n"
+            "    - {metric: cpu, high: 2, low: 0}\n",
+            "file.yaml:13:16: rebalance.hot[1].metric: \"cpu\" is listed "
+            "twice"},
+           {"rebalance: {pods: {schedulerNames: [default-scheduler]}}\n",
+            "file.yaml:10:37: rebalance.pods.schedulerNames[0]: "
+            "\"default-scheduler\" is not a profile's schedulerName "
+            "(metrics-scheduler): only pods this scheduler places again "
+            "move"},
+           {"rebalance: {pods: {namespaces: [Shop]}}\n",
+            "file.yaml:10:33: rebalance.pods.namespaces[0]: \"Shop\" must be "
+            "a namespace name"},
+           {"rebalance: {pods: {minAge: 5}}\n",
+            "file.yaml:10:28: rebalance.pods.minAge: invalid duration \"5\": "
+            "missing unit (ns, us, ms, s, m, h) (examples: 500ms, 15s, 2m, "
+            "1h30m)"},
+           {"rebalance: {limits: {perNode: 0}}\n",
+            "file.yaml:10:31: rebalance.limits.perNode: must be an integer in "
+            "[1, 2147483647], got \"0\""},
+           {"rebalance: {limit: {}}\n",
+            "file.yaml:10:13: rebalance.limit: unknown key (did you mean "
+            "limits?)"},
+       }) {
+    absl::StatusOr<Config> got =
+        Load(absl::StrCat(kRebalanceMetrics, c.rebalance));
+    ASSERT_FALSE(got.ok()) << c.rebalance;
+    EXPECT_EQ(std::string(got.status().message()), c.want) << c.rebalance;
+  }
+}
+
+// A metric better higher says nothing of a node too busy.
+TEST(LoadConfigTest, RebalanceRefusesAMetricBetterHigher) {
+  absl::StatusOr<Config> c = Load(R"(backend: {url: http://p:9090}
+metrics:
+  - {name: free, query: q, direction: higher, estimate: {from: perPod}}
+rebalance: {hot: [{metric: free, high: 1, low: 0}]}
+)");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(std::string(c.status().message()),
+            "file.yaml:6:28: rebalance.hot[0].metric: \"free\" is better "
+            "higher; a hot node is one whose value is too high");
+}
+
 TEST(LoadConfigTest, NullMeansDefault) {
   absl::StatusOr<Config> c = Load("backend:\n  timeout:\ncache:\n");
   ASSERT_TRUE(c.ok()) << c.status();
