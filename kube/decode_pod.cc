@@ -264,7 +264,8 @@ InlineDisk Disk(InlineDisk::Kind kind, od::value v) {
 
 // spec.volumes: the claims of persistentVolumeClaim volumes, and of generic
 // ephemeral ones (named after the volume here; PodFrom prefixes the pod's
-// name once it is known); the inline disks.
+// name once it is known); the inline disks; whether any keeps data on the
+// node (emptyDir, hostPath).
 void Volumes(od::value v, Pod& pod) {
   if (IsNull(v)) return;
   for (od::value item : v.get_array()) {
@@ -285,6 +286,8 @@ void Volumes(od::value v, Pod& pod) {
         }
       } else if (key == "ephemeral") {
         claim = PodClaim{.ephemeral = true};
+      } else if (key == "emptyDir" || key == "hostPath") {
+        pod.local_storage = true;
       } else if (key == "gcePersistentDisk") {
         pod.inline_disks.push_back(
             Disk(InlineDisk::Kind::kGcePersistentDisk, value));
@@ -332,19 +335,24 @@ void PodLevelRequests(od::value v, Pod& pod) {
   }
 }
 
-// The annotations estimate.metrics-scheduler.io/<metric>, by metric; the
+// The annotations: estimate.metrics-scheduler.io/<metric>, by metric, into
+// pod.estimates, and whether kubernetes.io/config.mirror is there; the
 // others are not kept.
-std::map<std::string, std::string> Estimates(od::value v) {
-  std::map<std::string, std::string> out;
-  if (IsNull(v)) return out;
+void Annotations(od::value v, Pod& pod) {
+  std::map<std::string, std::string>& out = pod.estimates;
+  out.clear();
+  if (IsNull(v)) return;
   for (od::field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
+    if (key == "kubernetes.io/config.mirror") {
+      pod.mirror = true;
+      continue;
+    }
     constexpr std::string_view kPrefix = kEstimateAnnotationPrefix;
     if (key.size() > kPrefix.size() && key.substr(0, kPrefix.size()) == kPrefix) {
       out.emplace(std::string(key.substr(kPrefix.size())), String(f.value()));
     }
   }
-  return out;
 }
 
 void PodMetadata(od::value v, Pod& pod) {
@@ -362,7 +370,7 @@ void PodMetadata(od::value v, Pod& pod) {
     } else if (key == "labels") {
       pod.labels = StringMap(value);
     } else if (key == "annotations") {
-      pod.estimates = Estimates(value);
+      Annotations(value, pod);
     } else if (key == "deletionTimestamp") {
       pod.deleting = !IsNull(value);
     } else if (key == "ownerReferences") {

@@ -188,6 +188,13 @@ struct Pod {
   // The PersistentVolumeClaims its volumes name, in spec.volumes order.
   std::vector<PodClaim> claims;
   std::vector<InlineDisk> inline_disks;
+  // An emptyDir or hostPath volume: data on the node, lost when the pod
+  // moves (rebalancing leaves such pods unless told otherwise).
+  bool local_storage = false;
+  // A mirror pod: the apiserver's copy of a static pod the kubelet runs
+  // from a file (annotation kubernetes.io/config.mirror); evicting it does
+  // nothing.
+  bool mirror = false;
   // spec.resourceClaims (dynamic resource allocation): not implemented; such
   // a pod is reported unschedulable, naming it.
   bool has_resource_claims = false;

@@ -225,6 +225,24 @@ TEST(DecodePodTest, KeepsTheEstimateAnnotations) {
   EXPECT_TRUE(pod->estimates.empty());
 }
 
+// What rebalancing must know before it moves a pod: a mirror pod's
+// annotation, and volumes whose data stays on the node.
+TEST(DecodePodTest, MirrorPodsAndLocalStorage) {
+  absl::StatusOr<Pod> pod = DecodePod(R"({"metadata":{"annotations":{
+    "kubernetes.io/config.mirror":"4f2c"}},"spec":{"volumes":[
+      {"name":"config","configMap":{"name":"c"}}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_TRUE(pod->mirror);
+  EXPECT_FALSE(pod->local_storage);
+  for (const char* volume : {R"({"name":"s","emptyDir":{}})",
+                             R"({"name":"h","hostPath":{"path":"/var"}})"}) {
+    pod = DecodePod(absl::StrCat(R"({"spec":{"volumes":[)", volume, "]}}"));
+    ASSERT_TRUE(pod.ok()) << pod.status();
+    EXPECT_TRUE(pod->local_storage) << volume;
+    EXPECT_FALSE(pod->mirror);
+  }
+}
+
 TEST(DecodeBudgetTest, WhatPreemptionReads) {
   absl::StatusOr<ObjectList<PodDisruptionBudget>> list =
       DecodeList<PodDisruptionBudget>(R"({
