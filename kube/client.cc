@@ -671,6 +671,24 @@ absl::Status KubeClient::DeletePod(const std::string& namespace_,
       .status();
 }
 
+absl::Status KubeClient::EvictPod(const std::string& namespace_,
+                                  const std::string& name,
+                                  const std::string& uid,
+                                  absl::Duration timeout) {
+  return Call("POST",
+              absl::StrCat("/api/v1/namespaces/", UrlEncode(namespace_),
+                           "/pods/", UrlEncode(name), "/eviction"),
+              absl::StrCat("{\"apiVersion\":\"policy/v1\",\"kind\":"
+                           "\"Eviction\",\"metadata\":{\"name\":",
+                           JsonQuote(name),
+                           ",\"namespace\":", JsonQuote(namespace_),
+                           "},\"deleteOptions\":{\"preconditions\":{"
+                           "\"uid\":",
+                           JsonQuote(uid), "}}}"),
+              "application/json", timeout)
+      .status();
+}
+
 absl::Status KubeClient::SetNominatedNode(const std::string& namespace_,
                                           const std::string& name,
                                           const std::string& node,

@@ -261,6 +261,14 @@ class KubeClient {
   absl::Status DeletePod(const std::string& namespace_, const std::string& name,
                          const std::string& uid,
                          absl::Duration timeout = kDefaultRequestTimeout);
+  // Evicts a pod through the Eviction API (pods/NAME/eviction, policy/v1),
+  // only if its uid is still `uid`: the apiserver deletes it unless a
+  // PodDisruptionBudget forbids it now, which is ResourceExhausted (429,
+  // with the budget's message). NotFound when it is gone, Aborted when the
+  // uid differs.
+  absl::Status EvictPod(const std::string& namespace_, const std::string& name,
+                        const std::string& uid,
+                        absl::Duration timeout = kDefaultRequestTimeout);
   // Sets (or, with "", clears) a pod's status.nominatedNodeName.
   absl::Status SetNominatedNode(const std::string& namespace_,
                                 const std::string& name,

@@ -3,10 +3,11 @@
 // Binding a pod, recording an Event about it, setting its PodScheduled
 // condition, reading a pod back (to learn whether a binding whose answer
 // was lost took effect), and preemption's writes (a victim's
-// DisruptionTarget condition and deletion, a preemptor's nominated node). KubeSchedulerApi sends them to the
-// apiserver; unit tests record them. Failure codes are KubeClient's (kube/client.h): Aborted for a pod
-// already bound, NotFound for a pod that is gone, Unavailable and
-// DeadlineExceeded for a server that could not answer.
+// DisruptionTarget condition and deletion, a preemptor's nominated node),
+// and rebalancing's evictions. KubeSchedulerApi sends them to the
+// apiserver; unit tests record them. Failure codes are KubeClient's
+// (kube/client.h): Aborted for a pod already bound, NotFound for a pod that is
+// gone, Unavailable and DeadlineExceeded for a server that could not answer.
 //
 // The binding and Event writes also come without waiting (BindAsync,
 // RecordEventAsync): the answer goes to a callback, on the apiserver
@@ -141,6 +142,13 @@ class SchedulerApi {
     (void)timeout;
     return absl::UnimplementedError("SetNominatedNode");
   }
+  // Rebalancing (kube::KubeClient::EvictPod): the Eviction API, which
+  // PodDisruptionBudgets hold. Unimplemented by default.
+  virtual absl::Status EvictPod(const Pod& pod, absl::Duration timeout) {
+    (void)pod;
+    (void)timeout;
+    return absl::UnimplementedError("EvictPod");
+  }
 };
 
 class KubeSchedulerApi final : public SchedulerApi {
@@ -187,6 +195,9 @@ class KubeSchedulerApi final : public SchedulerApi {
   absl::Status SetNominatedNode(const Pod& pod, const std::string& node,
                                 absl::Duration timeout) override {
     return client_.SetNominatedNode(pod.namespace_, pod.name, node, timeout);
+  }
+  absl::Status EvictPod(const Pod& pod, absl::Duration timeout) override {
+    return client_.EvictPod(pod.namespace_, pod.name, pod.uid, timeout);
   }
 
  private:

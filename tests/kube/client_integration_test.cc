@@ -387,6 +387,43 @@ TEST_F(KubeClientIntegrationTest, EventIsListedForThePod) {
   EXPECT_NE(events.find(pod->uid), std::string::npos);
 }
 
+// The Eviction API: it deletes the pod it names, unless the uid changed or
+// a PodDisruptionBudget forbids it (429, ResourceExhausted).
+TEST_F(KubeClientIntegrationTest, EvictPodHonoursUidAndDisruptionBudgets) {
+  const std::string pods = "/api/v1/namespaces/" + ns_ + "/pods";
+  env_.AdminOk("POST", pods, PodJson(ns_, "free"));
+  KubeClient client(env_.AdminConfig());
+  absl::StatusOr<Pod> free = client.GetPod(ns_, "free");
+  ASSERT_TRUE(free.ok()) << free.status();
+  EXPECT_EQ(client.EvictPod(ns_, "free", "00000000-0000-0000-0000-000000000000")
+                .code(),
+            absl::StatusCode::kAborted);
+  ASSERT_TRUE(client.EvictPod(ns_, "free", free->uid).ok());
+  EXPECT_EQ(client.GetPod(ns_, "free").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(client.EvictPod(ns_, "free", free->uid).code(),
+            absl::StatusCode::kNotFound);
+
+  // A budget that allows no disruption of pods labelled app=kept.
+  env_.AdminOk("POST",
+               "/apis/policy/v1/namespaces/" + ns_ + "/poddisruptionbudgets",
+               R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget",)"
+               R"("metadata":{"name":"keep"},"spec":{"maxUnavailable":0,)"
+               R"("selector":{"matchLabels":{"app":"kept"}}}})");
+  std::string kept = PodJson(ns_, "kept");
+  kept.replace(kept.find(R"("namespace")"), 0, R"("labels":{"app":"kept"},)");
+  env_.AdminOk("POST", pods, kept);
+  // A pod not Running yet is evicted whatever its budget says.
+  env_.AdminOk("PATCH", pods + "/kept/status",
+               R"({"status":{"phase":"Running"}})",
+               "application/merge-patch+json");
+  absl::StatusOr<Pod> pod = client.GetPod(ns_, "kept");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  absl::Status refused = client.EvictPod(ns_, "kept", pod->uid);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted) << refused;
+  EXPECT_TRUE(client.GetPod(ns_, "kept").ok());
+}
+
 TEST_F(KubeClientIntegrationTest, PatchPodConditionSetsUnschedulable) {
   env_.AdminOk("POST", "/api/v1/namespaces/" + ns_ + "/pods",
                PodJson(ns_, "cond"));
