@@ -122,10 +122,27 @@ PodEstimate EstimatePod(const MetricTerm& term, const PodInfo& pod,
           .value = OfAllocatable(e, Requested(e, pod), node)};
 }
 
+PodEstimate PodTakes(const MetricTerm& term, const PodInfo& pod,
+                     const Node& node, const SiblingUsages* siblings,
+                     std::optional<double> own) {
+  const UnseenLoadEstimate& e = term.estimate;
+  const bool requests =
+      e.basis == Basis::kCpuRequests || e.basis == Basis::kMemoryRequests;
+  if (requests && own && std::isfinite(*own)) {
+    return {.from = From::kOwn,
+            .value = OfAllocatable(e, Measured(e, *own), node),
+            .own = *own};
+  }
+  return EstimatePod(term, pod, node, siblings);
+}
+
 std::string DescribeEstimate(const MetricTerm& term,
                              const PodEstimate& estimate) {
   const bool cpu = term.estimate.basis == Basis::kCpuRequests;
   switch (estimate.from) {
+    case From::kOwn:
+      return absl::StrFormat("its own measured usage (%.4g %s)", estimate.own,
+                             cpu ? "cores" : "bytes");
     case From::kNone:
       return "none";
     case From::kAnnotation:

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,10 +51,12 @@ struct PodEstimate {
     kSiblings,    // its controller's pods' measured usage
     kRequests,    // its requests (no sibling measured)
     kPerPod,      // the term's perPod factor
+    kOwn,         // its own measured usage (PodTakes only)
   };
   From from = From::kNone;
   double value = 0;
   SiblingUsage siblings;  // with kSiblings
+  double own = 0;         // with kOwn: its usage (cores, bytes)
 };
 
 // What `pod` adds to `term` on `node` while unseen: its annotation
@@ -65,6 +68,15 @@ struct PodEstimate {
 // pod's: QueueingGrowth).
 PodEstimate EstimatePod(const MetricTerm& term, const PodInfo& pod,
                         const Node& node, const SiblingUsages* siblings);
+
+// What `pod`, running on `node`, takes off `term`'s value there when it
+// leaves (rebalancing, scoring/rebalance.h): for a requests basis, its own
+// measured usage `own` (in the basis' unit, its fresh sample of the
+// siblings query; nullopt when none) x factor over the node's allocatable;
+// else EstimatePod.
+PodEstimate PodTakes(const MetricTerm& term, const PodInfo& pod,
+                     const Node& node, const SiblingUsages* siblings,
+                     std::optional<double> own);
 
 // "siblings' measured usage (3 pods, 0.42 cores each)", "requests (no
 // sibling measured)": how `estimate` of `term` was made, for explain.

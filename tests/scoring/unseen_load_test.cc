@@ -190,6 +190,32 @@ TEST_F(SiblingsTest, APodIsEstimatedFromItsSiblingsThenFromItsRequests) {
   EXPECT_EQ(a.value, 0.9);
 }
 
+// What a running pod takes off its node when it leaves: its own measured
+// usage first, even over its annotation; else as EstimatePod.
+TEST_F(SiblingsTest, APodTakesItsOwnMeasuredUsage) {
+  MetricTerm term{.name = "cpu", .estimate = estimate_};
+  Node node;
+  node.allocatable.milli_cpu = 4000;
+  SiblingUsages usages = Measure();
+  PodInfo web = Pod("rs-web", kNow - 600'000);
+  web.estimates["cpu"] = "0.9";
+  PodEstimate own = PodTakes(term, web, node, &usages, 2.0);
+  EXPECT_EQ(own.from, From::kOwn);
+  EXPECT_DOUBLE_EQ(own.value, 0.5);
+  EXPECT_EQ(DescribeEstimate(term, own), "its own measured usage (2 cores)");
+  EXPECT_EQ(PodTakes(term, web, node, &usages, std::nullopt).from,
+            From::kAnnotation);
+  EXPECT_EQ(PodTakes(term, web, node, &usages, NAN).from, From::kAnnotation);
+  web.estimates.clear();
+  PodEstimate siblings = PodTakes(term, web, node, &usages, std::nullopt);
+  EXPECT_EQ(siblings.from, From::kSiblings);
+  EXPECT_DOUBLE_EQ(siblings.value, 0.375);
+  // perPod has nothing to measure against.
+  MetricTerm per_pod{.name = "cpu",
+                     .estimate = {.basis = Basis::kPerPod, .factor = 0.1}};
+  EXPECT_EQ(PodTakes(per_pod, web, node, nullptr, 2.0).value, 0.1);
+}
+
 TEST_F(SiblingsTest, ExplainSaysWhatThePodAddsAndWhy) {
   std::vector<MetricTerm> terms = {
       {.name = "cpu", .estimate = estimate_},
