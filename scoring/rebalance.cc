@@ -182,11 +182,16 @@ MovePlan PlanMoves(const HotNode& hot, std::vector<MoveCandidate> candidates,
   std::unordered_map<std::string, double> taken;
   while (plan.value_after > hot.target) {
     const double deficit = plan.value_after - hot.target;
-    // The smallest untried candidate enough on its own, else the largest.
+    // The smallest untried candidate enough on its own (the first of
+    // equals), else the largest.
     size_t pick = candidates.size();
     for (size_t i = 0; i < candidates.size(); ++i) {
       if (tried[i]) continue;
-      if (pick == candidates.size() || candidates[i].takes >= deficit) pick = i;
+      if (pick == candidates.size() ||
+          (candidates[i].takes >= deficit &&
+           candidates[i].takes < candidates[pick].takes)) {
+        pick = i;
+      }
       if (candidates[i].takes < deficit) break;
     }
     if (pick == candidates.size()) break;  // none left

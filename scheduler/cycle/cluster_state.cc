@@ -458,6 +458,57 @@ metrics::NodeAddresses NodeAddressesOf(const Node& node) {
   return n;
 }
 
+PodEstimate ClusterState::Takes(
+    const ScoringConfig& config,
+    const std::shared_ptr<const MetricsSnapshot>& metrics, size_t term,
+    const Pod& pod) {
+  const absl::Time now = clock_.Now();
+  const MetricTerm& t = config.metrics[term];
+  std::optional<double> own;
+  if (const MetricValues* values =
+          metrics == nullptr ? nullptr : metrics->Find(t.name);
+      values != nullptr && values->by_pod != nullptr) {
+    if (auto it = values->by_pod->find(pod.Key());
+        it != values->by_pod->end() && it->second.time_ms != 0 &&
+        absl::ToUnixMillis(now) - it->second.time_ms <= t.max_staleness_ms) {
+      own = it->second.value;
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  const MetricViews::View& view = View(config, metrics, now);
+  auto node = index_.find(pod.node_name);
+  if (node == index_.end()) return {.value = NAN};
+  const SiblingUsages* siblings =
+      view.siblings.empty() || view.siblings[term].empty()
+          ? nullptr
+          : &view.siblings[term];
+  return PodTakes(t, *PodCharge::Of(pod).pod, nodes_[node->second].node,
+                  siblings, own);
+}
+
+double ClusterState::ValueWith(
+    const ScoringConfig& config,
+    const std::shared_ptr<const MetricsSnapshot>& metrics, size_t term,
+    const std::string& node, const Pod& pod) {
+  absl::MutexLock lock(&mu_);
+  const MetricViews::View& view = View(config, metrics, clock_.Now());
+  auto it = index_.find(node);
+  if (it == index_.end()) return NAN;
+  const SiblingUsages* siblings =
+      view.siblings.empty() || view.siblings[term].empty()
+          ? nullptr
+          : &view.siblings[term];
+  return view.columns[term].values[it->second] +
+         EstimatePod(config.metrics[term], *PodCharge::Of(pod).pod,
+                     nodes_[it->second].node, siblings)
+             .value;
+}
+
+std::vector<std::string> ClusterState::NodeNames() const {
+  absl::MutexLock lock(&mu_);
+  return names_;
+}
+
 std::vector<NodeInfo> ClusterState::Nodes() const {
   absl::MutexLock lock(&mu_);
   return nodes_;

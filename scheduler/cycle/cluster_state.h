@@ -150,6 +150,19 @@ class ClusterState {
       const std::shared_ptr<const MetricsSnapshot>& metrics,
       const Pod* pod = nullptr);
 
+  // For rebalancing (scheduler/cycle/rebalancer.h), from `config`'s view
+  // with `metrics`: what `pod`, running on its node, takes off metric term
+  // `term` (an index into config.metrics) when it leaves (PodTakes, with
+  // its own fresh sample of the term's per-pod query); and the term's value
+  // on `node` as decisions read it (estimates included) plus what `pod`
+  // would add there. NaN when the node is not known or has no value.
+  PodEstimate Takes(const ScoringConfig& config,
+                    const std::shared_ptr<const MetricsSnapshot>& metrics,
+                    size_t term, const Pod& pod);
+  double ValueWith(const ScoringConfig& config,
+                   const std::shared_ptr<const MetricsSnapshot>& metrics,
+                   size_t term, const std::string& node, const Pod& pod);
+
   // Binding failed: removes the charge of an assumed pod, unless the
   // informer has meanwhile shown it bound, and what was assumed of its
   // volumes (Decision::volume_bindings).
@@ -158,6 +171,8 @@ class ClusterState {
   // Whether the node is known (not deleted).
   bool HasNode(const std::string& name) const;
 
+  // Every node's name, in the order decisions see them.
+  std::vector<std::string> NodeNames() const;
   // Names and addresses of every node, for the metrics cache's joins.
   std::vector<metrics::NodeAddresses> NodeAddressList() const;
 

@@ -96,6 +96,12 @@ void EventRecorder::Warning(const Pod& pod, absl::string_view reason,
                               std::move(message))});
 }
 
+void EventRecorder::Normal(const Pod& pod, absl::string_view reason,
+                           absl::string_view action, std::string message) {
+  Enqueue({.event = MakeEvent(pod, pod, "Normal", reason, action,
+                              std::move(message))});
+}
+
 void EventRecorder::Preempted(const Pod& victim, const Pod& preemptor,
                               const std::string& node) {
   Enqueue({.event =

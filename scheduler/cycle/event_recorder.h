@@ -98,6 +98,10 @@ class EventRecorder {
   // being scheduled.
   void Warning(const Pod& pod, absl::string_view reason,
                absl::string_view action, std::string message);
+  // A Normal Event about the pod (reason such as "Rebalanced", action
+  // "Rebalancing").
+  void Normal(const Pod& pod, absl::string_view reason,
+              absl::string_view action, std::string message);
   // A Normal "Preempted" Event on a victim (action Preempting), as
   // kube-scheduler words it: "Preempted by pod <uid> on node <node>".
   void Preempted(const Pod& victim, const Pod& preemptor,

@@ -105,6 +105,13 @@ Scheduler::Scheduler(const Config& config, SchedulerOptions options,
     }
   }
   RegisterMetrics();
+  if (config_.rebalance.mode != RebalanceMode::kOff && cache_ != nullptr) {
+    std::vector<Rebalancer::Profile> profiles;
+    for (const Profile& p : profiles_) profiles.push_back({p.name, &p.scoring});
+    rebalancer_ = std::make_unique<Rebalancer>(
+        config_.rebalance, std::move(profiles), state_, *cache_, api, recorder_,
+        leadership, clock, registry, options_.bind_timeout);
+  }
   // Also on standbys: their metrics cache follows the nodes too, so a
   // takeover decides with warm metrics.
   housekeeping_ = std::thread([this] { Housekeeping(); });
@@ -239,11 +246,13 @@ void Scheduler::OnAssignedPod(const Pod& pod) {
   // A pod that arrives, or is relabelled, may satisfy a pending pod's
   // pod affinity.
   if (state_.UpsertAssignedPod(pod)) queue_.MoveAllToActive();
+  if (rebalancer_) rebalancer_->OnAssignedPod(pod);
 }
 
 void Scheduler::OnAssignedPodDeleted(const Pod& pod) {
   state_.RemoveAssignedPod(pod);
   queue_.MoveAllToActive();  // its resources are free again
+  if (rebalancer_) rebalancer_->OnAssignedPodDeleted(pod);
 }
 
 void Scheduler::OnNode(const Node& node) {
@@ -329,6 +338,7 @@ void Scheduler::Run() {
   SyncNodesToCache();
   LOG(INFO) << "scheduling pods with schedulerName "
             << absl::StrJoin(SchedulerNames(config_), ", ");
+  if (rebalancer_) rebalancer_->Start();
   while (std::optional<QueuedPod> queued = queue_.Pop()) {
     if (loop_part_ == nullptr) {
       ScheduleOne(std::move(*queued));
@@ -337,6 +347,7 @@ void Scheduler::Run() {
     LivenessMonitor::Busy busy(*liveness_, *loop_part_);
     ScheduleOne(std::move(*queued));
   }
+  if (rebalancer_) rebalancer_->Stop();
   // Let the bindings and preemptions already handed out settle.
   binder_.Drain();
   preemptor_.Drain();

@@ -56,6 +56,7 @@
 #include "scheduler/cycle/event_recorder.h"
 #include "scheduler/cycle/preemptor.h"
 #include "scheduler/cycle/queue.h"
+#include "scheduler/cycle/rebalancer.h"
 #include "scheduler/cycle/scheduler_api.h"
 #include "scheduler/ha/leadership.h"
 #include "scheduler/telemetry/attempt_metrics.h"
@@ -194,6 +195,8 @@ class Scheduler {
   EventRecorder recorder_;
   Binder binder_;
   Preemptor preemptor_;
+  // With rebalance.mode dryRun or evict; run beside Run().
+  std::unique_ptr<Rebalancer> rebalancer_;
 
   // The snapshot RetryOnNewMetrics last saw (housekeeping thread only).
   std::shared_ptr<const MetricsSnapshot> seen_metrics_;

@@ -207,6 +207,25 @@ class MemoryApi final : public SchedulerApi {
     return it->second;
   }
 
+  // Evictions: `on_evict`, when set (before the scheduler runs), answers
+  // for the apiserver (a budget's refusal, say); an eviction it allows
+  // deletes the pod.
+  std::function<absl::Status(const Pod&)> on_evict;
+  absl::Status EvictPod(const Pod& pod, absl::Duration) override {
+    if (on_evict) {
+      if (absl::Status s = on_evict(pod); !s.ok()) return s;
+    }
+    absl::MutexLock lock(&mu_);
+    evicted_.push_back(pod.Key());
+    pods_.erase(pod.Key());
+    return absl::OkStatus();
+  }
+  // The pods evicted, in order.
+  std::vector<std::string> Evicted() {
+    absl::MutexLock lock(&mu_);
+    return evicted_;
+  }
+
   // Where each pod is bound ("" for not bound).
   std::map<std::string, std::string> Placements() {
     absl::MutexLock lock(&mu_);
@@ -274,6 +293,7 @@ class MemoryApi final : public SchedulerApi {
   bool unreadable_ ABSL_GUARDED_BY(mu_) = false;
   std::map<std::string, int> bind_calls_ ABSL_GUARDED_BY(mu_);
   std::vector<kube::PodEvent> events_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> evicted_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, kube::PodCondition> conditions_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> condition_writes_ ABSL_GUARDED_BY(mu_);
 };

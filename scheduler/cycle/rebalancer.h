@@ -1,0 +1,135 @@
+// Rebalancer: moves pods off nodes that stay hot, only to where a decision
+// places them better (docs/rebalance.md).
+//
+// Every `rebalance.interval`, on the leader only:
+//   1. Counts each hot bound's fresh samples per node in the metrics
+//      cache's snapshot (HotTracker, scoring/rebalance.h).
+//   2. For each node that stays hot, plans the moves (PlanMoves): of the
+//      pods that may move (WhyUnmovable), as few as bring the node to its
+//      target, by what each takes off it (ClusterState::Takes, in the first
+//      profile with the bound's metric), each only when a decision with its
+//      own profile, made as if it were pending (nothing assumed), puts its
+//      replacement on another node that stays at or under the target with
+//      it. The limits of the interval and the workloads' cool-downs hold.
+//   3. Carries each move out. In a dry run: a Normal Event WouldRebalance on
+//      the pod, and a count. Otherwise: an eviction through the Eviction API
+//      (PodDisruptionBudgets hold) begun inside the lease's write window,
+//      then an Event Rebalanced; the node's samples count again only from
+//      a warm-up (the metric's estimate warmup) later, when they no longer
+//      show the pods that left.
+// What it leaves, and why, is logged (-v=1) and counted.
+//
+// Thread-safe: the pod handlers from the informer threads, RunOnce() from
+// its own thread (Start) or a test.
+#ifndef METRICS_SCHEDULER_SCHEDULER_CYCLE_REBALANCER_H_
+#define METRICS_SCHEDULER_SCHEDULER_CYCLE_REBALANCER_H_
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "config/config.h"
+#include "metrics/cache.h"
+#include "model/pod.h"
+#include "scheduler/cycle/cluster_state.h"
+#include "scheduler/cycle/event_recorder.h"
+#include "scheduler/cycle/scheduler_api.h"
+#include "scheduler/ha/leadership.h"
+#include "scheduler/telemetry/self_metrics.h"
+#include "scoring/decide.h"
+#include "scoring/rebalance.h"
+#include "scoring/scoring_config.h"
+
+namespace ms {
+
+class Rebalancer {
+ public:
+  // A profile pods may name: its schedulerName and its policy.
+  struct Profile {
+    std::string name;
+    const ScoringConfig* scoring = nullptr;
+  };
+  // What one round did, for tests and logs.
+  struct Round {
+    std::vector<HotNode> hot;
+    // "ns/pod node -> node", per move carried out or (dry run) said.
+    std::vector<std::string> moves;
+  };
+
+  // `profiles` in configuration order; each bound's metric is a term of
+  // one of them (config/ checks it). `evict_timeout` bounds each eviction
+  // (and the lease's write margin bounds it further).
+  Rebalancer(const RebalanceConfig& config, std::vector<Profile> profiles,
+             ClusterState& state, metrics::MetricsCache& cache,
+             SchedulerApi& api, EventRecorder& recorder, Leadership& leadership,
+             const Clock& clock, Registry& registry,
+             absl::Duration evict_timeout);
+  ~Rebalancer();
+
+  // Pods on nodes (any scheduler's; only those a rebalanced profile names
+  // are kept).
+  void OnAssignedPod(const Pod& pod);
+  void OnAssignedPodDeleted(const Pod& pod);
+
+  // One round now.
+  Round RunOnce();
+  // Runs a round every interval on a thread of its own until Stop().
+  void Start();
+  void Stop();
+
+ private:
+  struct BoundTerm {
+    const ScoringConfig* scoring = nullptr;
+    size_t term = 0;
+  };
+
+  // The profile named `scheduler_name`; null when none is.
+  const Profile* ProfileNamed(const std::string& scheduler_name) const;
+  // Carries out (or, in a dry run, says) one planned move of `pod`.
+  void Move(const Pod& pod, const HotNode& hot, const PlannedMove& move,
+            const std::string& takes_why, int64_t now_ms, Round& round);
+  void Loop();
+
+  const RebalanceConfig config_;
+  const std::vector<Profile> profiles_;
+  // The scheduler names whose pods may move (config or every profile's).
+  const std::vector<std::string> names_;
+  std::vector<BoundTerm> bound_terms_;  // per hot bound
+  ClusterState& state_;
+  metrics::MetricsCache& cache_;
+  SchedulerApi& api_;
+  EventRecorder& recorder_;
+  Leadership& leadership_;
+  const Clock& clock_;
+  const absl::Duration evict_timeout_;
+  Family<Counter>& evictions_;
+  Family<Counter>& left_;
+  Family<Counter>& rounds_;
+
+  // RunOnce's, under round_mu_: one round at a time.
+  absl::Mutex round_mu_;
+  HotTracker tracker_;
+  MoveLimits limits_;
+  Workspace workspace_;
+
+  mutable absl::Mutex mu_;
+  std::unordered_map<std::string, Pod> pods_ ABSL_GUARDED_BY(mu_);  // by key
+  // Per node, the keys of its pods in pods_.
+  std::unordered_map<std::string, std::set<std::string>> by_node_
+      ABSL_GUARDED_BY(mu_);
+  std::vector<HotNode> last_hot_ ABSL_GUARDED_BY(mu_);  // for the gauge
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace ms
+
+#endif  // METRICS_SCHEDULER_SCHEDULER_CYCLE_REBALANCER_H_

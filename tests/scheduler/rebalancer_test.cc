@@ -1,0 +1,318 @@
+// The Rebalancer over a ClusterState, a metrics cache with a fake source
+// and the apiserver in memory: which pods it moves off a node that stays
+// hot, where, and what it leaves. The choices themselves are tested in
+// tests/scoring/rebalance_test.cc; the real Eviction API, budgets and
+// controllers in tests/scheduler/rebalance_e2e_test.cc.
+#include "scheduler/cycle/rebalancer.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "metrics/cache.h"
+#include "scheduler/cycle/scoring_profile.h"
+#include "tests/metrics/fake_source.h"
+#include "tests/testing/builders.h"
+#include "tests/testing/memory_api.h"
+#include "tests/testing/metrics_text.h"
+#include "tests/testing/testenv.h"
+
+namespace ms {
+namespace {
+
+using ::ms::testing::kNow;
+using ::ms::testing::MakeNode;
+using ::ms::testing::MakePod;
+using ::ms::testing::MemoryApi;
+using ::ms::testing::SeriesValue;
+using ::ms::testing::WaitFor;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+constexpr int64_t kWarmupMs = 60'000;
+
+// One profile scored by `cpu` alone (a busy fraction, estimated by
+// requests), hot above 0.8 for two samples, brought to 0.7.
+Config MakeConfig(RebalanceMode mode) {
+  Config config;
+  ProfileConfig& profile = config.profiles[0];
+  for (size_t i = 0; i < kNumBuiltinTerms; ++i) {
+    profile.builtins[static_cast<BuiltinTerm>(i)] = 0;
+  }
+  profile.metrics.push_back(
+      {.name = "cpu",
+       .query = "cpu",
+       .estimate = {.basis = UnseenLoadEstimate::Basis::kCpuRequests,
+                    .warmup_ms = kWarmupMs},
+       .normalization = {
+           .type = NormalizationType::kRange, .min = 0, .max = 1}});
+  config.rebalance = {
+      .mode = mode,
+      .hot = {{.metric = "cpu", .high = 0.8, .samples = 2, .low = 0.7}}};
+  return config;
+}
+
+// A Running pod of ReplicaSet `workload` on `node`, started an hour ago,
+// requesting `milli_cpu` (of the nodes' 4000).
+Pod Running(const std::string& name, const std::string& node, int64_t milli_cpu,
+            const std::string& workload = "") {
+  Pod pod = MakePod(name)
+                .Req(milli_cpu, 0)
+                .NodeName(node)
+                .Controller("apps/v1", "ReplicaSet",
+                            workload.empty() ? "rs-" + name : workload);
+  pod.controller->uid = pod.controller->name;
+  pod.phase = PodPhase::kRunning;
+  pod.start_time_ms = kNow - 3'600'000;
+  return pod;
+}
+
+class RebalancerTest : public ::testing::Test {
+ protected:
+  void Start(const Config& config) {
+    config_ = config;
+    scoring_ = MakeScoringConfig(config_, config_.profiles[0]);
+    cache_ = std::make_unique<metrics::MetricsCache>(
+        &source_, config_.profiles[0].metrics,
+        metrics::CacheOptions{.clock = &clock_});
+    recorder_ = std::make_unique<EventRecorder>(
+        EventRecorderOptions{.components = {"metrics-scheduler"}}, api_,
+        registry_);
+    rebalancer_ = std::make_unique<Rebalancer>(
+        config_.rebalance,
+        std::vector<Rebalancer::Profile>{{"metrics-scheduler", &scoring_}},
+        state_, *cache_, api_, *recorder_, *leadership_, clock_, registry_,
+        absl::Seconds(1));
+    for (const char* n : {"a", "b", "c"}) state_.UpsertNode(MakeNode(n));
+    cache_->SetNodes(state_.NodeAddressList());
+  }
+  void Add(const Pod& pod) {
+    api_.AddPod(pod);
+    state_.UpsertAssignedPod(pod);
+    rebalancer_->OnAssignedPod(pod);
+  }
+  // The nodes' cpu, sampled now; then a round.
+  Rebalancer::Round Sample(double a, double b, double c) {
+    for (const auto& [node, value] :
+         {std::pair<const char*, double>{"a", a}, {"b", b}, {"c", c}}) {
+      source_.Set("cpu", node, value, absl::ToUnixMillis(clock_.Now()));
+    }
+    cache_->RefreshAll();
+    Rebalancer::Round round = rebalancer_->RunOnce();
+    clock_.Advance(absl::Seconds(15));
+    return round;
+  }
+  std::vector<std::string> EventReasons(const std::string& pod) {
+    std::vector<std::string> reasons;
+    for (const kube::PodEvent& e : api_.Events()) {
+      if (e.pod_name == pod) reasons.push_back(e.reason);
+    }
+    return reasons;
+  }
+  double Sample(const std::string& series) {
+    return SeriesValue(registry_.Render(), series);
+  }
+
+  FakeClock clock_{absl::FromUnixMillis(kNow)};
+  ClusterState state_{clock_, absl::Seconds(30), absl::Minutes(3)};
+  metrics::FakeSource source_;
+  MemoryApi api_;
+  Registry registry_;
+  std::unique_ptr<Leadership> leadership_ = std::make_unique<AlwaysLeader>();
+  Config config_;
+  ScoringConfig scoring_;
+  std::unique_ptr<metrics::MetricsCache> cache_;
+  std::unique_ptr<EventRecorder> recorder_;
+  std::unique_ptr<Rebalancer> rebalancer_;
+};
+
+// a at 0.95 must shed 0.25: the 1-core pod (0.25 of 4 cores) is the
+// smallest that is enough alone, and b, at 0.2, stays cool with it.
+TEST_F(RebalancerTest, ExactlyThePodsNeededMoveWhereTheyStayCool) {
+  Start(MakeConfig(RebalanceMode::kEvict));
+  Add(Running("big", "a", 2000));
+  Add(Running("mid", "a", 1000));
+  Add(Running("small", "a", 400));
+  EXPECT_THAT(Sample(0.95, 0.2, 0.5).moves, IsEmpty());  // one sample
+  Rebalancer::Round round = Sample(0.95, 0.2, 0.5);
+  ASSERT_EQ(round.hot.size(), 1u);
+  EXPECT_EQ(round.hot[0].node, "a");
+  EXPECT_THAT(round.moves, ElementsAre("default/mid a -> b"));
+  EXPECT_THAT(api_.Evicted(), ElementsAre("default/mid"));
+  ASSERT_TRUE(WaitFor([&] { return !EventReasons("mid").empty(); }));
+  EXPECT_THAT(EventReasons("mid"), ElementsAre("Rebalanced"));
+  EXPECT_EQ(
+      Sample(
+          R"(metrics_scheduler_rebalance_evictions_total{result="evicted"})"),
+      1);
+}
+
+// Samples taken within a warm-up of the move still show the pod that
+// left: the node is judged again only on later ones.
+TEST_F(RebalancerTest, ANodeIsJudgedAgainOnlyOnSamplesAfterTheMove) {
+  Start(MakeConfig(RebalanceMode::kEvict));
+  Add(Running("mid", "a", 1000));
+  Add(Running("other", "a", 1000));
+  Sample(0.95, 0.2, 0.3);
+  ASSERT_THAT(Sample(0.95, 0.2, 0.3).moves, ElementsAre("default/mid a -> b"));
+  state_.RemoveAssignedPod(Running("mid", "a", 1000));
+  rebalancer_->OnAssignedPodDeleted(Running("mid", "a", 1000));
+  // Three samples over the next 45 s, still 0.95: nothing more moves.
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_THAT(Sample(0.95, 0.2, 0.3).moves, IsEmpty());
+  }
+  // From a warm-up after the move on, a node still that hot sheds again.
+  EXPECT_THAT(Sample(0.95, 0.45, 0.2).moves, IsEmpty());
+  EXPECT_THAT(Sample(0.95, 0.45, 0.2).moves,
+              ElementsAre("default/other a -> c"));
+}
+
+TEST_F(RebalancerTest, ADryRunSaysWhatItWouldMoveAndEvictsNothing) {
+  Start(MakeConfig(RebalanceMode::kDryRun));
+  Add(Running("mid", "a", 1000));
+  Sample(0.95, 0.2, 0.5);
+  EXPECT_THAT(Sample(0.95, 0.2, 0.5).moves, ElementsAre("default/mid a -> b"));
+  EXPECT_THAT(api_.Evicted(), IsEmpty());
+  ASSERT_TRUE(WaitFor([&] { return !EventReasons("mid").empty(); }));
+  const kube::PodEvent event = api_.Events().back();
+  EXPECT_EQ(event.reason, "WouldRebalance");
+  EXPECT_EQ(event.type, "Normal");
+  EXPECT_EQ(event.message,
+            "Would move off node a (cpu 0.95 above 0.8 for 2 samples) to "
+            "node b (cpu 0.45 with it): it takes 0.25, requests (dry run)");
+  EXPECT_EQ(
+      Sample(
+          R"(metrics_scheduler_rebalance_evictions_total{result="dry-run"})"),
+      1);
+}
+
+TEST_F(RebalancerTest, ADisruptionBudgetsRefusalLeavesThePod) {
+  Start(MakeConfig(RebalanceMode::kEvict));
+  api_.on_evict = [](const Pod&) {
+    return absl::ResourceExhaustedError(
+        "Cannot evict pod as it would violate the pod's disruption budget.");
+  };
+  Add(Running("mid", "a", 1000));
+  Sample(0.95, 0.2, 0.5);
+  Sample(0.95, 0.2, 0.5);
+  EXPECT_THAT(api_.Evicted(), IsEmpty());
+  ASSERT_TRUE(WaitFor([&] { return !EventReasons("mid").empty(); }));
+  EXPECT_THAT(EventReasons("mid"), ElementsAre("RebalanceBlocked"));
+  EXPECT_EQ(
+      Sample(
+          R"(metrics_scheduler_rebalance_evictions_total{result="disruption-budget"})"),
+      1);
+}
+
+// b and c would be above 0.7 with the pod: nothing is better, so nothing
+// moves; nor off a fleet that is hot everywhere.
+TEST_F(RebalancerTest, NothingMovesWhenNoNodeIsBetter) {
+  Start(MakeConfig(RebalanceMode::kEvict));
+  Add(Running("mid", "a", 1000));
+  Sample(0.95, 0.5, 0.6);
+  EXPECT_THAT(Sample(0.95, 0.5, 0.6).moves, IsEmpty());
+  EXPECT_EQ(
+      Sample(
+          R"(metrics_scheduler_rebalance_left_total{reason="would-be-hot"})"),
+      1);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_THAT(Sample(0.9, 0.9, 0.9).moves, IsEmpty());
+  }
+  EXPECT_THAT(api_.Evicted(), IsEmpty());
+}
+
+// A pod whose replacement the decision puts back on the hot node (the only
+// node its selector allows) is left: no evict-return cycle.
+TEST_F(RebalancerTest, APodThatWouldComeBackIsLeft) {
+  Start(MakeConfig(RebalanceMode::kEvict));
+  state_.UpsertNode(MakeNode("a").Label("pool", "only-a"));
+  Pod pinned = Running("pinned", "a", 1000);
+  pinned.required_node_affinity = std::vector<NodeSelectorTerm>{
+      {.match_expressions = {{"pool", SelectorOperator::kIn, {"only-a"}}}}};
+  Add(pinned);
+  Sample(0.95, 0.2, 0.2);
+  EXPECT_THAT(Sample(0.95, 0.2, 0.2).moves, IsEmpty());
+  EXPECT_EQ(
+      Sample(R"(metrics_scheduler_rebalance_left_total{reason="returns"})"), 1);
+}
+
+// What may not move stays, counted by reason; a uniform fleet against its
+// mean is never hot.
+TEST_F(RebalancerTest, WhatMayNotMoveStays) {
+  Config config = MakeConfig(RebalanceMode::kEvict);
+  Start(config);
+  Pod daemon = Running("agent", "a", 1000);
+  daemon.controller->kind = "DaemonSet";
+  Add(daemon);
+  Pod young = Running("young", "a", 1000);
+  young.start_time_ms = kNow - 60'000;
+  Add(young);
+  Add(Running("other", "a", 1000));
+  Pod others = Running("theirs", "a", 1000);
+  others.scheduler_name = "default-scheduler";
+  Add(others);
+  api_.on_evict = [](const Pod& p) {
+    return p.name == "other" ? absl::OkStatus()
+                             : absl::InternalError("must not be evicted");
+  };
+  Sample(0.95, 0.2, 0.3);
+  EXPECT_THAT(Sample(0.95, 0.2, 0.3).moves,
+              ElementsAre("default/other a -> b"));
+  EXPECT_EQ(
+      Sample(R"(metrics_scheduler_rebalance_left_total{reason="daemonset"})"),
+      1);
+  EXPECT_EQ(
+      Sample(R"(metrics_scheduler_rebalance_left_total{reason="too-young"})"),
+      1);
+}
+
+TEST_F(RebalancerTest, AFleetUniformAgainstItsMeanIsNeverHot) {
+  Config config = MakeConfig(RebalanceMode::kEvict);
+  config.rebalance.hot[0].high.reset();
+  config.rebalance.hot[0].above_mean = 0.2;
+  Start(config);
+  Add(Running("mid", "a", 1000));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_THAT(Sample(0.95, 0.9, 0.92).hot, IsEmpty());
+  }
+  // One node well above the others is.
+  Sample(0.95, 0.3, 0.35);
+  EXPECT_THAT(Sample(0.95, 0.3, 0.35).moves, ElementsAre("default/mid a -> b"));
+}
+
+TEST_F(RebalancerTest, TheLimitsOfAnIntervalHold) {
+  Config config = MakeConfig(RebalanceMode::kEvict);
+  config.rebalance.limits.total = 1;
+  Start(config);
+  Add(Running("a1", "a", 1000));
+  Add(Running("b1", "b", 1000));
+  Sample(0.95, 0.9, 0.1);
+  Rebalancer::Round round = Sample(0.95, 0.9, 0.1);
+  EXPECT_EQ(round.hot.size(), 2u);
+  EXPECT_THAT(round.moves, ElementsAre("default/a1 a -> c"));
+  EXPECT_EQ(
+      Sample(R"(metrics_scheduler_rebalance_left_total{reason="limited"})"), 1);
+}
+
+// Not the leader: no round, no Event, no eviction.
+class NotLeading final : public Leadership {
+ public:
+  bool IsLeader() const override { return false; }
+  bool AwaitWriteWindow(absl::Duration) override { return false; }
+  absl::Duration WriteMargin() const override { return absl::Seconds(1); }
+};
+
+TEST_F(RebalancerTest, AStandbyMovesNothing) {
+  leadership_ = std::make_unique<NotLeading>();
+  Start(MakeConfig(RebalanceMode::kEvict));
+  Add(Running("mid", "a", 1000));
+  for (int i = 0; i < 3; ++i)
+    EXPECT_THAT(Sample(0.95, 0.2, 0.2).hot, IsEmpty());
+  EXPECT_THAT(api_.Evicted(), IsEmpty());
+  EXPECT_THAT(api_.Events(), IsEmpty());
+}
+
+}  // namespace
+}  // namespace ms
