@@ -284,6 +284,27 @@ TEST(ChartTest, RbacIsTheKustomizations) {
                        Named(reader, "ClusterRole", kReaderRole)["rules"]));
 }
 
+// Evicting for rebalancing is granted only when asked, as
+// manifests/components/rebalance grants it.
+TEST(ChartTest, RebalanceEvictionsAreGrantedOnlyWhenAsked) {
+  for (const YAML::Node& d : Render()) {
+    if (d.IsMap() && d["kind"].as<std::string>() == "ClusterRole") {
+      EXPECT_NE(d["metadata"]["name"].as<std::string>(),
+                std::string(kSchedulerRole) + "-rebalance");
+    }
+  }
+  std::vector<YAML::Node> chart = Render("--set rebalance.evictions=true");
+  std::vector<YAML::Node> component = YAML::LoadAllFromFile(
+      SourceDir() + "/manifests/components/rebalance/rbac.yaml");
+  const std::string role = std::string(kSchedulerRole) + "-rebalance";
+  EXPECT_EQ(Grants(Named(chart, "ClusterRole", role)),
+            Grants(Only(component, "ClusterRole")));
+  YAML::Node binding = Named(chart, "ClusterRoleBinding", role);
+  EXPECT_EQ(binding["roleRef"]["name"].as<std::string>(), role);
+  EXPECT_EQ(binding["subjects"][0]["name"].as<std::string>(),
+            std::string(kSchedulerRole));
+}
+
 // The default configuration is manifests/config.yaml, field for field, and
 // the scheduler accepts it.
 TEST(ChartTest, DefaultConfigurationIsTheKustomizations) {

@@ -1965,5 +1965,169 @@ TEST_F(EndToEndTest, NoPreemptionForNeverOrForATaint) {
   EXPECT_EQ(Placements()["patient"], "");
 }
 
+// Rebalancing (docs/rebalance.md) on the real control plane: the
+// controller-manager recreates a ReplicaSet's evicted pods, the Eviction
+// API holds PodDisruptionBudgets, and metrics-scheduler places the
+// replacements.
+class RebalanceEndToEndTest : public EndToEndTest {
+ protected:
+  // Three nodes, cpu (the `cpu` metric) 0.1, 0.5 and 0.6, latency alike;
+  // a scheduler rebalancing in `mode` every second: hot above 0.8 for two
+  // samples, brought to 0.7; then the ReplicaSet web, two pods of one core
+  // (0.25 of a node), which go to n0; they have run for an hour.
+  SchedulerProcess* Setup(const std::string& mode) {
+    for (int i = 0; i < 3; ++i) AddNode(Node(i));
+    SetLatency({{Node(0), 0.05}, {Node(1), 0.05}, {Node(2), 0.05}});
+    SetCpu(*prom_, suite_, {{Node(0), 0.1}, {Node(1), 0.5}, {Node(2), 0.6}});
+    env_.Kubectl(absl::StrCat("apply -f ", std::getenv("MS_SOURCE_DIR"),
+                              "/manifests/components/rebalance/rbac.yaml"));
+    for (const char* kind : {"clusterroles", "clusterrolebindings"}) {
+      cluster_objects_.push_back(
+          absl::StrCat("/apis/rbac.authorization.k8s.io/v1/", kind,
+                       "/metrics-scheduler-rebalance"));
+    }
+    ConfigParams params = Params();
+    params.metrics_tail =
+        CpuMetricYaml(suite_, "{from: cpuRequests, factor: 1, warmup: 10s}");
+    params.tail =
+        absl::StrCat("rebalance:\n  mode: ", mode,
+                     "\n  interval: 1s\n"
+                     "  hot: [{metric: cpu, high: 0.8, samples: 2, low: 0.7}]\n"
+                     "  pods: {minAge: 0s}\n");
+    SchedulerProcess* s = StartScheduler(params);
+    if (s == nullptr) return nullptr;
+    WaitForFirstRefresh(s);
+    env_.AdminOk(
+        "POST", "/apis/apps/v1/namespaces/" + suite_ + "/replicasets",
+        absl::StrCat(
+            R"({"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":)",
+            R"({"name":"web"},"spec":{"replicas":2,"selector":{"matchLabels":)",
+            R"({"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},)",
+            R"("spec":)", PodSpecJson("{}", "1"), "}}}"));
+    EXPECT_TRUE(WaitFor([&] { return AllBound(2); }, absl::Seconds(60)))
+        << s->Log();
+    EXPECT_EQ(PodsPerNode(), (std::map<std::string, int>{{Node(0), 2}}))
+        << s->Log();
+    const std::string an_hour_ago =
+        absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now() - absl::Hours(1),
+                         absl::UTCTimeZone());
+    for (const auto& [name, node] : Placements()) {
+      env_.AdminOk("PATCH",
+                   "/api/v1/namespaces/" + suite_ + "/pods/" + name + "/status",
+                   absl::StrCat(R"({"status":{"phase":"Running","startTime":")",
+                                an_hour_ago, R"("}})"),
+                   "application/merge-patch+json");
+    }
+    return s;
+  }
+
+  // The suite's pods: name -> node, with " (leaving)" once being deleted.
+  std::map<std::string, std::string> Pods() {
+    kube::KubeClient admin(env_.AdminConfig());
+    absl::StatusOr<kube::ObjectList<Pod>> pods =
+        admin.ListPods({.field_selector = "metadata.namespace=" + suite_});
+    std::map<std::string, std::string> out;
+    if (!pods.ok()) return out;
+    for (const Pod& p : pods->items) {
+      out[p.name] = p.node_name + (p.deleting ? " (leaving)" : "");
+    }
+    return out;
+  }
+  int Count(const std::string& node) {
+    int n = 0;
+    for (const auto& [name, where] : Pods()) n += where == node;
+    return n;
+  }
+  // Waits for `rounds` more rebalancing rounds.
+  void WaitForRounds(SchedulerProcess* s, int rounds) {
+    const char* kRounds = "metrics_scheduler_rebalance_rounds_total";
+    const double start = s->Metric(kRounds);
+    ASSERT_TRUE(WaitFor([&] { return s->Metric(kRounds) >= start + rounds; }))
+        << s->Log();
+  }
+  static constexpr char kEvicted[] =
+      "metrics_scheduler_rebalance_evictions_total{result=\"evicted\"}";
+};
+
+// n0 turns hot (0.95): it must shed 0.25, one pod of the two. The
+// replacement the controller-manager makes goes to n1 (0.2, 0.45 with it),
+// and with n0's samples showing the pod gone (0.7) nothing more moves.
+TEST_F(RebalanceEndToEndTest,
+       ExactlyThePodsNeededMoveAndTheirReplacementsLandElsewhere) {
+  SchedulerProcess* s = Setup("evict");
+  ASSERT_NE(s, nullptr);
+  SetCpu(*prom_, suite_, {{Node(0), 0.95}, {Node(1), 0.2}, {Node(2), 0.6}});
+  ASSERT_TRUE(WaitFor([&] { return Count(Node(0) + " (leaving)") == 1; },
+                      absl::Seconds(60)))
+      << s->Log();
+  // What the samples show once the pod has left; until a warm-up (10 s)
+  // after the eviction they are not read.
+  SetCpu(*prom_, suite_, {{Node(0), 0.7}, {Node(1), 0.45}, {Node(2), 0.6}});
+  ASSERT_TRUE(WaitFor([&] { return Count(Node(1)) == 1; }, absl::Seconds(60)))
+      << s->Log();
+  EXPECT_EQ(Count(Node(0)), 1);
+  std::string evicted;
+  for (const auto& [name, where] : Pods()) {
+    if (where == Node(0) + " (leaving)") evicted = name;
+  }
+  EXPECT_NE(EventsWith(evicted, R"("reason":"Rebalanced")")
+                .find(absl::StrCat("to node ", Node(1))),
+            std::string::npos);
+  // Past the warm-up, n0 at 0.7 is not hot: nothing more moves.
+  WaitForRounds(s, 14);
+  EXPECT_EQ(s->Metric(kEvicted), 1) << s->Log();
+  EXPECT_EQ(Count(Node(0)), 1);
+  EXPECT_EQ(Pods().size(), 3u);
+}
+
+// A budget that allows no disruption: the eviction is refused, the pod
+// stays and says why.
+TEST_F(RebalanceEndToEndTest, ADisruptionBudgetOfZeroBlocksIt) {
+  SchedulerProcess* s = Setup("evict");
+  ASSERT_NE(s, nullptr);
+  env_.AdminOk("POST",
+               "/apis/policy/v1/namespaces/" + suite_ + "/poddisruptionbudgets",
+               R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget",)"
+               R"("metadata":{"name":"web"},"spec":{"maxUnavailable":0,)"
+               R"("selector":{"matchLabels":{"app":"web"}}}})");
+  SetCpu(*prom_, suite_, {{Node(0), 0.95}, {Node(1), 0.2}, {Node(2), 0.6}});
+  ASSERT_TRUE(WaitFor([&] {
+    return s->Metric(
+               "metrics_scheduler_rebalance_evictions_total{result="
+               "\"disruption-budget\"}") >= 1;
+  })) << s->Log();
+  WaitForRounds(s, 3);
+  EXPECT_EQ(Count(Node(0)), 2) << s->Log();
+  EXPECT_EQ(Pods().size(), 2u);
+  EXPECT_EQ(s->Metric(kEvicted), 0);
+  bool told = false;
+  for (const auto& [name, where] : Pods()) {
+    told = told || Events(name).find(R"("reason":"RebalanceBlocked")") !=
+                       std::string::npos;
+  }
+  EXPECT_TRUE(told);
+}
+
+// A dry run says what it would move, in an Event, and moves nothing.
+TEST_F(RebalanceEndToEndTest, ADryRunEvictsNothing) {
+  SchedulerProcess* s = Setup("dryRun");
+  ASSERT_NE(s, nullptr);
+  SetCpu(*prom_, suite_, {{Node(0), 0.95}, {Node(1), 0.2}, {Node(2), 0.6}});
+  ASSERT_TRUE(WaitFor([&] {
+    return s->Metric(
+               "metrics_scheduler_rebalance_evictions_total{result="
+               "\"dry-run\"}") >= 1;
+  })) << s->Log();
+  WaitForRounds(s, 3);
+  EXPECT_EQ(Count(Node(0)), 2);
+  EXPECT_EQ(Pods().size(), 2u);
+  bool said = false;
+  for (const auto& [name, where] : Pods()) {
+    said = said || Events(name).find(R"("reason":"WouldRebalance")") !=
+                       std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
 }  // namespace
 }  // namespace ms
