@@ -122,5 +122,17 @@ TEST(DocsExamplesTest, EveryPresetsSectionConfigurationLoads) {
   ExpectAllLoad("docs/configuration.md", all);
 }
 
+TEST(DocsExamplesTest, TheRebalancingConfigurationLoads) {
+  const std::string path = testing::SourceDir() + "/docs/rebalance.md";
+  std::vector<Example> all = Examples(path, "");
+  ASSERT_EQ(all.size(), 1u);
+  ExpectAllLoad("docs/rebalance.md", all);
+  absl::StatusOr<Config> c =
+      LoadConfigString(Completed(all[0].yaml), "docs/rebalance.md");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->rebalance.mode, RebalanceMode::kDryRun);
+  EXPECT_EQ(c->rebalance.hot.size(), 1u);
+}
+
 }  // namespace
 }  // namespace ms
