@@ -170,7 +170,8 @@ absl::string_view LeftBecauseName(LeftBecause why) {
 
 MovePlan PlanMoves(const HotNode& hot, std::vector<MoveCandidate> candidates,
                    absl::FunctionRef<bool(size_t pod)> allowed,
-                   absl::FunctionRef<Replacement(size_t pod)> place) {
+                   absl::FunctionRef<Replacement(size_t pod)> place,
+                   absl::FunctionRef<void(size_t pod)> moved) {
   MovePlan plan{.value_after = hot.value};
   // Largest first; ties by the caller's order.
   std::stable_sort(candidates.begin(), candidates.end(),
@@ -208,13 +209,14 @@ MovePlan PlanMoves(const HotNode& hot, std::vector<MoveCandidate> candidates,
     } else if (r.node == hot.node) {
       left.why = LeftBecause::kReturns;
     } else if (const double to_value = r.value_with_pod + taken[r.node];
-               to_value > hot.target) {
+               !(to_value <= hot.target)) {
       left.why = LeftBecause::kWouldBeHot;
     } else {
       taken[r.node] += c.takes;
       plan.moves.push_back(
           {.pod = c.pod, .to = r.node, .takes = c.takes, .to_value = to_value});
       plan.value_after -= c.takes;
+      moved(c.pod);
       continue;
     }
     plan.left.push_back(std::move(left));

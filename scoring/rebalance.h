@@ -147,13 +147,16 @@ struct MovePlan {
 // value to its target, the largest first, but for the last one the
 // smallest that is enough on its own. A candidate moves only when
 // `allowed(pod)` (the limits) and `place(pod)` puts its replacement on
-// another node whose value with it stays at or under the target; one that
-// does not is left, with why, and the next is tried. Stops once the target
-// is reached or the candidates run out: a node that cannot be brought to
-// its target still sheds what helps.
+// another node whose value with it stays at or under the target (a node
+// whose value is unknown never does); one that does not is left, with
+// why, and the next is tried. `moved(pod)` hears of each move as it is
+// planned (so that the limits count it before the next is asked). Stops
+// once the target is reached or the candidates run out: a node that
+// cannot be brought to its target still sheds what helps.
 MovePlan PlanMoves(const HotNode& hot, std::vector<MoveCandidate> candidates,
                    absl::FunctionRef<bool(size_t pod)> allowed,
-                   absl::FunctionRef<Replacement(size_t pod)> place);
+                   absl::FunctionRef<Replacement(size_t pod)> place,
+                   absl::FunctionRef<void(size_t pod)> moved);
 
 // The limits of one interval: evictions per node, namespace, workload and
 // in all, and each workload's cool-down after it lost a pod.

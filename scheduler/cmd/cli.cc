@@ -36,6 +36,9 @@ const char kUsage[] =
     "      nothing. FILE is a pod or workload manifest (YAML or JSON; - for\n"
     "      stdin). Exit 0 printed, 1 the pod, cluster or backend cannot be\n"
     "      read, 2 bad usage or configuration.\n"
+    "  metrics-scheduler explain --rebalance     what rebalancing would move\n"
+    "      now and where, and what it would leave and why (--config with\n"
+    "      rebalance.hot); evicts nothing. Exit codes as explain.\n"
     "  metrics-scheduler probe                   whether the configured\n"
     "      queries name the cluster's nodes: per metric, nodes with a fresh\n"
     "      value, series, series matching no node, stale values (--config,\n"
@@ -70,7 +73,9 @@ constexpr char kProbeUsage[] =
     "[--context NAME] [--master URL] [--min-coverage 0-1]";
 constexpr char kExplainUsage[] =
     "usage: metrics-scheduler explain [--config FILE] [--kubeconfig FILE] "
-    "[--context NAME] [--master URL] NAMESPACE/NAME|MANIFEST";
+    "[--context NAME] [--master URL] NAMESPACE/NAME|MANIFEST\n"
+    "       metrics-scheduler explain --rebalance --config FILE "
+    "[--kubeconfig FILE] [--context NAME] [--master URL]";
 
 const char* UsageOf(absl::string_view command) {
   if (command == "validate-config") return kValidateUsage;
@@ -311,7 +316,8 @@ std::optional<Config> ConfigFromFlag() {
 
 // `explain NS/NAME|FILE`: see scheduler/cmd/explain.h.
 int ExplainCommand(const std::vector<char*>& args) {
-  if (args.size() != 1) {
+  const bool rebalance = absl::GetFlag(FLAGS_rebalance);
+  if (args.size() != (rebalance ? 0u : 1u)) {
     std::cerr << kExplainUsage << "\n";
     return kExitUsage;
   }
@@ -319,6 +325,25 @@ int ExplainCommand(const std::vector<char*>& args) {
   if (FLAGS_v == 0) FLAGS_minloglevel = google::GLOG_ERROR;
   std::optional<Config> config = ConfigFromFlag();
   if (!config) return kExitUsage;
+  if (rebalance) {
+    if (config->rebalance.hot.empty()) {
+      std::cerr << "metrics-scheduler explain --rebalance: rebalance.hot of "
+                   "--config is empty: nothing says when a node is hot\n";
+      return kExitUsage;
+    }
+    std::optional<Clients> clients = MakeClients("explain", *config);
+    if (!clients) return kExitUsage;
+    absl::StatusOr<std::string> text =
+        ExplainRebalance(*config, *clients->kube, clients->source.get(),
+                         absl::GetFlag(FLAGS_seed));
+    if (!text.ok()) {
+      std::cerr << "metrics-scheduler explain --rebalance: " << text.status()
+                << "\n";
+      return kExitFailure;
+    }
+    std::cout << *text;
+    return kExitOk;
+  }
   absl::StatusOr<ExplainTarget> target = ParseExplainTarget(args[0]);
   if (!target.ok()) {
     std::cerr << "metrics-scheduler explain: " << target.status().message()

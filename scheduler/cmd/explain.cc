@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -19,6 +20,7 @@
 #include "kube/manifest.h"
 #include "metrics/cache.h"
 #include "scheduler/cycle/cluster_state.h"
+#include "scheduler/cycle/rebalance_planner.h"
 #include "scheduler/cycle/scoring_profile.h"
 #include "scoring/decide.h"
 
@@ -325,6 +327,107 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
   return out;
 }
 
+absl::StatusOr<std::string> ExplainRebalancePlan(const Config& config,
+                                                 const ClusterView& cluster,
+                                                 metrics::MetricsSource* source,
+                                                 uint64_t seed) {
+  const RebalanceConfig& rebalance = config.rebalance;
+  if (rebalance.hot.empty()) {
+    return absl::FailedPreconditionError(
+        "rebalance.hot is empty: nothing says when a node is hot");
+  }
+  ClusterState state(RealClock::Get(), absl::Seconds(30));
+  LoadState(cluster, Pod(), state);
+  // Every profile's policy (pods move by their own), and the metrics of
+  // all of them, fetched once.
+  std::vector<ScoringConfig> scorings;
+  scorings.reserve(config.profiles.size());
+  std::vector<RebalanceProfile> profiles;
+  for (const ProfileConfig& p : config.profiles) {
+    scorings.push_back(MakeScoringConfig(config, p));
+    profiles.push_back({p.scheduler_name, &scorings.back()});
+  }
+  ProfileConfig all;
+  all.metrics = QueryMetrics(config);
+  std::string out;
+  std::shared_ptr<const MetricsSnapshot> snapshot;
+  RETURN_IF_ERROR(FetchMetrics(config, all, state, source, &snapshot, &out));
+
+  const RebalancePlanner planner(rebalance, std::move(profiles));
+  std::vector<HotBound> one_sample = rebalance.hot;
+  for (HotBound& b : one_sample) b.samples = 1;
+  HotTracker tracker(one_sample);
+  const int64_t now_ms = absl::ToUnixMillis(absl::Now());
+  planner.Observe(tracker, state, snapshot.get(), now_ms);
+  const std::vector<HotNode> hot = tracker.Hot();
+  MoveLimits limits(rebalance.limits);
+  limits.StartInterval(now_ms);
+  Workspace workspace;
+  const std::vector<NodeRebalance> plans = planner.Plan(
+      hot,
+      [&](const std::string& node) {
+        std::vector<Pod> pods;
+        const std::vector<std::string>& names = planner.names();
+        for (const Pod& p : cluster.assigned) {
+          if (p.node_name == node &&
+              std::find(names.begin(), names.end(), p.scheduler_name) !=
+                  names.end()) {
+            pods.push_back(p);
+          }
+        }
+        return pods;
+      },
+      state, snapshot, limits, now_ms, seed, workspace);
+
+  static constexpr const char* kModes[] = {"off", "dryRun", "evict"};
+  absl::StrAppend(
+      &out, "rebalance: mode ", kModes[static_cast<int>(rebalance.mode)],
+      ", every ", absl::FormatDuration(rebalance.interval),
+      "; one sample now (the scheduler waits for each metric's `samples` "
+      "in a row)\n");
+  for (size_t b = 0; b < rebalance.hot.size(); ++b) {
+    const HotBound& bound = rebalance.hot[b];
+    absl::StrAppend(
+        &out, "\n", bound.metric, ": hot above ",
+        bound.high ? absl::StrCat(*bound.high) : "",
+        bound.high && bound.above_mean ? " or " : "",
+        bound.above_mean ? absl::StrCat("the mean + ", *bound.above_mean) : "",
+        " for ", bound.samples, " samples, brought to ", bound.low, "\n");
+    int others = static_cast<int>(state.NumNodes());
+    for (const NodeRebalance& r : plans) {
+      if (r.hot.bound != b) continue;
+      --others;
+      absl::StrAppend(&out, "  ", r.hot.node, " ",
+                      absl::StrFormat("%.4g", r.hot.value), " above ",
+                      absl::StrFormat("%.4g", r.hot.threshold), ":\n");
+      for (const PlannedMove& m : r.plan.moves) {
+        absl::StrAppend(&out, "    would move ", r.pods[m.pod].Key(), " to ",
+                        m.to,
+                        absl::StrFormat(" (%s %.4g with it): it takes %.4g, ",
+                                        bound.metric, m.to_value, m.takes),
+                        r.takes_why[m.pod], "\n");
+      }
+      for (const LeftPod& l : r.plan.left) {
+        absl::StrAppend(&out, "    leaves ", r.pods[l.pod].Key(), ": ",
+                        LeftBecauseName(l.why),
+                        l.node.empty() ? "" : " (" + l.node + ")", "\n");
+      }
+      for (const auto& [i, why] : r.unmovable) {
+        absl::StrAppend(&out, "    leaves ", r.pods[i].Key(), ": ",
+                        UnmovableName(why), "\n");
+      }
+      for (size_t i : r.unknown_load) {
+        absl::StrAppend(&out, "    leaves ", r.pods[i].Key(),
+                        ": unknown-load\n");
+      }
+      absl::StrAppend(&out, "    ", r.hot.node, " would be at ",
+                      absl::StrFormat("%.4g", r.plan.value_after), "\n");
+    }
+    absl::StrAppend(&out, "  ", others, " other node(s) not hot\n");
+  }
+  return out;
+}
+
 absl::StatusOr<std::string> Explain(const Config& config,
                                     kube::KubeClient& client,
                                     metrics::MetricsSource* source,
@@ -338,6 +441,14 @@ absl::StatusOr<std::string> Explain(const Config& config,
   }
   ASSIGN_OR_RETURN(ClusterView cluster, ReadCluster(client, config));
   return ExplainPlacement(config, cluster, pod, source, seed);
+}
+
+absl::StatusOr<std::string> ExplainRebalance(const Config& config,
+                                             kube::KubeClient& client,
+                                             metrics::MetricsSource* source,
+                                             uint64_t seed) {
+  ASSIGN_OR_RETURN(ClusterView cluster, ReadCluster(client, config));
+  return ExplainRebalancePlan(config, cluster, source, seed);
 }
 
 }  // namespace ms

@@ -93,6 +93,24 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
                                              metrics::MetricsSource* source,
                                              uint64_t seed);
 
+// `explain --rebalance`: what a rebalancing round would do now on
+// `cluster` with `config.rebalance`, the metrics fetched once from
+// `source`, writing nothing. A node counts as hot when its one sample now
+// is above its threshold (the scheduler waits for `samples` in a row);
+// for each such node, the pods that would move and where, and those that
+// would stay and why (docs/rebalance.md). FailedPrecondition when no `hot`
+// metric is configured; Unavailable as ExplainPlacement.
+absl::StatusOr<std::string> ExplainRebalancePlan(const Config& config,
+                                                 const ClusterView& cluster,
+                                                 metrics::MetricsSource* source,
+                                                 uint64_t seed);
+
+// The whole `explain --rebalance`: ReadCluster, ExplainRebalancePlan.
+absl::StatusOr<std::string> ExplainRebalance(const Config& config,
+                                             kube::KubeClient& client,
+                                             metrics::MetricsSource* source,
+                                             uint64_t seed);
+
 // The whole command: the target's pod (GetPod, or the manifest with
 // namespace `default` when it has none), ReadCluster, ExplainPlacement.
 // NotFound when the pod does not exist; otherwise as those.

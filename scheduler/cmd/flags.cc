@@ -136,6 +136,9 @@ ABSL_FLAG(std::string, shadow_of, "default-scheduler",
 ABSL_FLAG(double, min_coverage, 0,
           "probe: the share of nodes (0-1) each query metric must have a "
           "fresh value for; below it the probe exits 1.");
+ABSL_FLAG(bool, rebalance, false,
+          "explain: instead of a pod, what a rebalancing round would move "
+          "now, and where (rebalance.hot of --config).");
 ABSL_FLAG(uint64_t, seed, 0,
           "Seed of the tie-break between equal scores. 0: random.");
 ABSL_FLAG(ms::LogFormat, logging_format, ms::LogFormat::kText,

@@ -47,6 +47,7 @@ ABSL_DECLARE_FLAG(absl::Duration, liveness_stall_timeout);
 ABSL_DECLARE_FLAG(absl::Duration, shutdown_timeout);
 ABSL_DECLARE_FLAG(bool, shadow);
 ABSL_DECLARE_FLAG(std::string, shadow_of);
+ABSL_DECLARE_FLAG(bool, rebalance);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(double, min_coverage);
 ABSL_DECLARE_FLAG(ms::LogFormat, logging_format);

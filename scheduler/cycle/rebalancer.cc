@@ -1,34 +1,13 @@
 #include "scheduler/cycle/rebalancer.h"
 
 #include <algorithm>
-#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "glog/logging.h"
-#include "scoring/unseen_load.h"
 
 namespace ms {
-namespace {
-
-std::vector<std::string> RebalancedNames(
-    const RebalanceConfig& config,
-    const std::vector<Rebalancer::Profile>& profiles) {
-  if (!config.pods.scheduler_names.empty()) return config.pods.scheduler_names;
-  std::vector<std::string> names;
-  for (const Rebalancer::Profile& p : profiles) names.push_back(p.name);
-  return names;
-}
-
-// "cpu 0.93 above 0.85 for 3 samples".
-std::string WhyHot(const HotBound& bound, const HotNode& hot) {
-  return absl::StrFormat("%s %.4g above %.4g for %d sample%s", bound.metric,
-                         hot.value, hot.threshold, hot.samples,
-                         hot.samples == 1 ? "" : "s");
-}
-
-}  // namespace
 
 Rebalancer::Rebalancer(const RebalanceConfig& config,
                        std::vector<Profile> profiles, ClusterState& state,
@@ -36,9 +15,7 @@ Rebalancer::Rebalancer(const RebalanceConfig& config,
                        EventRecorder& recorder, Leadership& leadership,
                        const Clock& clock, Registry& registry,
                        absl::Duration evict_timeout)
-    : config_(config),
-      profiles_(std::move(profiles)),
-      names_(RebalancedNames(config_, profiles_)),
+    : planner_(config, std::move(profiles)),
       state_(state),
       cache_(cache),
       api_(api),
@@ -62,33 +39,19 @@ Rebalancer::Rebalancer(const RebalanceConfig& config,
           {"reason"})),
       rounds_(registry.AddCounter("metrics_scheduler_rebalance_rounds_total",
                                   "Rebalancing rounds run on the leader.")),
-      tracker_(config_.hot),
-      limits_(config_.limits) {
-  for (const HotBound& bound : config_.hot) {
-    BoundTerm found;
-    for (const Profile& p : profiles_) {
-      for (size_t t = 0; t < p.scoring->metrics.size(); ++t) {
-        if (p.scoring->metrics[t].name == bound.metric) {
-          found = {.scoring = p.scoring, .term = t};
-          break;
-        }
-      }
-      if (found.scoring != nullptr) break;
-    }
-    CHECK(found.scoring != nullptr)
-        << "rebalance.hot names " << bound.metric << ", no profile's metric";
-    bound_terms_.push_back(found);
-  }
+      tracker_(config.hot),
+      limits_(config.limits) {
   registry.AddGauge("metrics_scheduler_rebalance_hot_nodes",
                     "Nodes that stayed hot at the last round, by metric.",
                     {"metric"}, [this] {
                       Registry::GaugeSamples samples;
+                      const std::vector<HotBound>& bounds =
+                          planner_.config().hot;
                       absl::MutexLock lock(&mu_);
-                      for (const HotBound& b : config_.hot) {
+                      for (const HotBound& b : bounds) {
                         double n = 0;
-                        for (const HotNode& h : last_hot_) {
-                          if (config_.hot[h.bound].metric == b.metric) ++n;
-                        }
+                        for (const HotNode& h : last_hot_)
+                          n += bounds[h.bound].metric == b.metric;
                         samples.push_back({{b.metric}, n});
                       }
                       return samples;
@@ -102,8 +65,9 @@ Rebalancer::Rebalancer(const RebalanceConfig& config,
 Rebalancer::~Rebalancer() { Stop(); }
 
 void Rebalancer::OnAssignedPod(const Pod& pod) {
-  if (std::find(names_.begin(), names_.end(), pod.scheduler_name) ==
-      names_.end()) {
+  const std::vector<std::string>& names = planner_.names();
+  if (std::find(names.begin(), names.end(), pod.scheduler_name) ==
+      names.end()) {
     return;
   }
   absl::MutexLock lock(&mu_);
@@ -128,12 +92,13 @@ void Rebalancer::OnAssignedPodDeleted(const Pod& pod) {
   pods_.erase(it);
 }
 
-const Rebalancer::Profile* Rebalancer::ProfileNamed(
-    const std::string& scheduler_name) const {
-  for (const Profile& p : profiles_) {
-    if (p.name == scheduler_name) return &p;
+std::vector<Pod> Rebalancer::PodsOn(const std::string& node) const {
+  std::vector<Pod> pods;
+  absl::MutexLock lock(&mu_);
+  if (auto it = by_node_.find(node); it != by_node_.end()) {
+    for (const std::string& key : it->second) pods.push_back(pods_.at(key));
   }
-  return nullptr;
+  return pods;
 }
 
 Rebalancer::Round Rebalancer::RunOnce() {
@@ -144,19 +109,7 @@ Rebalancer::Round Rebalancer::RunOnce() {
   rounds_.With({}).Inc();
   const int64_t now_ms = absl::ToUnixMillis(clock_.Now());
   const std::shared_ptr<const MetricsSnapshot> snapshot = cache_.Snapshot();
-  const std::vector<std::string> nodes = state_.NodeNames();
-  for (size_t b = 0; b < config_.hot.size(); ++b) {
-    const MetricTerm& term =
-        bound_terms_[b].scoring->metrics[bound_terms_[b].term];
-    const MetricValues* values =
-        snapshot == nullptr ? nullptr : snapshot->Find(term.name);
-    MetricColumn column =
-        values != nullptr
-            ? AlignMetric(*values, nodes)
-            : MetricColumn{.values = std::vector<double>(nodes.size(), NAN),
-                           .time_ms = std::vector<int64_t>(nodes.size(), 0)};
-    tracker_.Observe(b, nodes, column, now_ms, term.max_staleness_ms);
-  }
+  planner_.Observe(tracker_, state_, snapshot.get(), now_ms);
   round.hot = tracker_.Hot();
   {
     absl::MutexLock lock(&mu_);
@@ -164,91 +117,51 @@ Rebalancer::Round Rebalancer::RunOnce() {
   }
   if (round.hot.empty()) return round;
   limits_.StartInterval(now_ms);
-
-  std::set<std::string> handled;  // a node hot on two metrics: the first
-  for (const HotNode& hot : round.hot) {
-    if (!handled.insert(hot.node).second) continue;
-    const HotBound& bound = config_.hot[hot.bound];
-    const BoundTerm& bt = bound_terms_[hot.bound];
-    std::vector<Pod> pods;
-    {
-      absl::MutexLock lock(&mu_);
-      if (auto it = by_node_.find(hot.node); it != by_node_.end()) {
-        for (const std::string& key : it->second) pods.push_back(pods_[key]);
-      }
-    }
-    std::vector<MoveCandidate> candidates;
-    std::vector<std::string> takes_why(pods.size());
-    for (size_t i = 0; i < pods.size(); ++i) {
-      const Unmovable why = WhyUnmovable(pods[i], config_.pods, names_, now_ms);
-      if (why != Unmovable::kMovable) {
-        left_.With({std::string(UnmovableName(why))}).Inc();
-        VLOG(2) << "rebalance: " << pods[i].Key() << " stays on " << hot.node
-                << ": " << UnmovableName(why);
-        continue;
-      }
-      const PodEstimate takes =
-          state_.Takes(*bt.scoring, snapshot, bt.term, pods[i]);
-      if (!std::isfinite(takes.value) || takes.value <= 0) {
-        left_.With({"unknown-load"}).Inc();
-        continue;
-      }
-      takes_why[i] = DescribeEstimate(bt.scoring->metrics[bt.term], takes);
-      candidates.push_back({.pod = i, .takes = takes.value});
-    }
-    const MovePlan plan = PlanMoves(
-        hot, std::move(candidates),
-        [&](size_t i) {
-          const std::string workload =
-              pods[i].controller ? pods[i].controller->uid : "";
-          return limits_.Allows(hot.node, pods[i].namespace_, workload, now_ms);
-        },
-        [&](size_t i) -> Replacement {
-          const Profile* profile = ProfileNamed(pods[i].scheduler_name);
-          if (profile == nullptr) return {};
-          // Its replacement: the same pod, not bound yet (its own charge
-          // on its node is left out of the decision).
-          Pod replacement = pods[i];
-          replacement.node_name.clear();
-          std::string node;
-          state_.DecideAndAssume({.pod = &replacement,
-                                  .config = profile->scoring,
-                                  .metrics = snapshot,
-                                  .seed = static_cast<uint64_t>(now_ms) + i,
-                                  .assume = false},
-                                 workspace_, &node);
-          if (node.empty()) return {};
-          return {node, state_.ValueWith(*bt.scoring, snapshot, bt.term, node,
-                                         pods[i])};
-        });
-    for (const LeftPod& left : plan.left) {
-      left_.With({std::string(LeftBecauseName(left.why))}).Inc();
-      VLOG(1) << "rebalance: " << pods[left.pod].Key() << " stays on "
-              << hot.node << " (" << WhyHot(bound, hot)
-              << "): " << LeftBecauseName(left.why)
-              << (left.node.empty() ? "" : " to " + left.node);
-    }
-    for (const PlannedMove& move : plan.moves) {
-      const Pod& pod = pods[move.pod];
-      limits_.Record(hot.node, pod.namespace_,
-                     pod.controller ? pod.controller->uid : "", now_ms);
-      Move(pod, hot, move, takes_why[move.pod], now_ms, round);
+  const std::vector<NodeRebalance> plans = planner_.Plan(
+      round.hot, [this](const std::string& node) { return PodsOn(node); },
+      state_, snapshot, limits_, now_ms, static_cast<uint64_t>(now_ms),
+      workspace_);
+  for (const NodeRebalance& node : plans) {
+    CountLeft(node);
+    for (const PlannedMove& move : node.plan.moves) {
+      Move(node, move, now_ms, round);
     }
   }
   return round;
 }
 
-void Rebalancer::Move(const Pod& pod, const HotNode& hot,
-                      const PlannedMove& move, const std::string& takes_why,
+void Rebalancer::CountLeft(const NodeRebalance& node) {
+  for (const auto& [i, why] : node.unmovable) {
+    left_.With({std::string(UnmovableName(why))}).Inc();
+    VLOG(2) << "rebalance: " << node.pods[i].Key() << " stays on "
+            << node.hot.node << ": " << UnmovableName(why);
+  }
+  for (size_t i : node.unknown_load) {
+    left_.With({"unknown-load"}).Inc();
+    VLOG(2) << "rebalance: " << node.pods[i].Key() << " stays on "
+            << node.hot.node << ": what it takes is not known";
+  }
+  for (const LeftPod& left : node.plan.left) {
+    left_.With({std::string(LeftBecauseName(left.why))}).Inc();
+    VLOG(1) << "rebalance: " << node.pods[left.pod].Key() << " stays on "
+            << node.hot.node << " (" << planner_.WhyHot(node.hot)
+            << "): " << LeftBecauseName(left.why)
+            << (left.node.empty() ? "" : " to " + left.node);
+  }
+}
+
+void Rebalancer::Move(const NodeRebalance& node, const PlannedMove& move,
                       int64_t now_ms, Round& round) {
-  const HotBound& bound = config_.hot[hot.bound];
+  const Pod& pod = node.pods[move.pod];
+  const HotNode& hot = node.hot;
   const std::string what = absl::StrFormat(
       "off node %s (%s) to node %s (%s %.4g with it): it takes %.4g, %s",
-      hot.node, WhyHot(bound, hot), move.to, bound.metric, move.to_value,
-      move.takes, takes_why);
+      hot.node, planner_.WhyHot(hot), move.to,
+      planner_.config().hot[hot.bound].metric, move.to_value, move.takes,
+      node.takes_why[move.pod]);
   round.moves.push_back(
       absl::StrCat(pod.Key(), " ", hot.node, " -> ", move.to));
-  if (config_.mode == RebalanceMode::kDryRun) {
+  if (planner_.config().mode == RebalanceMode::kDryRun) {
     evictions_.With({"dry-run"}).Inc();
     LOG(INFO) << "rebalance (dry run): would move " << pod.Key() << " " << what;
     recorder_.Normal(pod, "WouldRebalance", "Rebalancing",
@@ -268,9 +181,7 @@ void Rebalancer::Move(const Pod& pod, const HotNode& hot,
     recorder_.Normal(pod, "Rebalanced", "Rebalancing",
                      absl::StrCat("Evicted to move it ", what));
     tracker_.Settle(hot.node,
-                    now_ms + bound_terms_[hot.bound]
-                                 .scoring->metrics[bound_terms_[hot.bound].term]
-                                 .estimate.warmup_ms);
+                    now_ms + planner_.Term(hot.bound).estimate.warmup_ms);
   } else if (absl::IsResourceExhausted(s)) {
     evictions_.With({"disruption-budget"}).Inc();
     LOG(INFO) << "rebalance: " << pod.Key() << " stays: " << s.message();
@@ -305,7 +216,8 @@ void Rebalancer::Loop() {
       auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
         return stopping_;
       };
-      if (mu_.AwaitWithTimeout(absl::Condition(&stopping), config_.interval)) {
+      if (mu_.AwaitWithTimeout(absl::Condition(&stopping),
+                               planner_.config().interval)) {
         return;
       }
     }

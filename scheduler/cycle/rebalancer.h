@@ -1,23 +1,16 @@
 // Rebalancer: moves pods off nodes that stay hot, only to where a decision
 // places them better (docs/rebalance.md).
 //
-// Every `rebalance.interval`, on the leader only:
-//   1. Counts each hot bound's fresh samples per node in the metrics
-//      cache's snapshot (HotTracker, scoring/rebalance.h).
-//   2. For each node that stays hot, plans the moves (PlanMoves): of the
-//      pods that may move (WhyUnmovable), as few as bring the node to its
-//      target, by what each takes off it (ClusterState::Takes, in the first
-//      profile with the bound's metric), each only when a decision with its
-//      own profile, made as if it were pending (nothing assumed), puts its
-//      replacement on another node that stays at or under the target with
-//      it. The limits of the interval and the workloads' cool-downs hold.
-//   3. Carries each move out. In a dry run: a Normal Event WouldRebalance on
-//      the pod, and a count. Otherwise: an eviction through the Eviction API
-//      (PodDisruptionBudgets hold) begun inside the lease's write window,
-//      then an Event Rebalanced; the node's samples count again only from
-//      a warm-up (the metric's estimate warmup) later, when they no longer
-//      show the pods that left.
-// What it leaves, and why, is logged (-v=1) and counted.
+// Every `rebalance.interval`, on the leader only, it counts the metrics
+// cache's new samples and plans the round (RebalancePlanner,
+// scheduler/cycle/rebalance_planner.h), the interval's limits and the
+// workloads' cool-downs holding, then carries each move out. In a dry run:
+// a Normal Event WouldRebalance on the pod, and a count. Otherwise: an
+// eviction through the Eviction API (PodDisruptionBudgets hold) begun
+// inside the lease's write window, then an Event Rebalanced; the node's
+// samples count again only from a warm-up (the metric's estimate warmup)
+// later, when they no longer show the pods that left. What it leaves, and
+// why, is logged (-v=1; what may not move, -v=2) and counted.
 //
 // Thread-safe: the pod handlers from the informer threads, RunOnce() from
 // its own thread (Start) or a test.
@@ -41,6 +34,7 @@
 #include "model/pod.h"
 #include "scheduler/cycle/cluster_state.h"
 #include "scheduler/cycle/event_recorder.h"
+#include "scheduler/cycle/rebalance_planner.h"
 #include "scheduler/cycle/scheduler_api.h"
 #include "scheduler/ha/leadership.h"
 #include "scheduler/telemetry/self_metrics.h"
@@ -52,11 +46,7 @@ namespace ms {
 
 class Rebalancer {
  public:
-  // A profile pods may name: its schedulerName and its policy.
-  struct Profile {
-    std::string name;
-    const ScoringConfig* scoring = nullptr;
-  };
+  using Profile = RebalanceProfile;
   // What one round did, for tests and logs.
   struct Round {
     std::vector<HotNode> hot;
@@ -86,23 +76,16 @@ class Rebalancer {
   void Stop();
 
  private:
-  struct BoundTerm {
-    const ScoringConfig* scoring = nullptr;
-    size_t term = 0;
-  };
-
-  // The profile named `scheduler_name`; null when none is.
-  const Profile* ProfileNamed(const std::string& scheduler_name) const;
-  // Carries out (or, in a dry run, says) one planned move of `pod`.
-  void Move(const Pod& pod, const HotNode& hot, const PlannedMove& move,
-            const std::string& takes_why, int64_t now_ms, Round& round);
+  // The pods kept on `node`.
+  std::vector<Pod> PodsOn(const std::string& node) const;
+  // Counts what a plan left, and logs it.
+  void CountLeft(const NodeRebalance& node);
+  // Carries out (or, in a dry run, says) one planned move.
+  void Move(const NodeRebalance& node, const PlannedMove& move, int64_t now_ms,
+            Round& round);
   void Loop();
 
-  const RebalanceConfig config_;
-  const std::vector<Profile> profiles_;
-  // The scheduler names whose pods may move (config or every profile's).
-  const std::vector<std::string> names_;
-  std::vector<BoundTerm> bound_terms_;  // per hot bound
+  const RebalancePlanner planner_;
   ClusterState& state_;
   metrics::MetricsCache& cache_;
   SchedulerApi& api_;

@@ -445,6 +445,92 @@ TEST_F(ExplainTest, BadUsageExitsTwo) {
                                       suite_, "/web"))
                 .exit_code,
             2);
+  // --rebalance takes no pod, and needs rebalance.hot.
+  EXPECT_EQ(RunScheduler(Args("--rebalance a/b")).exit_code, 2);
+  r = RunScheduler(Args("--rebalance"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "metrics-scheduler explain --rebalance: rebalance.hot of --config "
+            "is empty: nothing says when a node is hot\n");
+}
+
+// What a rebalancing round would move now: n0 is at 0.95, above 0.8; its
+// ReplicaSet-like pod of one core (0.25) would go to n1 (0.2, the lowest
+// that fits), its pod without a controller stays. Nothing is evicted.
+TEST_F(ExplainTest, RebalanceSaysWhatWouldMoveWhereAndWhatStays) {
+  std::vector<RemoteSeries> cpu;
+  const double busy[] = {0.95, 0.2, 0.6, 0.1};
+  for (int i = 0; i < 4; ++i) {
+    cpu.push_back(
+        {"node_cpu_busy", {{"node", Node(i)}, {"suite", suite_}}, busy[i]});
+  }
+  ASSERT_TRUE(prom_->Write(cpu).ok());
+  std::ofstream(config_) << absl::StrFormat(
+      R"(apiVersion: metrics-scheduler/v1alpha1
+kind: MetricsSchedulerConfiguration
+backend: {type: prometheus, url: "%s", timeout: 2s}
+metrics:
+  - name: cpu
+    query: 'node_cpu_busy{suite="%s"}'
+    normalization: {type: range, min: 0, max: 1}
+    estimate: {from: cpuRequests}
+rebalance:
+  mode: dryRun
+  hot: [{metric: cpu, high: 0.8, samples: 3, low: 0.7}]
+  pods: {minAge: 0s}
+)",
+      prom_->url(), suite_);
+  const std::string owner = env_.AdminOk(
+      "POST", "/api/v1/namespaces/" + suite_ + "/configmaps",
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web"}})");
+  const size_t at = owner.find(R"("uid":")");
+  ASSERT_NE(at, std::string::npos) << owner;
+  const std::string uid = owner.substr(at + 7, 36);
+  const std::string an_hour_ago = absl::FormatTime(
+      "%Y-%m-%dT%H:%M:%SZ", absl::Now() - absl::Hours(1), absl::UTCTimeZone());
+  for (const char* name : {"web-1", "lone"}) {
+    const bool owned = std::string(name) == "web-1";
+    env_.AdminOk(
+        "POST", "/api/v1/namespaces/" + suite_ + "/pods",
+        absl::StrCat(
+            R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", name,
+            R"(")",
+            owned ? absl::StrCat(R"(,"ownerReferences":[{"apiVersion":"v1",)",
+                                 R"("kind":"ConfigMap","name":"web","uid":")",
+                                 uid, R"(","controller":true}])")
+                  : "",
+            R"(},"spec":{"schedulerName":"metrics-scheduler","nodeName":")",
+            Node(0), R"(","nodeSelector":{"explain-suite":")", suite_,
+            R"("},"containers":[{"name":"c","image":"registry.k8s.io/)",
+            R"(pause:3.10","resources":{"requests":{"cpu":"1"}}}]}})"));
+    env_.AdminOk(
+        "PATCH",
+        absl::StrCat("/api/v1/namespaces/", suite_, "/pods/", name, "/status"),
+        absl::StrCat(R"({"status":{"phase":"Running","startTime":")",
+                     an_hour_ago, R"("}})"),
+        "application/merge-patch+json");
+  }
+  Result r = RunScheduler(Args("--rebalance"));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  for (const std::string& line : {
+           absl::StrCat("  ", Node(0), " 0.95 above 0.8:"),
+           absl::StrCat("    would move ", suite_, "/web-1 to ", Node(1),
+                        " (cpu 0.45 with it): it takes 0.25, requests"),
+           absl::StrCat("    leaves ", suite_, "/lone: no-controller"),
+           absl::StrCat("    ", Node(0), " would be at 0.7"),
+       }) {
+    EXPECT_NE(r.out.find(line + "\n"), std::string::npos) << line << "\n"
+                                                          << r.out;
+  }
+  EXPECT_NE(r.out.find("cpu: hot above 0.8 for 3 samples, brought to 0.7"),
+            std::string::npos)
+      << r.out;
+  // Both pods are still there, on n0.
+  for (const char* name : {"web-1", "lone"}) {
+    const std::string pod = env_.AdminOk(
+        "GET", absl::StrCat("/api/v1/namespaces/", suite_, "/pods/", name));
+    EXPECT_EQ(pod.find("deletionTimestamp"), std::string::npos) << pod;
+  }
 }
 
 }  // namespace

@@ -195,6 +195,7 @@ auto Anywhere(std::string to, double value) {
   return [to, value](size_t) { return Replacement{to, value}; };
 }
 bool Always(size_t) { return true; }
+void Ignore(size_t) {}
 
 std::vector<size_t> Moved(const MovePlan& plan) {
   std::vector<size_t> pods;
@@ -206,7 +207,7 @@ std::vector<size_t> Moved(const MovePlan& plan) {
 TEST(PlanMovesTest, FewestPodsAndTheSmallestThatIsEnough) {
   MovePlan plan =
       PlanMoves(HotA(0.95, 0.7), {{0, 0.5}, {1, 0.25}, {2, 0.1}, {3, 0.3}},
-                Always, Anywhere("b", 0.3));
+                Always, Anywhere("b", 0.3), Ignore);
   EXPECT_THAT(Moved(plan), ElementsAre(1));
   EXPECT_NEAR(plan.value_after, 0.7, 1e-12);
   EXPECT_EQ(plan.moves[0].to, "b");
@@ -217,18 +218,19 @@ TEST(PlanMovesTest, FewestPodsAndTheSmallestThatIsEnough) {
 // 1.2 to 0.7 needs 0.5: no pod alone; the largest, then the smallest
 // enough for the rest.
 TEST(PlanMovesTest, TheLargestFirstWhenNoneIsEnough) {
-  MovePlan plan =
-      PlanMoves(HotA(1.2, 0.7), {{0, 0.1}, {1, 0.3}, {2, 0.3}, {3, 0.2}},
-                Always, [](size_t pod) {
-                  return Replacement{pod == 1 ? "b" : "c", 0.2};
-                });
+  MovePlan plan = PlanMoves(
+      HotA(1.2, 0.7), {{0, 0.1}, {1, 0.3}, {2, 0.3}, {3, 0.2}}, Always,
+      [](size_t pod) {
+        return Replacement{pod == 1 ? "b" : "c", 0.2};
+      },
+      Ignore);
   EXPECT_THAT(Moved(plan), ElementsAre(1, 3));
   EXPECT_NEAR(plan.value_after, 0.7, 1e-12);
 }
 
 TEST(PlanMovesTest, NothingMovesOffANodeAtItsTarget) {
   MovePlan plan =
-      PlanMoves(HotA(0.7, 0.7), {{0, 0.5}}, Always, Anywhere("b", 0.1));
+      PlanMoves(HotA(0.7, 0.7), {{0, 0.5}}, Always, Anywhere("b", 0.1), Ignore);
   EXPECT_THAT(plan.moves, IsEmpty());
   EXPECT_THAT(plan.left, IsEmpty());
 }
@@ -237,20 +239,21 @@ TEST(PlanMovesTest, NothingMovesOffANodeAtItsTarget) {
 // node hot is left, and the next one tried; a node that cannot reach its
 // target sheds what it can.
 TEST(PlanMovesTest, OnlyWhereItHelps) {
-  MovePlan plan =
-      PlanMoves(HotA(1.3, 0.7), {{0, 0.4}, {1, 0.35}, {2, 0.33}, {3, 0.31}},
-                Always, [](size_t pod) -> Replacement {
-                  switch (pod) {
-                    case 0:
-                      return {"a", 0.9};  // back on the hot node
-                    case 1:
-                      return {"", 0};  // nowhere
-                    case 2:
-                      return {"b", 0.75};  // above the target there
-                    default:
-                      return {"c", 0.5};
-                  }
-                });
+  MovePlan plan = PlanMoves(
+      HotA(1.3, 0.7), {{0, 0.4}, {1, 0.35}, {2, 0.33}, {3, 0.31}}, Always,
+      [](size_t pod) -> Replacement {
+        switch (pod) {
+          case 0:
+            return {"a", 0.9};  // back on the hot node
+          case 1:
+            return {"", 0};  // nowhere
+          case 2:
+            return {"b", 0.75};  // above the target there
+          default:
+            return {"c", 0.5};
+        }
+      },
+      Ignore);
   EXPECT_THAT(Moved(plan), ElementsAre(3));
   EXPECT_THAT(plan.left,
               ElementsAre(Field(&LeftPod::why, LeftBecause::kReturns),
@@ -264,7 +267,7 @@ TEST(PlanMovesTest, OnlyWhereItHelps) {
 // Two pods sent to one node: the second counts the first there.
 TEST(PlanMovesTest, PodsPlannedForOneNodeAddUp) {
   MovePlan plan = PlanMoves(HotA(1.4, 0.7), {{0, 0.3}, {1, 0.3}, {2, 0.3}},
-                            Always, Anywhere("b", 0.35));
+                            Always, Anywhere("b", 0.35), Ignore);
   // b: 0.35, then 0.35 + 0.3 = 0.65, then 0.95 > 0.7.
   EXPECT_THAT(Moved(plan), ElementsAre(0, 1));
   EXPECT_NEAR(plan.moves[1].to_value, 0.65, 1e-12);
@@ -276,11 +279,34 @@ TEST(PlanMovesTest, PodsPlannedForOneNodeAddUp) {
 TEST(PlanMovesTest, LimitsLeaveAPodAndShedWhatHelps) {
   MovePlan plan = PlanMoves(
       HotA(1.5, 0.7), {{0, 0.3}, {1, 0.2}, {2, 0.1}},
-      [](size_t pod) { return pod != 1; }, Anywhere("b", 0.1));
+      [](size_t pod) { return pod != 1; }, Anywhere("b", 0.1), Ignore);
   EXPECT_THAT(Moved(plan), ElementsAre(0, 2));
   EXPECT_THAT(plan.left,
               ElementsAre(Field(&LeftPod::why, LeftBecause::kLimited)));
   EXPECT_NEAR(plan.value_after, 1.1, 1e-12);
+}
+
+// The limits hear of each move as it is planned: with one move allowed,
+// the second pod a node needs is limited.
+TEST(PlanMovesTest, EachMoveCountsBeforeTheNextIsAllowed) {
+  int moves = 0;
+  MovePlan plan = PlanMoves(
+      HotA(1.3, 0.7), {{0, 0.3}, {1, 0.3}, {2, 0.3}},
+      [&](size_t) { return moves < 1; }, Anywhere("b", 0.1),
+      [&](size_t) { ++moves; });
+  EXPECT_THAT(Moved(plan), ElementsAre(0));
+  EXPECT_THAT(plan.left,
+              ElementsAre(Field(&LeftPod::why, LeftBecause::kLimited),
+                          Field(&LeftPod::why, LeftBecause::kLimited)));
+}
+
+// A node whose value is unknown takes nothing.
+TEST(PlanMovesTest, ANodeOfUnknownValueTakesNothing) {
+  MovePlan plan = PlanMoves(HotA(0.95, 0.7), {{0, 0.3}}, Always,
+                            Anywhere("b", NAN), Ignore);
+  EXPECT_THAT(plan.moves, IsEmpty());
+  EXPECT_THAT(plan.left,
+              ElementsAre(Field(&LeftPod::why, LeftBecause::kWouldBeHot)));
 }
 
 TEST(MoveLimitsTest, PerNodeNamespaceWorkloadAndTotal) {
