@@ -551,12 +551,18 @@ std::string EventBody(const PodEvent& event) {
   return absl::StrCat(
       "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":",
       JsonQuote(name), ",\"namespace\":", JsonQuote(event.pod_namespace),
-      "},\"involvedObject\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
-      "\"name\":",
-      JsonQuote(event.pod_name), ",\"namespace\":",
-      JsonQuote(event.pod_namespace), ",\"uid\":", JsonQuote(event.pod_uid),
-      "},\"type\":", JsonQuote(event.type), ",\"reason\":",
-      JsonQuote(event.reason), ",\"action\":", JsonQuote(event.action),
+      "},\"involvedObject\":{\"apiVersion\":\"v1\",\"kind\":",
+      JsonQuote(event.kind), ",\"name\":", JsonQuote(event.pod_name),
+      // A Node is cluster-scoped: its involvedObject has no namespace.
+      event.kind == "Pod"
+          ? absl::StrCat(",\"namespace\":", JsonQuote(event.pod_namespace))
+          : "",
+      event.pod_uid.empty()
+          ? ""
+          : absl::StrCat(",\"uid\":", JsonQuote(event.pod_uid)),
+      "},\"type\":", JsonQuote(event.type),
+      ",\"reason\":", JsonQuote(event.reason),
+      ",\"action\":", JsonQuote(event.action),
       ",\"message\":", JsonQuote(event.message),
       ",\"source\":{\"component\":", JsonQuote(event.reporting_component),
       "},\"reportingComponent\":", JsonQuote(event.reporting_component),

@@ -125,6 +125,10 @@ struct PodEvent {
   // that retries sets it, so a retry after a lost answer is refused
   // (AlreadyExists) instead of recording the Event twice.
   std::string name;
+  // The kind of the object it is about: a Pod, or a Node (pod_name is then
+  // the node's name and pod_namespace "default", where Events about
+  // cluster-scoped objects go).
+  std::string kind = "Pod";
   std::string pod_namespace;
   std::string pod_name;
   std::string pod_uid;

@@ -102,6 +102,21 @@ void EventRecorder::Normal(const Pod& pod, absl::string_view reason,
                               std::move(message))});
 }
 
+void EventRecorder::NodeEvent(const std::string& node, absl::string_view reason,
+                              absl::string_view action, std::string message) {
+  Enqueue({.event = kube::PodEvent{
+               .kind = "Node",
+               .pod_namespace = "default",
+               .pod_name = node,
+               .type = "Normal",
+               .reason = std::string(reason),
+               .action = std::string(action),
+               .message = std::move(message),
+               .reporting_component = options_.components.front(),
+               .reporting_instance = options_.instance,
+               .time = absl::Now()}});
+}
+
 void EventRecorder::Preempted(const Pod& victim, const Pod& preemptor,
                               const std::string& node) {
   Enqueue({.event =

@@ -102,6 +102,10 @@ class EventRecorder {
   // "Rebalancing").
   void Normal(const Pod& pod, absl::string_view reason,
               absl::string_view action, std::string message);
+  // A Normal Event about node `node` (rebalancing's: reason
+  // "Rebalancing" or "WouldRebalance"), reported as the first profile.
+  void NodeEvent(const std::string& node, absl::string_view reason,
+                 absl::string_view action, std::string message);
   // A Normal "Preempted" Event on a victim (action Preempting), as
   // kube-scheduler words it: "Preempted by pod <uid> on node <node>".
   void Preempted(const Pod& victim, const Pod& preemptor,

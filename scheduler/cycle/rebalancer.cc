@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "glog/logging.h"
 
 namespace ms {
@@ -60,6 +61,7 @@ Rebalancer::Rebalancer(const RebalanceConfig& config,
                              "not-leader", "failed"}) {
     evictions_.With({result});
   }
+  rounds_.With({});  // 0 on a standby, which runs none
 }
 
 Rebalancer::~Rebalancer() { Stop(); }
@@ -121,11 +123,23 @@ Rebalancer::Round Rebalancer::RunOnce() {
       round.hot, [this](const std::string& node) { return PodsOn(node); },
       state_, snapshot, limits_, now_ms, static_cast<uint64_t>(now_ms),
       workspace_);
+  const bool dry_run = planner_.config().mode == RebalanceMode::kDryRun;
   for (const NodeRebalance& node : plans) {
     CountLeft(node);
+    std::vector<std::string> moved;
     for (const PlannedMove& move : node.plan.moves) {
-      Move(node, move, now_ms, round);
+      if (Move(node, move, now_ms, round)) {
+        moved.push_back(
+            absl::StrCat(node.pods[move.pod].Key(), " to ", move.to));
+      }
     }
+    if (moved.empty()) continue;
+    recorder_.NodeEvent(
+        node.hot.node, dry_run ? "WouldRebalance" : "Rebalancing",
+        "Rebalancing",
+        absl::StrCat(planner_.WhyHot(node.hot),
+                     dry_run ? ": would move " : ": moving ",
+                     absl::StrJoin(moved, ", "), dry_run ? " (dry run)" : ""));
   }
   return round;
 }
@@ -150,7 +164,7 @@ void Rebalancer::CountLeft(const NodeRebalance& node) {
   }
 }
 
-void Rebalancer::Move(const NodeRebalance& node, const PlannedMove& move,
+bool Rebalancer::Move(const NodeRebalance& node, const PlannedMove& move,
                       int64_t now_ms, Round& round) {
   const Pod& pod = node.pods[move.pod];
   const HotNode& hot = node.hot;
@@ -166,13 +180,13 @@ void Rebalancer::Move(const NodeRebalance& node, const PlannedMove& move,
     LOG(INFO) << "rebalance (dry run): would move " << pod.Key() << " " << what;
     recorder_.Normal(pod, "WouldRebalance", "Rebalancing",
                      absl::StrCat("Would move ", what, " (dry run)"));
-    return;
+    return true;
   }
   const absl::Duration timeout =
       std::min(evict_timeout_, leadership_.WriteMargin());
   if (!leadership_.AwaitWriteWindow(timeout)) {
     evictions_.With({"not-leader"}).Inc();
-    return;
+    return false;
   }
   const absl::Status s = api_.EvictPod(pod, timeout);
   if (s.ok()) {
@@ -182,7 +196,9 @@ void Rebalancer::Move(const NodeRebalance& node, const PlannedMove& move,
                      absl::StrCat("Evicted to move it ", what));
     tracker_.Settle(hot.node,
                     now_ms + planner_.Term(hot.bound).estimate.warmup_ms);
-  } else if (absl::IsResourceExhausted(s)) {
+    return true;
+  }
+  if (absl::IsResourceExhausted(s)) {
     evictions_.With({"disruption-budget"}).Inc();
     LOG(INFO) << "rebalance: " << pod.Key() << " stays: " << s.message();
     recorder_.Normal(pod, "RebalanceBlocked", "Rebalancing",
@@ -193,6 +209,7 @@ void Rebalancer::Move(const NodeRebalance& node, const PlannedMove& move,
     evictions_.With({"failed"}).Inc();
     LOG(WARNING) << "rebalance: evicting " << pod.Key() << " failed: " << s;
   }
+  return false;
 }
 
 void Rebalancer::Start() {

@@ -9,8 +9,10 @@
 // eviction through the Eviction API (PodDisruptionBudgets hold) begun
 // inside the lease's write window, then an Event Rebalanced; the node's
 // samples count again only from a warm-up (the metric's estimate warmup)
-// later, when they no longer show the pods that left. What it leaves, and
-// why, is logged (-v=1; what may not move, -v=2) and counted.
+// later, when they no longer show the pods that left. The node gets an
+// Event too (Rebalancing, or WouldRebalance) naming what moves where. What
+// it leaves, and why, is logged (-v=1; what may not move, -v=2) and
+// counted.
 //
 // Thread-safe: the pod handlers from the informer threads, RunOnce() from
 // its own thread (Start) or a test.
@@ -80,8 +82,9 @@ class Rebalancer {
   std::vector<Pod> PodsOn(const std::string& node) const;
   // Counts what a plan left, and logs it.
   void CountLeft(const NodeRebalance& node);
-  // Carries out (or, in a dry run, says) one planned move.
-  void Move(const NodeRebalance& node, const PlannedMove& move, int64_t now_ms,
+  // Carries out (or, in a dry run, says) one planned move; true when the
+  // pod was evicted (or said to be).
+  bool Move(const NodeRebalance& node, const PlannedMove& move, int64_t now_ms,
             Round& round);
   void Loop();
 

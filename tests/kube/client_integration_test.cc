@@ -385,6 +385,24 @@ TEST_F(KubeClientIntegrationTest, EventIsListedForThePod) {
   EXPECT_NE(events.find("0/3 nodes are available: 3 Insufficient cpu."),
             std::string::npos);
   EXPECT_NE(events.find(pod->uid), std::string::npos);
+  // An Event about a node (cluster-scoped) goes to the default namespace.
+  s = client.CreateEvent({.kind = "Node",
+                          .pod_namespace = "default",
+                          .pod_name = "node-" + ns_,
+                          .type = "Normal",
+                          .reason = "Rebalancing",
+                          .action = "Rebalancing",
+                          .message = "cpu 0.95 above 0.85 for 3 samples",
+                          .reporting_component = "metrics-scheduler",
+                          .reporting_instance = "replica-1"});
+  ASSERT_TRUE(s.ok()) << s;
+  events = env_.AdminOk("GET",
+                        "/api/v1/namespaces/default/events?fieldSelector="
+                        "involvedObject.name%3Dnode-" +
+                            ns_);
+  EXPECT_NE(events.find(R"("kind":"Node")"), std::string::npos) << events;
+  EXPECT_NE(events.find("cpu 0.95 above 0.85 for 3 samples"),
+            std::string::npos);
 }
 
 // The Eviction API: it deletes the pod it names, unless the uid changed or

@@ -128,12 +128,12 @@ TEST(CliTest, BadFlagsExitTwoWithTheUsageLine) {
     std::string stderr_text;
   };
   for (const Case& c : {
-           Case{"--no-such-flag",
-                "metrics-scheduler: --no-such-flag: unknown flag\n" +
-                    run_usage},
-           Case{"-no_such_flag=1",
-                "metrics-scheduler: --no-such-flag: unknown flag\n" +
-                    run_usage},
+           Case{
+               "--no-such-flag",
+               "metrics-scheduler: --no-such-flag: unknown flag\n" + run_usage},
+           Case{
+               "-no_such_flag=1",
+               "metrics-scheduler: --no-such-flag: unknown flag\n" + run_usage},
            Case{"--bind-workers=many",
                 "metrics-scheduler: --bind-workers: bad value \"many\"\n" +
                     run_usage},
@@ -151,8 +151,8 @@ TEST(CliTest, BadFlagsExitTwoWithTheUsageLine) {
            Case{"--nobind-workers",
                 "metrics-scheduler: --nobind-workers: unknown flag\n" +
                     run_usage},
-           Case{"--config", "metrics-scheduler: --config: needs a value\n" +
-                                run_usage},
+           Case{"--config",
+                "metrics-scheduler: --config: needs a value\n" + run_usage},
            Case{"-v=lots",
                 "metrics-scheduler: -v wants a number >= 0, got \"lots\"\n" +
                     run_usage},
@@ -169,7 +169,9 @@ TEST(CliTest, BadFlagsExitTwoWithTheUsageLine) {
                 "metrics-scheduler: --context: needs a value\n"
                 "usage: metrics-scheduler explain [--config FILE] "
                 "[--kubeconfig FILE] [--context NAME] [--master URL] "
-                "NAMESPACE/NAME|MANIFEST\n"},
+                "NAMESPACE/NAME|MANIFEST\n"
+                "       metrics-scheduler explain --rebalance --config FILE "
+                "[--kubeconfig FILE] [--context NAME] [--master URL]\n"},
            Case{"no-such-command",
                 "metrics-scheduler: unknown command \"no-such-command\"\n" +
                     run_usage},

@@ -1975,7 +1975,9 @@ class RebalanceEndToEndTest : public EndToEndTest {
   // a scheduler rebalancing in `mode` every second: hot above 0.8 for two
   // samples, brought to 0.7; then the ReplicaSet web, two pods of one core
   // (0.25 of a node), which go to n0; they have run for an hour.
-  SchedulerProcess* Setup(const std::string& mode) {
+  SchedulerProcess* Setup(const std::string& mode,
+                          const std::string& more_rebalance = "",
+                          const std::string& identity = "e2e") {
     for (int i = 0; i < 3; ++i) AddNode(Node(i));
     SetLatency({{Node(0), 0.05}, {Node(1), 0.05}, {Node(2), 0.05}});
     SetCpu(*prom_, suite_, {{Node(0), 0.1}, {Node(1), 0.5}, {Node(2), 0.6}});
@@ -1993,8 +1995,9 @@ class RebalanceEndToEndTest : public EndToEndTest {
         absl::StrCat("rebalance:\n  mode: ", mode,
                      "\n  interval: 1s\n"
                      "  hot: [{metric: cpu, high: 0.8, samples: 2, low: 0.7}]\n"
-                     "  pods: {minAge: 0s}\n");
-    SchedulerProcess* s = StartScheduler(params);
+                     "  pods: {minAge: 0s}\n",
+                     more_rebalance);
+    SchedulerProcess* s = StartScheduler(params, identity);
     if (s == nullptr) return nullptr;
     WaitForFirstRefresh(s);
     env_.AdminOk(
@@ -2073,6 +2076,17 @@ TEST_F(RebalanceEndToEndTest,
   EXPECT_NE(EventsWith(evicted, R"("reason":"Rebalanced")")
                 .find(absl::StrCat("to node ", Node(1))),
             std::string::npos);
+  // The node says it too.
+  std::string node_events;
+  EXPECT_TRUE(WaitFor([&] {
+    node_events =
+        env_.AdminOk("GET",
+                     "/api/v1/namespaces/default/events?fieldSelector="
+                     "involvedObject.name%3D" +
+                         Node(0));
+    return node_events.find(absl::StrCat(": moving ", suite_, "/", evicted,
+                                         " to ", Node(1))) != std::string::npos;
+  })) << node_events;
   // Past the warm-up, n0 at 0.7 is not hot: nothing more moves.
   WaitForRounds(s, 14);
   EXPECT_EQ(s->Metric(kEvicted), 1) << s->Log();
@@ -2106,6 +2120,65 @@ TEST_F(RebalanceEndToEndTest, ADisruptionBudgetOfZeroBlocksIt) {
                        std::string::npos;
   }
   EXPECT_TRUE(told);
+}
+
+// Once a workload has lost a pod it keeps the rest for its cool-down, and
+// one eviction per interval in all: n0 stays hot, yet only one pod leaves.
+TEST_F(RebalanceEndToEndTest, TheLimitsHold) {
+  SchedulerProcess* s =
+      Setup("evict", "  limits: {total: 1, perWorkload: 1, coolDown: 10m}\n");
+  ASSERT_NE(s, nullptr);
+  SetCpu(*prom_, suite_, {{Node(0), 1.2}, {Node(1), 0.1}, {Node(2), 0.2}});
+  ASSERT_TRUE(WaitFor([&] { return s->Metric(kEvicted) == 1; })) << s->Log();
+  // Past the node's warm-up (10 s) it is still hot and would shed again.
+  WaitForRounds(s, 14);
+  EXPECT_EQ(s->Metric(kEvicted), 1) << s->Log();
+  EXPECT_GE(
+      s->Metric("metrics_scheduler_rebalance_left_total{reason=\"limited\"}"),
+      1);
+}
+
+// Nothing is evicted where no node would stay under 0.7 with the pod, nor
+// from a fleet hot everywhere.
+TEST_F(RebalanceEndToEndTest, NothingMovesWhenNoNodeIsBetterOrAllAreHot) {
+  SchedulerProcess* s = Setup("evict");
+  ASSERT_NE(s, nullptr);
+  SetCpu(*prom_, suite_, {{Node(0), 0.95}, {Node(1), 0.6}, {Node(2), 0.6}});
+  ASSERT_TRUE(WaitFor([&] {
+    return s->Metric(
+               "metrics_scheduler_rebalance_left_total{reason="
+               "\"would-be-hot\"}") >= 2;
+  })) << s->Log();
+  SetCpu(*prom_, suite_, {{Node(0), 0.95}, {Node(1), 0.95}, {Node(2), 0.95}});
+  WaitForRounds(s, 4);
+  EXPECT_EQ(s->Metric(kEvicted), 0) << s->Log();
+  EXPECT_EQ(Count(Node(0)), 2);
+  EXPECT_EQ(Pods().size(), 2u);
+}
+
+// With two replicas, only the leader rebalances: one pod leaves, and the
+// standby runs no round.
+TEST_F(RebalanceEndToEndTest, AStandbyEvictsNothing) {
+  SchedulerProcess* a = Setup("evict", "", "replica-a");
+  ASSERT_NE(a, nullptr);
+  ConfigParams params = Params();
+  params.metrics_tail =
+      CpuMetricYaml(suite_, "{from: cpuRequests, factor: 1, warmup: 10s}");
+  params.tail =
+      "rebalance:\n  mode: evict\n  interval: 1s\n"
+      "  hot: [{metric: cpu, high: 0.8, samples: 2, low: 0.7}]\n"
+      "  pods: {minAge: 0s}\n";
+  SchedulerProcess* b = StartScheduler(params, "replica-b");
+  ASSERT_NE(b, nullptr);
+  SetCpu(*prom_, suite_, {{Node(0), 0.95}, {Node(1), 0.2}, {Node(2), 0.6}});
+  ASSERT_TRUE(WaitFor([&] { return Count(Node(0) + " (leaving)") == 1; },
+                      absl::Seconds(60)))
+      << a->Log() << b->Log();
+  SetCpu(*prom_, suite_, {{Node(0), 0.7}, {Node(1), 0.45}, {Node(2), 0.6}});
+  WaitForRounds(a, 3);
+  EXPECT_EQ(a->Metric(kEvicted), 1);
+  EXPECT_EQ(b->Metric(kEvicted), 0);
+  EXPECT_EQ(b->Metric("metrics_scheduler_rebalance_rounds_total"), 0);
 }
 
 // A dry run says what it would move, in an Event, and moves nothing.

@@ -104,11 +104,19 @@ class RebalancerTest : public ::testing::Test {
     clock_.Advance(absl::Seconds(15));
     return round;
   }
+  // The Events about pod `name`, or with kind "Node" about node `name`.
+  std::vector<kube::PodEvent> EventsAbout(const std::string& name,
+                                          const std::string& kind = "Pod") {
+    std::vector<kube::PodEvent> out;
+    for (const kube::PodEvent& e : api_.Events()) {
+      if (e.kind == kind && e.pod_name == name) out.push_back(e);
+    }
+    return out;
+  }
   std::vector<std::string> EventReasons(const std::string& pod) {
     std::vector<std::string> reasons;
-    for (const kube::PodEvent& e : api_.Events()) {
-      if (e.pod_name == pod) reasons.push_back(e.reason);
-    }
+    for (const kube::PodEvent& e : EventsAbout(pod))
+      reasons.push_back(e.reason);
     return reasons;
   }
   double Sample(const std::string& series) {
@@ -143,6 +151,12 @@ TEST_F(RebalancerTest, ExactlyThePodsNeededMoveWhereTheyStayCool) {
   EXPECT_THAT(api_.Evicted(), ElementsAre("default/mid"));
   ASSERT_TRUE(WaitFor([&] { return !EventReasons("mid").empty(); }));
   EXPECT_THAT(EventReasons("mid"), ElementsAre("Rebalanced"));
+  ASSERT_TRUE(WaitFor([&] { return !EventsAbout("a", "Node").empty(); }));
+  const kube::PodEvent node = EventsAbout("a", "Node")[0];
+  EXPECT_EQ(node.reason, "Rebalancing");
+  EXPECT_EQ(node.pod_namespace, "default");
+  EXPECT_EQ(node.message,
+            "cpu 0.95 above 0.8 for 2 samples: moving default/mid to b");
   EXPECT_EQ(
       Sample(
           R"(metrics_scheduler_rebalance_evictions_total{result="evicted"})"),
@@ -176,7 +190,7 @@ TEST_F(RebalancerTest, ADryRunSaysWhatItWouldMoveAndEvictsNothing) {
   EXPECT_THAT(Sample(0.95, 0.2, 0.5).moves, ElementsAre("default/mid a -> b"));
   EXPECT_THAT(api_.Evicted(), IsEmpty());
   ASSERT_TRUE(WaitFor([&] { return !EventReasons("mid").empty(); }));
-  const kube::PodEvent event = api_.Events().back();
+  const kube::PodEvent event = EventsAbout("mid").back();
   EXPECT_EQ(event.reason, "WouldRebalance");
   EXPECT_EQ(event.type, "Normal");
   EXPECT_EQ(event.message,
@@ -186,6 +200,11 @@ TEST_F(RebalancerTest, ADryRunSaysWhatItWouldMoveAndEvictsNothing) {
       Sample(
           R"(metrics_scheduler_rebalance_evictions_total{result="dry-run"})"),
       1);
+  ASSERT_TRUE(WaitFor([&] { return !EventsAbout("a", "Node").empty(); }));
+  EXPECT_EQ(EventsAbout("a", "Node")[0].reason, "WouldRebalance");
+  EXPECT_EQ(EventsAbout("a", "Node")[0].message,
+            "cpu 0.95 above 0.8 for 2 samples: would move default/mid to b "
+            "(dry run)");
 }
 
 TEST_F(RebalancerTest, ADisruptionBudgetsRefusalLeavesThePod) {
