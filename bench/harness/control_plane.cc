@@ -83,10 +83,13 @@ ControlPlane::ControlPlane(const std::string& testenv_bin, std::string dir,
       dir_ + "/pki/ca.crt");
   kube_scheduler_pid_ = ReadPid(dir_ + "/kube-scheduler.pid");
   apiserver_pid_ = ReadPid(dir_ + "/kube-apiserver.pid");
-  if (RunCommand(absl::StrCat(testenv_bin_, " kubectl --kubeconfig ",
-                              kubeconfig(), " apply -f ", source_dir,
-                              "/manifests/namespace.yaml -f ", source_dir,
-                              "/manifests/rbac.yaml >/dev/null")) != 0) {
+  // With the right to evict (manifests/components/rebalance): a
+  // configuration that rebalances may use it.
+  if (RunCommand(absl::StrCat(
+          testenv_bin_, " kubectl --kubeconfig ", kubeconfig(), " apply -f ",
+          source_dir, "/manifests/namespace.yaml -f ", source_dir,
+          "/manifests/rbac.yaml -f ", source_dir,
+          "/manifests/components/rebalance/rbac.yaml >/dev/null")) != 0) {
     Die("cannot apply manifests/rbac.yaml");
   }
 }

@@ -44,7 +44,8 @@ class ControlPlane {
  public:
   // Starts `testenv_bin` up in `dir` (emptied first; "" for a temporary
   // directory, removed by the destructor) and applies the project's
-  // namespace and RBAC manifests from `source_dir`. Dies, with the log, when
+  // namespace and RBAC manifests from `source_dir` (rebalancing's right to
+  // evict included). Dies, with the log, when
   // the plane does not come up within 3 minutes. Interrupted (process.h),
   // it stops the plane and removes the temporary directory.
   ControlPlane(const std::string& testenv_bin, std::string dir,

@@ -14,6 +14,7 @@
 // - Placements onto a hot node: bindings to a node above the threshold at
 //   the moment of binding.
 // - Pending: pods of the policy still unbound at the end.
+// - Evictions: pods the policy evicted to place them again (rebalancing).
 #ifndef METRICS_SCHEDULER_BENCH_QUALITY_FIGURES_H_
 #define METRICS_SCHEDULER_BENCH_QUALITY_FIGURES_H_
 
@@ -34,6 +35,7 @@ struct Figures {
   int placements = 0;
   int placements_on_hot = 0;
   int pending = 0;
+  int evictions = 0;  // pods the policy moved (rebalancing)
 };
 
 class FigureAccumulator {

@@ -11,6 +11,11 @@ double RampedUsage(double full, double warmup_s, double age_s) {
   return full * age_s / warmup_s;
 }
 
+double UsageAt(const PodSpec& pod, double full, double started_s, double t) {
+  return RampedUsage(full, pod.warmup_s, t - started_s) *
+         (t >= pod.shift_at_s ? pod.shift_factor : 1);
+}
+
 double SpeedAt(const NodeSpec& node, double t) {
   return t >= node.degrade_at_s ? node.speed * node.degrade_factor : node.speed;
 }
@@ -51,9 +56,8 @@ NodeState NodeAt(const NodeSpec& node, const std::vector<RunningPod>& pods,
   double pod_cores = 0;
   double io = 0;
   for (const RunningPod& p : pods) {
-    const double age = t - p.started_s;
-    pod_cores += RampedUsage(p.spec->usage, p.spec->warmup_s, age);
-    io += RampedUsage(p.spec->io, p.spec->warmup_s, age);
+    pod_cores += UsageAt(*p.spec, p.spec->usage, p.started_s, t);
+    io += UsageAt(*p.spec, p.spec->io, p.started_s, t);
   }
   const double speed = SpeedAt(node, t);
   s.demand_cores = BackgroundAt(node, t) + pod_cores;

@@ -54,6 +54,10 @@ struct PodSpec {
   // The workload it belongs to: "" none; pods with the same owner are
   // siblings (created with one controlling ownerReference).
   std::string owner;
+  // From `shift_at_s` (trace time) on, it uses `shift_factor` times as
+  // much (cores and IO): load that moves after placement.
+  double shift_at_s = kNever;
+  double shift_factor = 1;
 };
 
 // Constants of the model (docs/quality.md, "The load model").
@@ -85,6 +89,11 @@ struct NodeState {
 // A pod's usage (cores, or IO units with `full` = io) `age_s` after it
 // started: the warm-up ramp, then `full`.
 double RampedUsage(double full, double warmup_s, double age_s);
+
+// What `pod` uses at trace time `t` having started at `started_s`: `full`
+// (its usage, or its io) ramped over its warm-up, times its shift_factor
+// from its shift_at_s on.
+double UsageAt(const PodSpec& pod, double full, double started_s, double t);
 
 // The node's speed at `t` (degradation applied).
 double SpeedAt(const NodeSpec& node, double t);

@@ -405,9 +405,20 @@ class PodIndex {
       }
     }
   }
+  // The pod `name` is, or replaces: "<pod>-r<N>" is the Nth replacement of
+  // <pod> (rebalancing evicted it).
   std::optional<ReferenceScheduler::PodRef> Pod(const std::string& name) const {
     auto it = by_name_.find(name);
-    if (it == by_name_.end()) return std::nullopt;
+    if (it == by_name_.end()) {
+      const size_t r = name.rfind("-r");
+      int n = 0;
+      if (r == std::string::npos ||
+          !absl::SimpleAtoi(absl::string_view(name).substr(r + 2), &n)) {
+        return std::nullopt;
+      }
+      it = by_name_.find(name.substr(0, r));
+      if (it == by_name_.end()) return std::nullopt;
+    }
     return it->second;
   }
   std::optional<size_t> Node(const std::string& name) const {
@@ -433,7 +444,8 @@ class Run {
         index_(pools),
         world_(pools, ModelParams(), absl::GetFlag(FLAGS_hot_threshold)),
         client_(plane.admin().Config(), "quality"),
-        statuses_(plane.admin(), kNamespace) {}
+        statuses_(plane.admin(), kNamespace),
+        replacer_(plane.admin().Clone()) {}
 
   void Go();
   std::vector<Figures> Results() const;
@@ -445,7 +457,15 @@ class Run {
   void CreateOwners();
   std::optional<OwnerRef> OwnerOf(size_t pool, const PodSpec& pod) const;
   void Drive(const std::atomic<bool>& stop);
-  void Start(const ReferenceScheduler::PodRef& pod, size_t node);
+  // The schedulerName of the pool's pod `pod`.
+  std::string SchedulerOf(size_t pool, const PodSpec& pod) const;
+  // `name`: the object that was bound; "" the trace's pod itself.
+  void Start(const ReferenceScheduler::PodRef& pod, size_t node,
+             const std::string& name = "");
+  // A pod deleted before its end (an eviction): its controller's part,
+  // its replacement.
+  void Replace(const ReferenceScheduler::PodRef& pod,
+               const std::string& deleted);
   void ReportStatuses();
   void Reap();
   void Clean();
@@ -459,12 +479,17 @@ class Run {
   kube::KubeClient client_;
   // The kubelet's part: each started pod's status.
   PodStatusWriter statuses_;
+  // The controller's part: evicted pods' replacements (the pod informer's
+  // thread only).
+  std::unique_ptr<bench::Admin> replacer_;
   absl::Time start_;
   // Each owner object's uid by its name, set before any pod is created.
   std::map<std::string, std::string> owner_uids_;
   // Each bound pod's uid, for its deletion's precondition.
   mutable absl::Mutex uids_mu_;
   std::map<std::string, std::string> uids_ ABSL_GUARDED_BY(uids_mu_);
+  // Replacements made of each evicted pod, by the trace pod's name.
+  std::map<std::string, int> replacements_ ABSL_GUARDED_BY(uids_mu_);
 };
 
 std::vector<NodeView> Run::Views(size_t pool,
@@ -553,16 +578,10 @@ void Run::Drive(const std::atomic<bool>& stop) {
     late = std::max(late, Now() - a.at);
     const PoolSpec& pool = pools_[a.pool];
     const PodSpec& pod = pool.trace->pods[a.pod];
-    std::string scheduler = pod.scheduler;
-    if (scheduler.empty()) {
-      for (const PolicyRun& p : policies_) {
-        if (p.name == pool.policy) scheduler = p.scheduler_name;
-      }
-    }
     absl::StatusOr<HttpResponse> r = admin->Call(
         "POST", absl::StrCat("/api/v1/namespaces/", kNamespace, "/pods"),
-        PodJson(PodName(pool.name, pod), pool.name, scheduler, pod,
-                OwnerOf(a.pool, pod)));
+        PodJson(PodName(pool.name, pod), pool.name, SchedulerOf(a.pool, pod),
+                pod, OwnerOf(a.pool, pod)));
     if (!r.ok() || r->status != 201) {
       LOG(WARNING) << "creating " << PodName(pool.name, pod) << ": "
                    << (r.ok() ? absl::StrCat("HTTP ", r->status, " ", r->body)
@@ -578,12 +597,52 @@ void Run::Drive(const std::atomic<bool>& stop) {
 // Starts the pod in the model, once, whoever bound it, and has its status
 // written as a kubelet would (phase Running, startTime this moment): the
 // same for every policy's pods, so the comparison stays fair.
-void Run::Start(const ReferenceScheduler::PodRef& pod, size_t node) {
+void Run::Start(const ReferenceScheduler::PodRef& pod, size_t node,
+                const std::string& name) {
   const double t = Now();
-  if (!world_.Bound(pod.pool, pod.pod, node, t)) return;
-  statuses_.Started(
-      PodName(pools_[pod.pool].name, pools_[pod.pool].trace->pods[pod.pod]),
-      start_ + absl::Seconds(t));
+  const std::string object =
+      !name.empty() ? name
+                    : PodName(pools_[pod.pool].name,
+                              pools_[pod.pool].trace->pods[pod.pod]);
+  if (!world_.Bound(pod.pool, pod.pod, node, t, object)) return;
+  statuses_.Started(object, start_ + absl::Seconds(t));
+}
+
+std::string Run::SchedulerOf(size_t pool, const PodSpec& pod) const {
+  if (!pod.scheduler.empty()) return pod.scheduler;
+  for (const PolicyRun& p : policies_) {
+    if (p.name == pools_[pool].policy) return p.scheduler_name;
+  }
+  return "";
+}
+
+// As a ReplicaSet would: a pod evicted before its end is replaced by
+// another, "<pod>-r<N>", for the rest of its duration, placed by the same
+// scheduler. (Pods that end are deleted by Reap, which ends them in the
+// model first.)
+void Run::Replace(const ReferenceScheduler::PodRef& ref,
+                  const std::string& deleted) {
+  if (world_.NameOf(ref.pool, ref.pod) != deleted ||
+      !world_.Evicted(ref.pool, ref.pod, Now())) {
+    return;
+  }
+  const PoolSpec& pool = pools_[ref.pool];
+  const PodSpec& pod = pool.trace->pods[ref.pod];
+  const std::string base = PodName(pool.name, pod);
+  int n = 0;
+  {
+    absl::MutexLock lock(&uids_mu_);
+    n = ++replacements_[base];
+  }
+  absl::StatusOr<HttpResponse> r = replacer_->Call(
+      "POST", absl::StrCat("/api/v1/namespaces/", kNamespace, "/pods"),
+      PodJson(absl::StrCat(base, "-r", n), pool.name,
+              SchedulerOf(ref.pool, pod), pod, OwnerOf(ref.pool, pod)));
+  if (!r.ok() || r->status != 201) {
+    LOG(WARNING) << "replacing " << deleted << ": "
+                 << (r.ok() ? absl::StrCat("HTTP ", r->status, " ", r->body)
+                            : r.status().ToString());
+  }
 }
 
 // Stops the status writes and says how they went: a pod without its
@@ -603,9 +662,8 @@ void Run::Reap() {
   const double now = Now();
   for (size_t p = 0; p < pools_.size(); ++p) {
     for (size_t i : world_.DuePods(p, now)) {
+      const std::string name = world_.NameOf(p, i);
       world_.Ended(p, i);
-      const std::string name =
-          PodName(pools_[p].name, pools_[p].trace->pods[i]);
       std::string uid;
       {
         absl::MutexLock lock(&uids_mu_);
@@ -675,13 +733,19 @@ void Run::Go() {
     }
     std::optional<ReferenceScheduler::PodRef> ref = index_.Pod(pod.name);
     std::optional<size_t> node = index_.Node(pod.node_name);
-    if (ref && node) Start(*ref, *node);
+    if (ref && node) Start(*ref, *node, pod.name);
+  };
+  // A pod deleted that the model still runs was evicted: replaced.
+  auto gone = [this](const Pod& pod) {
+    if (std::optional<ReferenceScheduler::PodRef> ref = index_.Pod(pod.name)) {
+      Replace(*ref, pod.name);
+    }
   };
   kube::Informer<Pod> watch(
       "quality pods",
       kube::PodSource(client_, {.field_selector = absl::StrCat(
                                     "metadata.namespace=", kNamespace)}),
-      {.on_add = seen, .on_update = seen});
+      {.on_add = seen, .on_update = seen, .on_delete = gone});
   // The clock starts before any thread that reads it.
   start_ = absl::Now();
   watch.Start();

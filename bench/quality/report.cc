@@ -70,16 +70,15 @@ std::string Escape(const std::string& s) {
 }
 
 std::string FiguresJson(const Figures& f) {
-  return absl::StrCat(R"({"mean_latency_s":)", NumberText(f.mean_latency_s),
-                      R"(,"p99_latency_s":)", NumberText(f.p99_latency_s),
-                      R"(,"own_mean_latency_s":)",
-                      NumberText(f.own_mean_latency_s),
-                      R"(,"hot_node_seconds":)", NumberText(f.hot_node_seconds),
-                      R"(,"hot_nodes":)", f.hot_nodes,
-                      R"(,"utilisation_cv":)", NumberText(f.utilisation_cv),
-                      R"(,"placements":)", f.placements,
-                      R"(,"placements_on_hot":)", f.placements_on_hot,
-                      R"(,"pending":)", f.pending, "}");
+  return absl::StrCat(
+      R"({"mean_latency_s":)", NumberText(f.mean_latency_s),
+      R"(,"p99_latency_s":)", NumberText(f.p99_latency_s),
+      R"(,"own_mean_latency_s":)", NumberText(f.own_mean_latency_s),
+      R"(,"hot_node_seconds":)", NumberText(f.hot_node_seconds),
+      R"(,"hot_nodes":)", f.hot_nodes, R"(,"utilisation_cv":)",
+      NumberText(f.utilisation_cv), R"(,"placements":)", f.placements,
+      R"(,"placements_on_hot":)", f.placements_on_hot, R"(,"pending":)",
+      f.pending, R"(,"evictions":)", f.evictions, "}");
 }
 
 // A line chart of `lines` (each a list of (x, y)) in an SVG of w x h.
@@ -171,6 +170,8 @@ Figures Median(const std::vector<Figures>& runs) {
       MedianField(runs, [](const Figures& f) { return f.placements_on_hot; }));
   m.pending = static_cast<int>(
       MedianField(runs, [](const Figures& f) { return f.pending; }));
+  m.evictions = static_cast<int>(
+      MedianField(runs, [](const Figures& f) { return f.evictions; }));
   return m;
 }
 
@@ -188,18 +189,19 @@ std::string RenderTable(const std::vector<TraceResult>& results) {
                     t.policies.empty() ? 0 : t.policies[0].runs.size(),
                     " runs; hot: utilisation > ", t.hot_threshold, ")\n");
     absl::StrAppend(
-        &out,
-        absl::StrFormat("%-31s %9s %9s %8s %6s %9s %7s %9s %9s %9s\n", "policy",
-                        "mean ms", "p99 ms", "hot n.s", "cv", "hot plc.",
-                        "pending", "mean/clv", "mean/kube", "hot/kube"));
+        &out, absl::StrFormat("%-31s %9s %9s %8s %6s %9s %7s %6s %9s %9s %9s\n",
+                              "policy", "mean ms", "p99 ms", "hot n.s", "cv",
+                              "hot plc.", "pending", "evict", "mean/clv",
+                              "mean/kube", "hot/kube"));
     for (const PolicyResult& p : t.policies) {
       Figures m = Median(p.runs);
       absl::StrAppend(
           &out, absl::StrFormat(
-                    "%-31s %9.1f %9.1f %8.0f %6.2f %4d/%-4d %7d %9s %9s %9s\n",
+                    "%-31s %9.1f %9.1f %8.0f %6.2f %4d/%-4d %7d %6d %9s %9s "
+                    "%9s\n",
                     p.policy, m.mean_latency_s * 1000, m.p99_latency_s * 1000,
                     m.hot_node_seconds, m.utilisation_cv, m.placements_on_hot,
-                    m.placements, m.pending,
+                    m.placements, m.pending, m.evictions,
                     RatioText(m.mean_latency_s, clairvoyant, MeanLatency),
                     RatioText(m.mean_latency_s, kube, MeanLatency),
                     RatioText(m.hot_node_seconds, kube, HotSeconds)));

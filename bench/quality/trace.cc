@@ -56,7 +56,9 @@ const Fields<PodSpec>& PodFields() {
                   {"usage", &PodSpec::usage},
                   {"warmup_s", &PodSpec::warmup_s},
                   {"duration_s", &PodSpec::duration_s},
-                  {"io", &PodSpec::io}},
+                  {"io", &PodSpec::io},
+                  {"shift_at_s", &PodSpec::shift_at_s},
+                  {"shift_factor", &PodSpec::shift_factor}},
       .strings = {{"name", &PodSpec::name},
                   {"scheduler", &PodSpec::scheduler},
                   {"owner", &PodSpec::owner}}};

@@ -45,14 +45,16 @@ enum class TraceKind {
   kDegrading,        // a node slows down a third of the way in
   kOtherScheduler,   // part of the pods placed by another scheduler
   kFarFromRequests,  // usage 3x or 0.2x the requests, by owner
+  kShifting,         // a quarter of the pods triple their usage mid-way
 };
 inline constexpr TraceKind kAllTraceKinds[] = {
     TraceKind::kHeterogeneous,  TraceKind::kIdentical,
     TraceKind::kBursts,         TraceKind::kDegrading,
-    TraceKind::kOtherScheduler, TraceKind::kFarFromRequests};
+    TraceKind::kOtherScheduler, TraceKind::kFarFromRequests,
+    TraceKind::kShifting};
 
 // "heterogeneous", "identical", "bursts", "degrading", "other-scheduler",
-// "far-from-requests".
+// "far-from-requests", "shifting".
 const char* TraceKindName(TraceKind kind);
 absl::StatusOr<TraceKind> ParseTraceKind(absl::string_view name);
 

@@ -170,6 +170,8 @@ const char* TraceKindName(TraceKind kind) {
       return "other-scheduler";
     case TraceKind::kFarFromRequests:
       return "far-from-requests";
+    case TraceKind::kShifting:
+      return "shifting";
   }
   return "?";
 }
@@ -181,7 +183,43 @@ absl::StatusOr<TraceKind> ParseTraceKind(absl::string_view name) {
   return absl::InvalidArgumentError(absl::StrCat("unknown trace ", name));
 }
 
+namespace {
+
+// Load that moves after placement, for rebalancing: identical nodes filled
+// over the first 40 % of the trace to 45 % of their capacity with pods of
+// half a core that outlast the trace; at 45 % of it, the pods of the
+// `surge` workloads (a quarter, drawn at random) triple their usage, so
+// the nodes that happen to hold more of them turn hot, and stay hot until
+// pods move.
+Trace ShiftingTrace(const GenerateOptions& options) {
+  Random random(options.seed);
+  Trace trace{.name = "shifting", .duration_s = options.duration_s};
+  trace.nodes = IdenticalFleet(options.nodes);
+  const double fill_s = 0.4 * options.duration_s;
+  const double pods = 0.45 * PodCapacity(trace.nodes) / kRequest;
+  int n = 0;
+  Owners owners;
+  for (double at : Arrivals(random, pods / fill_s, fill_s, false)) {
+    const bool surge = random.Uniform() < 0.25;
+    trace.pods.push_back(
+        {.name = absl::StrFormat("p-%04d", ++n),
+         .arrival_s = at,
+         .cpu_request = kRequest,
+         .usage = kRequest,
+         .warmup_s = kWarmup,
+         .duration_s = 2 * options.duration_s,
+         .io = kRequest * kIoPerCore,
+         .owner = owners.Next(surge ? "surge" : "steady"),
+         .shift_at_s = surge ? 0.45 * options.duration_s : kNever,
+         .shift_factor = surge ? 3.0 : 1.0});
+  }
+  return trace;
+}
+
+}  // namespace
+
 Trace GenerateTrace(TraceKind kind, const GenerateOptions& options) {
+  if (kind == TraceKind::kShifting) return ShiftingTrace(options);
   Random random(options.seed);
   Trace trace{.name = TraceKindName(kind), .duration_s = options.duration_s};
   const bool identical = kind == TraceKind::kIdentical ||

@@ -14,14 +14,21 @@ World::World(std::vector<PoolSpec> pools, ModelParams params,
       sample_every_s_(sample_every_s) {
   absl::MutexLock lock(&mu_);
   for (const PoolSpec& spec : pools_) {
+    const size_t pods = spec.trace->pods.size();
     Pool pool{.nodes = std::vector<Node>(spec.trace->nodes.size()),
-              .node_of_pod = std::vector<int>(spec.trace->pods.size(), -1),
-              .ended = std::vector<bool>(spec.trace->pods.size(), false),
+              .node_of_pod = std::vector<int>(pods, -1),
+              .ended = std::vector<bool>(pods, false),
+              .left_s = std::vector<double>(pods),
+              .ends_s = std::vector<double>(pods),
+              .names = std::vector<std::string>(pods),
               .cpu_seconds = std::vector<double>(spec.trace->pods.size(), 0),
               .figures = FigureAccumulator(hot_threshold),
               .series = {.sample_every_s = sample_every_s,
                          .by_node = std::vector<std::vector<double>>(
                              spec.trace->nodes.size())}};
+    for (size_t i = 0; i < pods; ++i) {
+      pool.left_s[i] = spec.trace->pods[i].duration_s;
+    }
     for (size_t n = 0; n < pool.nodes.size(); ++n) {
       pool.nodes[n].state = NodeAt(spec.trace->nodes[n], {}, 0, params_);
     }
@@ -29,11 +36,14 @@ World::World(std::vector<PoolSpec> pools, ModelParams params,
   }
 }
 
-bool World::Bound(size_t pool, size_t pod, size_t node, double t) {
+bool World::Bound(size_t pool, size_t pod, size_t node, double t,
+                  const std::string& name) {
   absl::MutexLock lock(&mu_);
   Pool& p = state_[pool];
   if (p.node_of_pod[pod] >= 0 || p.ended[pod]) return false;
   p.node_of_pod[pod] = static_cast<int>(node);
+  p.ends_s[pod] = t + p.left_s[pod];
+  p.names[pod] = name;
   p.figures.Placement(p.nodes[node].state);
   p.nodes[node].pods.push_back(
       {.spec = &pools_[pool].trace->pods[pod], .started_s = t});
@@ -53,6 +63,29 @@ void World::Ended(size_t pool, size_t pod) {
       std::remove_if(pods.begin(), pods.end(),
                      [&](const RunningPod& r) { return r.spec == spec; }),
       pods.end());
+}
+
+bool World::Evicted(size_t pool, size_t pod, double t) {
+  absl::MutexLock lock(&mu_);
+  Pool& p = state_[pool];
+  const int node = p.node_of_pod[pod];
+  if (node < 0 || p.ended[pod]) return false;
+  p.left_s[pod] = std::max(0.0, p.ends_s[pod] - t);
+  p.node_of_pod[pod] = -1;
+  p.cpu_seconds[pod] = 0;  // its replacement's counter starts anew
+  ++p.evictions;
+  const PodSpec* spec = &pools_[pool].trace->pods[pod];
+  std::vector<RunningPod>& pods = p.nodes[node].pods;
+  pods.erase(
+      std::remove_if(pods.begin(), pods.end(),
+                     [&](const RunningPod& r) { return r.spec == spec; }),
+      pods.end());
+  return true;
+}
+
+std::string World::NameOf(size_t pool, size_t pod) const {
+  absl::MutexLock lock(&mu_);
+  return state_[pool].names[pod];
 }
 
 void World::Advance(double t) {
@@ -91,8 +124,7 @@ void World::AccumulatePods(size_t pool, size_t n, double t, double dt) {
   Pool& p = state_[pool];
   // As the node's counters: the step at the state at its end.
   for (const RunningPod& r : p.nodes[n].pods) {
-    const double usage =
-        RampedUsage(r.spec->usage, r.spec->warmup_s, t - r.started_s);
+    const double usage = UsageAt(*r.spec, r.spec->usage, r.started_s, t);
     p.cpu_seconds[static_cast<size_t>(r.spec - specs.data())] +=
         PodCpuCores(usage, spec.cores, p.nodes[n].state) * dt;
   }
@@ -105,7 +137,7 @@ std::vector<ExportedPod> World::RunningPods() const {
     for (size_t k = 0; k < pool.node_of_pod.size(); ++k) {
       if (pool.node_of_pod[k] < 0 || pool.ended[k]) continue;
       pods.push_back({.pod_namespace = kPodNamespace,
-                      .name = PodName(pools_[i].name, pools_[i].trace->pods[k]),
+                      .name = pool.names[k],
                       .cpu_seconds = pool.cpu_seconds[k]});
     }
   }
@@ -136,7 +168,9 @@ std::vector<World::TrueNode> World::TrueLoad(size_t pool) const {
         .demand_cores = BackgroundAt(trace.nodes[n], now_),
         .capacity_cores = trace.nodes[n].cores * SpeedAt(trace.nodes[n], now_)};
     for (const RunningPod& p : state_[pool].nodes[n].pods) {
-      node.demand_cores += p.spec->usage;
+      node.demand_cores +=
+          p.spec->usage *
+          (now_ >= p.spec->shift_at_s ? p.spec->shift_factor : 1);
     }
     out.push_back(node);
   }
@@ -146,12 +180,12 @@ std::vector<World::TrueNode> World::TrueLoad(size_t pool) const {
 std::vector<size_t> World::DuePods(size_t pool, double t) const {
   absl::MutexLock lock(&mu_);
   std::vector<size_t> due;
-  for (const Node& node : state_[pool].nodes) {
-    for (const RunningPod& p : node.pods) {
-      if (p.started_s + p.spec->duration_s <= t) {
-        due.push_back(
-            static_cast<size_t>(p.spec - pools_[pool].trace->pods.data()));
-      }
+  const Pool& p = state_[pool];
+  for (const Node& node : p.nodes) {
+    for (const RunningPod& r : node.pods) {
+      const size_t i =
+          static_cast<size_t>(r.spec - pools_[pool].trace->pods.data());
+      if (p.ends_s[i] <= t) due.push_back(i);
     }
   }
   return due;
@@ -181,7 +215,9 @@ bool World::IsBound(size_t pool, size_t pod) const {
 
 Figures World::FiguresOf(size_t pool, int pending) const {
   absl::MutexLock lock(&mu_);
-  return state_[pool].figures.Finish(pending);
+  Figures f = state_[pool].figures.Finish(pending);
+  f.evictions = state_[pool].evictions;
+  return f;
 }
 
 UtilisationSeries World::SeriesOf(size_t pool) const {

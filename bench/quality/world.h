@@ -50,13 +50,22 @@ class World {
   const std::vector<PoolSpec>& pools() const { return pools_; }
 
   // Pod `pod` (its index in the pool's trace) was seen bound to node `node`
-  // at time `t` (seconds from the start): it starts there. Counted once:
-  // true only for the call that started it (the harness then writes the
-  // pod's status, as a kubelet would), false when it had started or ended.
-  bool Bound(size_t pool, size_t pod, size_t node, double t);
+  // at time `t` (seconds from the start), as the object `name`: it starts
+  // there, for what is left of its duration. Counted once: true only for
+  // the call that started it (the harness then writes the pod's status, as
+  // a kubelet would), false when it runs or has ended.
+  bool Bound(size_t pool, size_t pod, size_t node, double t,
+             const std::string& name);
   // Pod `pod` ended (was deleted): its load leaves its node, and it is
   // never started again.
   void Ended(size_t pool, size_t pod);
+  // Pod `pod` was evicted at `t` before its end (rebalancing): its load
+  // leaves its node, and it waits, unbound, to start again for the rest of
+  // its duration (its replacement, warming up anew). True only for the
+  // call that evicted it; false when it was not running.
+  bool Evicted(size_t pool, size_t pod, double t);
+  // The object the pod runs as now (its name at its last Bound).
+  std::string NameOf(size_t pool, size_t pod) const;
   // Moves every node to time `t` (>= the last), counters and figures
   // integrated over the step.
   void Advance(double t);
@@ -105,8 +114,12 @@ class World {
   };
   struct Pool {
     std::vector<Node> nodes;
-    std::vector<int> node_of_pod;  // -1: not bound (yet)
+    std::vector<int> node_of_pod;  // -1: not bound (yet), or evicted
     std::vector<bool> ended;
+    std::vector<double> left_s;      // of each pod's duration, as of its start
+    std::vector<double> ends_s;      // when a running pod ends
+    std::vector<std::string> names;  // each pod's object, once bound
+    int evictions = 0;
     std::vector<double> cpu_seconds;  // each pod's CPU time, core-seconds
     FigureAccumulator figures;
     UtilisationSeries series;

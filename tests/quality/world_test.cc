@@ -41,6 +41,12 @@ class WorldTest : public ::testing::Test {
             .node_addresses = {"10.0.0.1", "10.0.0.2"}};
   }
 
+  // The object name of pod `pod` in the pool Pool() names "one" (0) or
+  // "two" (1).
+  std::string Name(size_t pool, size_t pod) const {
+    return (pool == 0 ? "one-" : "two-") + trace_.pods[pod].name;
+  }
+
   Trace trace_;
 };
 
@@ -48,8 +54,8 @@ TEST_F(WorldTest, APodLoadsItsNodeFromItsBindingUntilItEnds) {
   World world({Pool("one"), Pool("two")}, ModelParams(), 0.8);
   // p1 on b at t=0, warming up over 10 s; seen again: counted once, and
   // only the first call says it started the pod.
-  EXPECT_TRUE(world.Bound(0, 0, 1, 0));
-  EXPECT_FALSE(world.Bound(0, 0, 0, 1));
+  EXPECT_TRUE(world.Bound(0, 0, 1, 0, Name(0, 0)));
+  EXPECT_FALSE(world.Bound(0, 0, 0, 1, Name(0, 0)));
   EXPECT_TRUE(world.IsBound(0, 0));
   EXPECT_FALSE(world.IsBound(0, 1));
   EXPECT_FALSE(world.IsBound(1, 0));  // pools are apart
@@ -74,7 +80,8 @@ TEST_F(WorldTest, APodLoadsItsNodeFromItsBindingUntilItEnds) {
   EXPECT_TRUE(world.DuePods(0, 300).empty());
   EXPECT_EQ(world.TrueLoad(0)[1].demand_cores, 0);
   world.Ended(0, 1);                       // never bound: nothing to remove
-  EXPECT_FALSE(world.Bound(0, 1, 0, 21));  // and once ended, never bound
+  EXPECT_FALSE(
+      world.Bound(0, 1, 0, 21, Name(0, 1)));  // and once ended, never bound
   EXPECT_FALSE(world.IsBound(0, 1));
 
   Figures f = world.FiguresOf(0, 0);
@@ -88,15 +95,15 @@ TEST_F(WorldTest, OwnFiguresLeaveOutTheOtherSchedulersPods) {
   // p2, on the idle node a, is another scheduler's; p1 loads node b.
   trace_.pods[1].scheduler = "default-scheduler";
   World world({Pool("one")}, ModelParams(), 0.8);
-  world.Bound(0, 0, 1, 0);
-  world.Bound(0, 1, 0, 0);
+  world.Bound(0, 0, 1, 0, Name(0, 0));
+  world.Bound(0, 1, 0, 0, Name(0, 1));
   world.Advance(60);
   Figures f = world.FiguresOf(0, 0);
   EXPECT_GT(f.own_mean_latency_s, f.mean_latency_s);  // b is the busier
   trace_.pods[1].scheduler.clear();
   World all_own({Pool("one")}, ModelParams(), 0.8);
-  all_own.Bound(0, 0, 1, 0);
-  all_own.Bound(0, 1, 0, 0);
+  all_own.Bound(0, 0, 1, 0, Name(0, 0));
+  all_own.Bound(0, 1, 0, 0, Name(0, 1));
   all_own.Advance(60);
   f = all_own.FiguresOf(0, 0);
   EXPECT_EQ(f.own_mean_latency_s, f.mean_latency_s);
@@ -104,7 +111,7 @@ TEST_F(WorldTest, OwnFiguresLeaveOutTheOtherSchedulersPods) {
 
 TEST_F(WorldTest, TheExpositionCarriesEveryPoolsNodesAndTheirWork) {
   World world({Pool("one"), Pool("two")}, ModelParams(), 0.8);
-  world.Bound(1, 1, 0, 0);  // p2 (1 core, no warm-up) on two-a
+  world.Bound(1, 1, 0, 0, Name(1, 1));  // p2 (1 core, no warm-up) on two-a
   world.Advance(10);
   std::string text = world.Exposition();
   EXPECT_TRUE(absl::StrContains(text, "node_cpu_cores{node=\"one-a\"} 4\n"));
@@ -117,7 +124,8 @@ TEST_F(WorldTest, TheExpositionCarriesEveryPoolsNodesAndTheirWork) {
 
 TEST_F(WorldTest, ARunningPodsCpuTimeRampsUpAndGoesWhenItEnds) {
   World world({Pool("one"), Pool("two")}, ModelParams(), 0.8);
-  world.Bound(0, 0, 1, 0);  // p1 (2 cores, 10 s warm-up) on one-b at t=0
+  world.Bound(0, 0, 1, 0,
+              Name(0, 0));  // p1 (2 cores, 10 s warm-up) on one-b at t=0
   for (int t = 1; t <= 5; ++t) world.Advance(t);
   // Each second at the usage at its end: 0.2 + 0.4 + 0.6 + 0.8 + 1 = 3.
   std::string text = world.Exposition();
@@ -141,8 +149,8 @@ TEST_F(WorldTest, ARunningPodsCpuTimeRampsUpAndGoesWhenItEnds) {
 TEST_F(WorldTest, OnAFullNodeThePodsShareItsBusyTime) {
   trace_.pods[0] = {.name = "p1", .usage = 6};
   World world({Pool("one")}, ModelParams(), 0.8);
-  world.Bound(0, 0, 0, 0);  // 6 + 1 cores of work on 4 cores
-  world.Bound(0, 1, 0, 0);
+  world.Bound(0, 0, 0, 0, Name(0, 0));  // 6 + 1 cores of work on 4 cores
+  world.Bound(0, 1, 0, 0, Name(0, 1));
   for (int t = 1; t <= 7; ++t) world.Advance(t);
   // Each gets 4/7 of what it asks, 7 s long: 6 x 4/7 x 7 = 24, 1 x 4 = 4,
   // together the node's 4 cores busy for 7 s.
@@ -155,7 +163,7 @@ TEST_F(WorldTest, OnAFullNodeThePodsShareItsBusyTime) {
 
 TEST_F(WorldTest, UtilisationIsSampledForTheReport) {
   World world({Pool("one")}, ModelParams(), 0.8, /*sample_every_s=*/5);
-  world.Bound(0, 1, 0, 0);
+  world.Bound(0, 1, 0, 0, Name(0, 1));
   for (int t = 1; t <= 12; ++t) world.Advance(t);
   UtilisationSeries s = world.SeriesOf(0);
   ASSERT_EQ(s.by_node.size(), 2u);
@@ -163,6 +171,52 @@ TEST_F(WorldTest, UtilisationIsSampledForTheReport) {
   EXPECT_EQ(s.by_node[0][1], 0.25);
   EXPECT_EQ(s.by_node[1][1], 0);
   EXPECT_FALSE(world.LatencySamplesOf(0).empty());
+}
+
+// Rebalancing: an evicted pod's load leaves its node at once; its
+// replacement, another object, starts again for what was left of its
+// duration, warming up anew.
+TEST_F(WorldTest, AnEvictedPodStartsAgainForTheRestOfItsDuration) {
+  World world({Pool("one")}, ModelParams(), 0.8);
+  ASSERT_TRUE(world.Bound(0, 0, 1, 0, "one-p1"));  // p1 lasts 300 s
+  world.Advance(100);
+  EXPECT_EQ(world.TrueLoad(0)[1].demand_cores, 2);
+  EXPECT_TRUE(world.Evicted(0, 0, 100));
+  EXPECT_FALSE(world.Evicted(0, 0, 100));  // once
+  EXPECT_FALSE(world.Evicted(0, 1, 100));  // never bound
+  EXPECT_FALSE(world.IsBound(0, 0));
+  EXPECT_EQ(world.TrueLoad(0)[1].demand_cores, 0);
+  EXPECT_TRUE(world.DuePods(0, 1000).empty());  // not running: not due
+  world.Advance(110);
+  ASSERT_TRUE(world.Bound(0, 0, 0, 110, "one-p1-r1"));
+  EXPECT_EQ(world.NameOf(0, 0), "one-p1-r1");
+  world.Advance(115);  // half its warm-up again: its own CPU time anew
+  const std::string text = world.Exposition();
+  EXPECT_EQ(ValueOf(text, PodCpu("one-p1")), -1);
+  // One step of 5 s at the usage at its end, 1 core.
+  EXPECT_NEAR(ValueOf(text, PodCpu("one-p1-r1")), 5, 1e-9);
+  EXPECT_EQ(world.TrueLoad(0)[0].demand_cores, 2);
+  // 200 s were left: it ends at 310.
+  EXPECT_TRUE(world.DuePods(0, 309).empty());
+  EXPECT_EQ(world.DuePods(0, 310), std::vector<size_t>{0});
+  EXPECT_EQ(world.FiguresOf(0, 0).evictions, 1);
+  EXPECT_EQ(world.FiguresOf(0, 0).placements, 2);
+}
+
+// Load that moves after placement: from shift_at_s on, a pod uses
+// shift_factor times as much.
+TEST_F(WorldTest, APodsUsageShiftsAtItsTime) {
+  trace_.pods[1].shift_at_s = 50;
+  trace_.pods[1].shift_factor = 3;
+  World world({Pool("one")}, ModelParams(), 0.8);
+  world.Bound(0, 1, 0, 0, "one-p2");  // 1 core, no warm-up
+  world.Advance(49);
+  EXPECT_EQ(world.TrueLoad(0)[0].demand_cores, 1);
+  world.Advance(50);
+  EXPECT_EQ(world.TrueLoad(0)[0].demand_cores, 3);
+  EXPECT_EQ(UsageAt(trace_.pods[1], 1, 0, 49), 1);
+  EXPECT_EQ(UsageAt(trace_.pods[1], 1, 0, 50), 3);
+  EXPECT_EQ(UsageAt(trace_.pods[0], 2, 0, 5), 1);  // no shift: the ramp
 }
 
 }  // namespace
