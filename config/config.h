@@ -92,7 +92,8 @@
 //     mode: off                       # off | dryRun | evict
 //     interval: 30s
 //     hot:                            # required unless mode is off
-//       - {metric: cpu, high: 0.85, aboveMean: 0.2, samples: 3, low: 0.7}
+//       - {metric: cpu, high: 0.85, aboveMean: 0.2, samples: 3, low: 0.7,
+//          settle: <estimate.warmup>}
 //     pods: {schedulerNames: [], namespaces: [], excludeNamespaces:
 //            [kube-system], matchLabels: {}, matchExpressions: [],
 //            maxPriority: 1000000000, minAge: 5m, localStorage: false}
@@ -343,6 +344,9 @@ struct HotBound {
   // `low` or under, and each one's new node stays at `low` or under with
   // it. Required, finite, <= high.
   double low = 0;
+  // After pods left a node, its samples taken sooner than this still show
+  // them and do not count. Default: the metric's estimate warmup. >= 0.
+  std::optional<absl::Duration> settle;
 };
 
 // Which pods may move: every condition holds. Besides these, a pod moves

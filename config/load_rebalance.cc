@@ -109,8 +109,8 @@ absl::Status Loader::LoadRebalance(const YNode& node, const std::string& path,
 
 absl::Status Loader::LoadHotBound(const YNode& node, const std::string& path,
                                   const Config& config, HotBound* out) {
-  RETURN_IF_ERROR(
-      CheckMap(node, path, {"metric", "high", "aboveMean", "samples", "low"}));
+  RETURN_IF_ERROR(CheckMap(
+      node, path, {"metric", "high", "aboveMean", "samples", "low", "settle"}));
   YNode metric;
   RETURN_IF_ERROR(GetString(node, path, "metric", &out->metric, &metric));
   if (!metric.IsDefined())
@@ -147,6 +147,15 @@ absl::Status Loader::LoadHotBound(const YNode& node, const std::string& path,
   if (out->high && out->low > *out->high) {
     return Error(low, Child(path, "low"),
                  absl::StrCat("must be <= high (", *out->high, ")"));
+  }
+  if (Find(node, "settle").IsDefined()) {
+    YNode d;
+    absl::Duration settle;
+    RETURN_IF_ERROR(GetDuration(node, path, "settle", &settle, &d));
+    if (settle < absl::ZeroDuration()) {
+      return Error(d, Child(path, "settle"), "must be >= 0");
+    }
+    out->settle = settle;
   }
   return absl::OkStatus();
 }

@@ -48,6 +48,12 @@ const MetricTerm& RebalancePlanner::Term(size_t bound) const {
   return bound_terms_[bound].scoring->metrics[bound_terms_[bound].term];
 }
 
+int64_t RebalancePlanner::SettleMs(size_t bound) const {
+  const std::optional<absl::Duration>& settle = config_.hot[bound].settle;
+  return settle ? absl::ToInt64Milliseconds(*settle)
+                : Term(bound).estimate.warmup_ms;
+}
+
 const RebalanceProfile* RebalancePlanner::ProfileNamed(
     const std::string& name) const {
   for (const RebalanceProfile& p : profiles_) {

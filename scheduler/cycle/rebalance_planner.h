@@ -60,6 +60,9 @@ class RebalancePlanner {
   const std::vector<std::string>& names() const { return names_; }
   // The term bound `bound` reads, in the first profile that has it.
   const MetricTerm& Term(size_t bound) const;
+  // How long after pods left a node its samples of bound `bound` still
+  // show them: the bound's settle, else its term's estimate warmup.
+  int64_t SettleMs(size_t bound) const;
 
   // Counts the samples of `snapshot` (null: none) over `state`'s nodes.
   void Observe(HotTracker& tracker, const ClusterState& state,

@@ -194,8 +194,7 @@ bool Rebalancer::Move(const NodeRebalance& node, const PlannedMove& move,
     LOG(INFO) << "rebalance: evicted " << pod.Key() << " " << what;
     recorder_.Normal(pod, "Rebalanced", "Rebalancing",
                      absl::StrCat("Evicted to move it ", what));
-    tracker_.Settle(hot.node,
-                    now_ms + planner_.Term(hot.bound).estimate.warmup_ms);
+    tracker_.Settle(hot.node, now_ms + planner_.SettleMs(hot.bound));
     return true;
   }
   if (absl::IsResourceExhausted(s)) {

@@ -8,10 +8,10 @@
 // a Normal Event WouldRebalance on the pod, and a count. Otherwise: an
 // eviction through the Eviction API (PodDisruptionBudgets hold) begun
 // inside the lease's write window, then an Event Rebalanced; the node's
-// samples count again only from a warm-up (the metric's estimate warmup)
-// later, when they no longer show the pods that left. The node gets an
-// Event too (Rebalancing, or WouldRebalance) naming what moves where. What
-// it leaves, and why, is logged (-v=1; what may not move, -v=2) and
+// samples count again only from the bound's settle (default: the metric's
+// estimate warmup) later, when they no longer show the pods that left. The node
+// gets an Event too (Rebalancing, or WouldRebalance) naming what moves where.
+// What it leaves, and why, is logged (-v=1; what may not move, -v=2) and
 // counted.
 //
 // Thread-safe: the pod handlers from the informer threads, RunOnce() from

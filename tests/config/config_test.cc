@@ -353,7 +353,8 @@ TEST(LoadConfigTest, RebalanceReadsEveryKey) {
   mode: evict
   interval: 1m
   hot:
-    - {metric: cpu, high: 0.85, aboveMean: 0.2, samples: 4, low: 0.7}
+    - {metric: cpu, high: 0.85, aboveMean: 0.2, samples: 4, low: 0.7,
+       settle: 45s}
   pods:
     schedulerNames: [metrics-scheduler]
     namespaces: [shop]
@@ -374,6 +375,7 @@ TEST(LoadConfigTest, RebalanceReadsEveryKey) {
   EXPECT_EQ(r.hot[0].above_mean, 0.2);
   EXPECT_EQ(r.hot[0].samples, 4);
   EXPECT_EQ(r.hot[0].low, 0.7);
+  EXPECT_EQ(r.hot[0].settle, absl::Seconds(45));
   EXPECT_EQ(r.pods.scheduler_names,
             std::vector<std::string>{"metrics-scheduler"});
   EXPECT_EQ(r.pods.namespaces, std::vector<std::string>{"shop"});

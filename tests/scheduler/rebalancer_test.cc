@@ -183,6 +183,23 @@ TEST_F(RebalancerTest, ANodeIsJudgedAgainOnlyOnSamplesAfterTheMove) {
               ElementsAre("default/other a -> c"));
 }
 
+// `settle` says how long a node's samples show the pods that left, when
+// that is less than the estimate's warm-up (a query's rate window).
+TEST_F(RebalancerTest, ASettleShorterThanTheWarmup) {
+  Config config = MakeConfig(RebalanceMode::kEvict);
+  config.rebalance.hot[0].settle = absl::Seconds(15);
+  Start(config);
+  Add(Running("mid", "a", 1000));
+  Add(Running("other", "a", 1000));
+  Sample(0.95, 0.2, 0.3);
+  ASSERT_THAT(Sample(0.95, 0.2, 0.3).moves, ElementsAre("default/mid a -> b"));
+  state_.RemoveAssignedPod(Running("mid", "a", 1000));
+  rebalancer_->OnAssignedPodDeleted(Running("mid", "a", 1000));
+  EXPECT_THAT(Sample(0.95, 0.45, 0.3).moves, IsEmpty());  // counts 1
+  EXPECT_THAT(Sample(0.95, 0.45, 0.3).moves,
+              ElementsAre("default/other a -> c"));
+}
+
 TEST_F(RebalancerTest, ADryRunSaysWhatItWouldMoveAndEvictsNothing) {
   Start(MakeConfig(RebalanceMode::kDryRun));
   Add(Running("mid", "a", 1000));
