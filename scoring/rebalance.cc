@@ -61,6 +61,10 @@ void HotTracker::Observe(size_t bound, const std::vector<std::string>& nodes,
     next.emplace(nodes[i], s);
   }
   streaks_[bound] = std::move(next);
+  // Nodes that are gone settle no more.
+  std::erase_if(settle_until_ms_, [&](const auto& entry) {
+    return !streaks_[bound].contains(entry.first);
+  });
 }
 
 void HotTracker::Settle(const std::string& node, int64_t until_ms) {

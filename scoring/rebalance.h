@@ -46,7 +46,7 @@ class HotTracker {
 
   // Bound `bound`'s metric sampled over `nodes` (column[i] is nodes[i]'s,
   // AlignMetric), at `now_ms`; a sample older than `max_staleness_ms` is
-  // stale. Nodes not in `nodes` are forgotten.
+  // stale. Nodes not in `nodes` are forgotten, their settle times too.
   void Observe(size_t bound, const std::vector<std::string>& nodes,
                const MetricColumn& column, int64_t now_ms,
                int64_t max_staleness_ms);

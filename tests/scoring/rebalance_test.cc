@@ -118,6 +118,11 @@ TEST(HotTrackerTest, ForgetsNodesThatAreGone) {
   ASSERT_EQ(t.Hot().size(), 2u);
   t.Observe(0, {"b", "c"}, Column({0.9, 0.1}, 2000), 2000, kStale);
   EXPECT_THAT(HotNames(t), ElementsAre("b"));
+  // A node that comes back has no settle time left from before.
+  t.Settle("c", 10000);
+  t.Observe(0, {"b"}, Column({0.9}, 3000), 3000, kStale);
+  t.Observe(0, {"b", "c"}, Column({0.9, 0.9}, 4000), 4000, kStale);
+  EXPECT_THAT(HotNames(t), ::testing::UnorderedElementsAre("b", "c"));
 }
 
 // A Running pod of ours, of a ReplicaSet, started an hour before kNow.
