@@ -209,12 +209,15 @@ TEST_F(ClientAsyncTest, ARequestIsNotSentAfterItsDeadline) {
   KubeClient client(Config((*server)->url(), /*blocks_from=*/1));
   Answer late, in_time;
   const absl::Duration timeout = absl::Milliseconds(300);
-  const absl::Time queued = absl::Now();
   // Before the change, the caller's thread ran the plugin.
   std::thread caller([&] {
     client.BindAsync(MakePod("late"), "node-a", timeout, late.Done());
   });
   ASSERT_TRUE(Fetching());
+  // The call was made by now (its credential is being fetched), so its
+  // deadline is at most this + timeout; a loaded machine may have started
+  // the caller's thread late.
+  const absl::Time queued = absl::Now();
   std::thread second_caller([&] {
     client.CreateEventAsync({.pod_namespace = "shop", .pod_name = "in-time",
                              .type = "Normal", .reason = "Scheduled"},
@@ -247,11 +250,12 @@ TEST_F(ClientAsyncTest, ABlockingBindIsNotSentAfterItsDeadline) {
   (*server)->SetAnswer(201, kCreated);
   KubeClient client(Config((*server)->url(), /*blocks_from=*/1));
   const absl::Duration timeout = absl::Milliseconds(300);
-  const absl::Time queued = absl::Now();
   absl::Status bound;
   std::thread caller(
       [&] { bound = client.Bind(MakePod("late"), "node-a", timeout); });
   ASSERT_TRUE(Fetching());
+  // The call was made by now: its deadline is at most this + timeout.
+  const absl::Time queued = absl::Now();
   ASSERT_TRUE(WaitFor([&] { return absl::Now() > queued + timeout; }));
   Release();
   caller.join();
@@ -275,8 +279,9 @@ TEST_F(ClientAsyncTest, ARefusedRequestKeepsItsDeadline) {
   Answer refused;
   // Time for the first attempt's 401 on a loaded machine.
   const absl::Duration timeout = absl::Seconds(5);
-  const absl::Time queued = absl::Now();
   client.BindAsync(MakePod("refused"), "node-a", timeout, refused.Done());
+  // Its deadline is at most this + timeout.
+  const absl::Time queued = absl::Now();
   ASSERT_TRUE(Fetching());
   ASSERT_TRUE(WaitFor([&] { return absl::Now() > queued + timeout; }));
   Release();
