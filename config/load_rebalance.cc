@@ -4,6 +4,7 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -179,10 +180,10 @@ absl::Status Loader::LoadRebalancePods(const YNode& node,
                             absl::StrJoin(ours, ", "),
                             "): only pods this scheduler places again move");
       }));
-  for (const char* key : {"namespaces", "excludeNamespaces"}) {
-    std::vector<std::string>* list = std::string(key) == "namespaces"
-                                         ? &out->namespaces
-                                         : &out->exclude_namespaces;
+  for (const auto& [key, list] :
+       {std::pair<const char*, std::vector<std::string>*>{"namespaces",
+                                                          &out->namespaces},
+        {"excludeNamespaces", &out->exclude_namespaces}}) {
     RETURN_IF_ERROR(GetStringList(
         node, path, key, list, [](const std::string& name) -> std::string {
           return IsDns1123Label(name) ? "" : "must be a namespace name";
