@@ -50,6 +50,15 @@ bool World::Bound(size_t pool, size_t pod, size_t node, double t,
   return true;
 }
 
+void World::RemoveRunning(size_t pool, size_t pod, int node) {
+  const PodSpec* spec = &pools_[pool].trace->pods[pod];
+  std::vector<RunningPod>& pods = state_[pool].nodes[node].pods;
+  pods.erase(
+      std::remove_if(pods.begin(), pods.end(),
+                     [&](const RunningPod& r) { return r.spec == spec; }),
+      pods.end());
+}
+
 void World::Ended(size_t pool, size_t pod) {
   absl::MutexLock lock(&mu_);
   Pool& p = state_[pool];
@@ -57,12 +66,7 @@ void World::Ended(size_t pool, size_t pod) {
   p.ended[pod] = true;
   const int node = p.node_of_pod[pod];
   if (node < 0) return;
-  const PodSpec* spec = &pools_[pool].trace->pods[pod];
-  std::vector<RunningPod>& pods = p.nodes[node].pods;
-  pods.erase(
-      std::remove_if(pods.begin(), pods.end(),
-                     [&](const RunningPod& r) { return r.spec == spec; }),
-      pods.end());
+  RemoveRunning(pool, pod, node);
 }
 
 bool World::Evicted(size_t pool, size_t pod, double t) {
@@ -74,12 +78,7 @@ bool World::Evicted(size_t pool, size_t pod, double t) {
   p.node_of_pod[pod] = -1;
   p.cpu_seconds[pod] = 0;  // its replacement's counter starts anew
   ++p.evictions;
-  const PodSpec* spec = &pools_[pool].trace->pods[pod];
-  std::vector<RunningPod>& pods = p.nodes[node].pods;
-  pods.erase(
-      std::remove_if(pods.begin(), pods.end(),
-                     [&](const RunningPod& r) { return r.spec == spec; }),
-      pods.end());
+  RemoveRunning(pool, pod, node);
   return true;
 }
 

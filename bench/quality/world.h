@@ -125,6 +125,9 @@ class World {
     UtilisationSeries series;
   };
 
+  // Takes pod `pod` off node `node`'s running pods.
+  void RemoveRunning(size_t pool, size_t pod, int node)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Adds `dt` seconds of node `n`'s pods' CPU time at `t` to `pool`.
   void AccumulatePods(size_t pool, size_t n, double t, double dt)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -458,6 +458,17 @@ metrics::NodeAddresses NodeAddressesOf(const Node& node) {
   return n;
 }
 
+namespace {
+
+// What term `term`'s siblings measure in `view`; null when it measures none.
+const SiblingUsages* SiblingsOf(const MetricViews::View& view, size_t term) {
+  return term < view.siblings.size() && !view.siblings[term].empty()
+             ? &view.siblings[term]
+             : nullptr;
+}
+
+}  // namespace
+
 PodEstimate ClusterState::Takes(
     const ScoringConfig& config,
     const std::shared_ptr<const MetricsSnapshot>& metrics, size_t term,
@@ -478,12 +489,8 @@ PodEstimate ClusterState::Takes(
   const MetricViews::View& view = View(config, metrics, now);
   auto node = index_.find(pod.node_name);
   if (node == index_.end()) return {.value = NAN};
-  const SiblingUsages* siblings =
-      view.siblings.empty() || view.siblings[term].empty()
-          ? nullptr
-          : &view.siblings[term];
   return PodTakes(t, *PodCharge::Of(pod).pod, nodes_[node->second].node,
-                  siblings, own);
+                  SiblingsOf(view, term), own);
 }
 
 double ClusterState::ValueWith(
@@ -494,13 +501,9 @@ double ClusterState::ValueWith(
   const MetricViews::View& view = View(config, metrics, clock_.Now());
   auto it = index_.find(node);
   if (it == index_.end()) return NAN;
-  const SiblingUsages* siblings =
-      view.siblings.empty() || view.siblings[term].empty()
-          ? nullptr
-          : &view.siblings[term];
   return view.columns[term].values[it->second] +
          EstimatePod(config.metrics[term], *PodCharge::Of(pod).pod,
-                     nodes_[it->second].node, siblings)
+                     nodes_[it->second].node, SiblingsOf(view, term))
              .value;
 }
 

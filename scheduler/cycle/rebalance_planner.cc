@@ -76,12 +76,10 @@ void RebalancePlanner::Observe(HotTracker& tracker, const ClusterState& state,
     const MetricTerm& term = Term(b);
     const MetricValues* values =
         snapshot == nullptr ? nullptr : snapshot->Find(term.name);
-    const MetricColumn column =
-        values != nullptr
-            ? AlignMetric(*values, nodes)
-            : MetricColumn{.values = std::vector<double>(nodes.size(), NAN),
-                           .time_ms = std::vector<int64_t>(nodes.size(), 0)};
-    tracker.Observe(b, nodes, column, now_ms, term.max_staleness_ms);
+    tracker.Observe(
+        b, nodes,
+        AlignMetric(values != nullptr ? *values : MetricValues{}, nodes),
+        now_ms, term.max_staleness_ms);
   }
 }
 

@@ -1975,6 +1975,22 @@ class RebalanceEndToEndTest : public EndToEndTest {
   // a scheduler rebalancing in `mode` every second: hot above 0.8 for two
   // samples, brought to 0.7; then the ReplicaSet web, two pods of one core
   // (0.25 of a node), which go to n0; they have run for an hour.
+  // The `cpu` metric (10 s warm-up) and rebalancing in `mode` every
+  // second: hot above 0.8 for two samples, brought to 0.7; `more`: more
+  // lines of the rebalance section.
+  ConfigParams RebalanceParams(const std::string& mode,
+                               const std::string& more = "") {
+    ConfigParams params = Params();
+    params.metrics_tail =
+        CpuMetricYaml(suite_, "{from: cpuRequests, factor: 1, warmup: 10s}");
+    params.tail =
+        absl::StrCat("rebalance:\n  mode: ", mode,
+                     "\n  interval: 1s\n"
+                     "  hot: [{metric: cpu, high: 0.8, samples: 2, low: 0.7}]\n"
+                     "  pods: {minAge: 0s}\n",
+                     more);
+    return params;
+  }
   SchedulerProcess* Setup(const std::string& mode,
                           const std::string& more_rebalance = "",
                           const std::string& identity = "e2e") {
@@ -1988,16 +2004,8 @@ class RebalanceEndToEndTest : public EndToEndTest {
           absl::StrCat("/apis/rbac.authorization.k8s.io/v1/", kind,
                        "/metrics-scheduler-rebalance"));
     }
-    ConfigParams params = Params();
-    params.metrics_tail =
-        CpuMetricYaml(suite_, "{from: cpuRequests, factor: 1, warmup: 10s}");
-    params.tail =
-        absl::StrCat("rebalance:\n  mode: ", mode,
-                     "\n  interval: 1s\n"
-                     "  hot: [{metric: cpu, high: 0.8, samples: 2, low: 0.7}]\n"
-                     "  pods: {minAge: 0s}\n",
-                     more_rebalance);
-    SchedulerProcess* s = StartScheduler(params, identity);
+    SchedulerProcess* s =
+        StartScheduler(RebalanceParams(mode, more_rebalance), identity);
     if (s == nullptr) return nullptr;
     WaitForFirstRefresh(s);
     env_.AdminOk(
@@ -2161,14 +2169,7 @@ TEST_F(RebalanceEndToEndTest, NothingMovesWhenNoNodeIsBetterOrAllAreHot) {
 TEST_F(RebalanceEndToEndTest, AStandbyEvictsNothing) {
   SchedulerProcess* a = Setup("evict", "", "replica-a");
   ASSERT_NE(a, nullptr);
-  ConfigParams params = Params();
-  params.metrics_tail =
-      CpuMetricYaml(suite_, "{from: cpuRequests, factor: 1, warmup: 10s}");
-  params.tail =
-      "rebalance:\n  mode: evict\n  interval: 1s\n"
-      "  hot: [{metric: cpu, high: 0.8, samples: 2, low: 0.7}]\n"
-      "  pods: {minAge: 0s}\n";
-  SchedulerProcess* b = StartScheduler(params, "replica-b");
+  SchedulerProcess* b = StartScheduler(RebalanceParams("evict"), "replica-b");
   ASSERT_NE(b, nullptr);
   SetCpu(*prom_, suite_, {{Node(0), 0.95}, {Node(1), 0.2}, {Node(2), 0.6}});
   ASSERT_TRUE(WaitFor([&] { return Count(Node(0) + " (leaving)") == 1; },

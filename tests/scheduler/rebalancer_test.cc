@@ -119,6 +119,17 @@ class RebalancerTest : public ::testing::Test {
       reasons.push_back(e.reason);
     return reasons;
   }
+  // Two pods of a core on a; a at 0.95 for two samples sheds "mid" to b,
+  // and mid's deletion is seen.
+  void MoveMidOffA() {
+    Add(Running("mid", "a", 1000));
+    Add(Running("other", "a", 1000));
+    Sample(0.95, 0.2, 0.3);
+    ASSERT_THAT(Sample(0.95, 0.2, 0.3).moves,
+                ElementsAre("default/mid a -> b"));
+    state_.RemoveAssignedPod(Running("mid", "a", 1000));
+    rebalancer_->OnAssignedPodDeleted(Running("mid", "a", 1000));
+  }
   double Sample(const std::string& series) {
     return SeriesValue(registry_.Render(), series);
   }
@@ -167,12 +178,7 @@ TEST_F(RebalancerTest, ExactlyThePodsNeededMoveWhereTheyStayCool) {
 // left: the node is judged again only on later ones.
 TEST_F(RebalancerTest, ANodeIsJudgedAgainOnlyOnSamplesAfterTheMove) {
   Start(MakeConfig(RebalanceMode::kEvict));
-  Add(Running("mid", "a", 1000));
-  Add(Running("other", "a", 1000));
-  Sample(0.95, 0.2, 0.3);
-  ASSERT_THAT(Sample(0.95, 0.2, 0.3).moves, ElementsAre("default/mid a -> b"));
-  state_.RemoveAssignedPod(Running("mid", "a", 1000));
-  rebalancer_->OnAssignedPodDeleted(Running("mid", "a", 1000));
+  ASSERT_NO_FATAL_FAILURE(MoveMidOffA());
   // Three samples over the next 45 s, still 0.95: nothing more moves.
   for (int i = 0; i < 3; ++i) {
     EXPECT_THAT(Sample(0.95, 0.2, 0.3).moves, IsEmpty());
@@ -189,12 +195,7 @@ TEST_F(RebalancerTest, ASettleShorterThanTheWarmup) {
   Config config = MakeConfig(RebalanceMode::kEvict);
   config.rebalance.hot[0].settle = absl::Seconds(15);
   Start(config);
-  Add(Running("mid", "a", 1000));
-  Add(Running("other", "a", 1000));
-  Sample(0.95, 0.2, 0.3);
-  ASSERT_THAT(Sample(0.95, 0.2, 0.3).moves, ElementsAre("default/mid a -> b"));
-  state_.RemoveAssignedPod(Running("mid", "a", 1000));
-  rebalancer_->OnAssignedPodDeleted(Running("mid", "a", 1000));
+  ASSERT_NO_FATAL_FAILURE(MoveMidOffA());
   EXPECT_THAT(Sample(0.95, 0.45, 0.3).moves, IsEmpty());  // counts 1
   EXPECT_THAT(Sample(0.95, 0.45, 0.3).moves,
               ElementsAre("default/other a -> c"));

@@ -6,23 +6,18 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/builders.h"
 
 namespace ms {
 namespace {
 
+using ::ms::testing::Column;
 using ::testing::ElementsAre;
 using ::testing::Field;
 using ::testing::IsEmpty;
 
 const std::vector<std::string> kNodes = {"a", "b", "c"};
 constexpr int64_t kStale = 60000;  // maxStaleness, ms
-
-// A column over kNodes, every value sampled at `time_ms`.
-MetricColumn Column(std::vector<double> values, int64_t time_ms) {
-  MetricColumn c{.values = std::move(values)};
-  c.time_ms.assign(c.values.size(), time_ms);
-  return c;
-}
 
 HotBound Bound(double high, double low, int samples) {
   return {.metric = "cpu", .high = high, .samples = samples, .low = low};
