@@ -10,7 +10,19 @@
 namespace ms {
 
 HotTracker::HotTracker(std::vector<HotBound> bounds)
-    : bounds_(std::move(bounds)), streaks_(bounds_.size()) {}
+    : bounds_(std::move(bounds)),
+      streaks_(bounds_.size()),
+      left_(bounds_.size()) {}
+
+void HotTracker::ReadLessWhatLeft(Streak& s, std::vector<Departure>& left,
+                                  int64_t sample_ms) {
+  std::erase_if(left,
+                [&](const Departure& d) { return d.until_ms <= sample_ms; });
+  s.moved_off = 0;
+  for (const Departure& d : left) s.moved_off += d.takes;
+  s.value = s.sample - s.moved_off;
+  if (!(s.value > s.threshold)) s.count = 0;
+}
 
 void HotTracker::Observe(size_t bound, const std::vector<std::string>& nodes,
                          const MetricColumn& column, int64_t now_ms,
@@ -39,39 +51,44 @@ void HotTracker::Observe(size_t bound, const std::vector<std::string>& nodes,
   }
 
   std::unordered_map<std::string, Streak> next;
+  std::unordered_map<std::string, std::vector<Departure>> next_left;
   next.reserve(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
     Streak s;
     if (auto it = streaks_[bound].find(nodes[i]); it != streaks_[bound].end()) {
       s = it->second;
     }
-    const auto settle = settle_until_ms_.find(nodes[i]);
-    const bool settling = settle != settle_until_ms_.end() &&
-                          i < column.time_ms.size() &&
-                          column.time_ms[i] < settle->second;
-    if (!fresh(i) || settling) {
+    std::vector<Departure> left;
+    if (auto it = left_[bound].find(nodes[i]); it != left_[bound].end()) {
+      left = std::move(it->second);
+    }
+    if (!fresh(i)) {
       s.count = 0;
-    } else if (column.time_ms[i] > s.last_sample_ms) {
-      s.last_sample_ms = column.time_ms[i];
-      s.value = column.values[i];
+    } else {
+      const bool newer = column.time_ms[i] > s.last_sample_ms;
+      if (newer) {
+        s.last_sample_ms = column.time_ms[i];
+        s.sample = column.values[i];
+        ++s.count;  // undone below when the value is not above
+      }
       s.threshold = threshold;
       s.target = target;
-      s.count = s.value > threshold ? s.count + 1 : 0;
+      ReadLessWhatLeft(s, left, s.last_sample_ms);
     }
     next.emplace(nodes[i], s);
+    if (!left.empty()) next_left.emplace(nodes[i], std::move(left));
   }
+  // Nodes that are gone are forgotten, what left them too.
   streaks_[bound] = std::move(next);
-  // Nodes that are gone settle no more.
-  std::erase_if(settle_until_ms_, [&](const auto& entry) {
-    return !streaks_[bound].contains(entry.first);
-  });
+  left_[bound] = std::move(next_left);
 }
 
-void HotTracker::Settle(const std::string& node, int64_t until_ms) {
-  int64_t& until = settle_until_ms_[node];
-  until = std::max(until, until_ms);
-  for (auto& by_node : streaks_) {
-    if (auto it = by_node.find(node); it != by_node.end()) it->second.count = 0;
+void HotTracker::Left(size_t bound, const std::string& node, double takes,
+                      int64_t until_ms) {
+  std::vector<Departure>& left = left_[bound][node];
+  left.push_back({.takes = takes, .until_ms = until_ms});
+  if (auto it = streaks_[bound].find(node); it != streaks_[bound].end()) {
+    ReadLessWhatLeft(it->second, left, it->second.last_sample_ms);
   }
 }
 
@@ -85,7 +102,8 @@ std::vector<HotNode> HotTracker::Hot() const {
                      .value = s.value,
                      .threshold = s.threshold,
                      .target = s.target,
-                     .samples = s.count});
+                     .samples = s.count,
+                     .moved_off = s.moved_off});
     }
   }
   std::sort(hot.begin(), hot.end(), [](const HotNode& a, const HotNode& b) {
@@ -175,7 +193,8 @@ absl::string_view LeftBecauseName(LeftBecause why) {
 MovePlan PlanMoves(const HotNode& hot, std::vector<MoveCandidate> candidates,
                    absl::FunctionRef<bool(size_t pod)> allowed,
                    absl::FunctionRef<Replacement(size_t pod)> place,
-                   absl::FunctionRef<void(size_t pod)> moved) {
+                   absl::FunctionRef<void(size_t pod)> moved,
+                   std::unordered_map<std::string, double>* taken) {
   MovePlan plan{.value_after = hot.value};
   // Largest first; ties by the caller's order.
   std::stable_sort(candidates.begin(), candidates.end(),
@@ -183,8 +202,9 @@ MovePlan PlanMoves(const HotNode& hot, std::vector<MoveCandidate> candidates,
                      return a.takes > b.takes;
                    });
   std::vector<bool> tried(candidates.size(), false);
-  // What the nodes taking pods already got from this plan.
-  std::unordered_map<std::string, double> taken;
+  // What the nodes taking pods already got this round.
+  std::unordered_map<std::string, double> own;
+  if (taken == nullptr) taken = &own;
   while (plan.value_after > hot.target) {
     const double deficit = plan.value_after - hot.target;
     // The smallest untried candidate enough on its own (the first of
@@ -212,11 +232,11 @@ MovePlan PlanMoves(const HotNode& hot, std::vector<MoveCandidate> candidates,
       left.why = LeftBecause::kNowhere;
     } else if (r.node == hot.node) {
       left.why = LeftBecause::kReturns;
-    } else if (const double to_value = r.value_with_pod + taken[r.node];
+    } else if (const double to_value = r.value_with_pod + (*taken)[r.node];
                !(to_value <= hot.target)) {
       left.why = LeftBecause::kWouldBeHot;
     } else {
-      taken[r.node] += c.takes;
+      (*taken)[r.node] += c.takes;
       plan.moves.push_back(
           {.pod = c.pod, .to = r.node, .takes = c.takes, .to_value = to_value});
       plan.value_after -= c.takes;

@@ -24,7 +24,7 @@ namespace ms {
 struct HotNode {
   size_t bound = 0;  // index into the bounds HotTracker was given
   std::string node;
-  double value = 0;      // its latest sample
+  double value = 0;      // its latest sample, less what moved off (moved_off)
   double threshold = 0;  // what it is above: high, or the mean + aboveMean
   // What moving pods must bring it to, and what a node taking one must
   // stay at or under: the bound's low, or less when the fleet's mean plus
@@ -32,14 +32,18 @@ struct HotNode {
   // to it).
   double target = 0;
   int samples = 0;  // consecutive fresh samples above the threshold
+  // What pods that left took, which the latest sample still shows.
+  double moved_off = 0;
 };
 
 // Counts, per bound and node, the consecutive fresh samples above the
 // bound. A sample counts once (a node moves on only when its sample is
-// newer than the last it counted), and only when fresh, finite and taken
-// after the node's settle time; a missing, stale or non-finite value
-// starts the node's count again, as does a sample at or under the
-// threshold.
+// newer than the last it counted), and only when fresh and finite; a
+// missing, stale or non-finite value starts the node's count again, as
+// does a value at or under the threshold. Pods that left a node are taken
+// off its samples until samples taken a settle time later show them gone,
+// so a node that shed enough is not hot on samples that lag, and one that
+// did not sheds more at the next round without waiting for them.
 class HotTracker {
  public:
   explicit HotTracker(std::vector<HotBound> bounds);
@@ -51,9 +55,12 @@ class HotTracker {
                const MetricColumn& column, int64_t now_ms,
                int64_t max_staleness_ms);
 
-  // Pods just left `node`: its samples show them until `until_ms`, so
-  // only samples taken from then on count, from 0.
-  void Settle(const std::string& node, int64_t until_ms);
+  // A pod that took `takes` of bound `bound`'s metric just left `node`:
+  // the node's samples taken before `until_ms` still show it, so they are
+  // read less `takes` (and a value brought to the threshold or under it
+  // starts the count again at once).
+  void Left(size_t bound, const std::string& node, double takes,
+            int64_t until_ms);
 
   // The nodes whose count reached their bound's `samples`, hottest over
   // its threshold first.
@@ -65,14 +72,25 @@ class HotTracker {
   struct Streak {
     int64_t last_sample_ms = 0;  // of the last sample counted
     int count = 0;
-    double value = 0;
+    double sample = 0;  // the last sample counted, as taken
+    double value = 0;   // less what left
+    double moved_off = 0;
     double threshold = 0;
     double target = 0;
   };
+  struct Departure {
+    double takes = 0;
+    int64_t until_ms = 0;
+  };
+  // The streak's value with what left that `sample_ms` still shows; drops
+  // the departures samples from then on show.
+  void ReadLessWhatLeft(Streak& s, std::vector<Departure>& left,
+                        int64_t sample_ms);
+
   std::vector<HotBound> bounds_;
   // Per bound, by node.
   std::vector<std::unordered_map<std::string, Streak>> streaks_;
-  std::unordered_map<std::string, int64_t> settle_until_ms_;
+  std::vector<std::unordered_map<std::string, std::vector<Departure>>> left_;
 };
 
 // Why a pod may not move, or kMovable.
@@ -152,11 +170,14 @@ struct MovePlan {
 // why, and the next is tried. `moved(pod)` hears of each move as it is
 // planned (so that the limits count it before the next is asked). Stops
 // once the target is reached or the candidates run out: a node that
-// cannot be brought to its target still sheds what helps.
+// cannot be brought to its target still sheds what helps. `taken`, when
+// not null, is what the round's earlier plans send to each node, counted
+// on top of `place`'s value there, and gets this plan's moves.
 MovePlan PlanMoves(const HotNode& hot, std::vector<MoveCandidate> candidates,
                    absl::FunctionRef<bool(size_t pod)> allowed,
                    absl::FunctionRef<Replacement(size_t pod)> place,
-                   absl::FunctionRef<void(size_t pod)> moved);
+                   absl::FunctionRef<void(size_t pod)> moved,
+                   std::unordered_map<std::string, double>* taken = nullptr);
 
 // The limits of one interval: evictions per node, namespace, workload and
 // in all, and each workload's cool-down after it lost a pod.

@@ -98,6 +98,9 @@ ABSL_FLAG(std::vector<std::string>, variants, {},
           "policies, each NAME=FILE: policy metrics-scheduler:NAME, its own "
           "process and pools, its pods' schedulerName metrics-scheduler-NAME "
           "(NAME: 1-12 of a-z, 0-9 and -).");
+ABSL_FLAG(int, ours_v, 0,
+          "metrics-scheduler's -v; its logs are in --dir, one per policy and "
+          "run.");
 ABSL_FLAG(std::string, build_dir, "build", "The CMake build directory.");
 ABSL_FLAG(std::string, source_dir, ".", "The source tree.");
 ABSL_FLAG(std::string, out_dir, "",
@@ -367,7 +370,8 @@ pid_t StartOurs(ControlPlane& plane, const PolicyRun& policy,
   pid_t pid = Spawn({absl::GetFlag(FLAGS_build_dir) + "/metrics-scheduler",
                      "--config=" + config,
                      "--kubeconfig=" + plane.dir() + "/scheduler.kubeconfig",
-                     "--http-address=127.0.0.1:0", "--leader-elect=false"},
+                     "--http-address=127.0.0.1:0", "--leader-elect=false",
+                     absl::StrCat("-v=", absl::GetFlag(FLAGS_ours_v))},
                     log);
   AwaitLogLine(pid, "metrics-scheduler", log, "serving /livez",
                absl::Minutes(1));

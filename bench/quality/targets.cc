@@ -27,8 +27,8 @@ std::optional<Figures> MedianOf(const std::vector<TraceResult>& results,
 }
 
 // A target `ours / base <= bound` (figures in seconds or counts), where `ours`
-// is `field` of the policy on `trace` and `base` is `base_field` of
-// `base_policy` on `base_trace`.
+// is `field` of the policy on `trace` (of its variant `variant`, when set)
+// and `base` is `base_field` of `base_policy` on `base_trace`.
 struct RatioTarget {
   std::string target;
   std::string trace;
@@ -37,17 +37,26 @@ struct RatioTarget {
   std::string base_policy;  // "" for the policy under test
   double (*base_field)(const Figures&);
   double bound;
+  std::string variant = "";
 };
+
+// The variant of metrics-scheduler that rebalances (--variants=rebalance=FILE,
+// docs/quality.md "Rebalancing").
+constexpr char kRebalance[] = "rebalance";
 
 double Mean(const Figures& f) { return f.mean_latency_s; }
 double OwnMean(const Figures& f) { return f.own_mean_latency_s; }
 double HotSeconds(const Figures& f) { return f.hot_node_seconds; }
 double HotNodes(const Figures& f) { return f.hot_nodes; }
+double Evictions(const Figures& f) { return f.evictions; }
+double One(const Figures&) { return 1; }
 
 TargetCheck Check(const std::vector<TraceResult>& results,
                   const std::string& policy, const RatioTarget& t) {
   TargetCheck check{.target = t.target};
-  std::optional<Figures> ours = MedianOf(results, t.trace, policy);
+  std::optional<Figures> ours = MedianOf(
+      results, t.trace,
+      t.variant.empty() ? policy : absl::StrCat(policy, ":", t.variant));
   std::optional<Figures> base = MedianOf(
       results, t.base_trace, t.base_policy.empty() ? policy : t.base_policy);
   if (!ours || !base) return check;
@@ -82,6 +91,10 @@ std::vector<TargetCheck> CheckTargets(const std::vector<TraceResult>& results,
       {"other-scheduler: own pods' mean latency <= 1.10x heterogeneous's "
        "(the same pods, all its own)",
        "other-scheduler", OwnMean, "heterogeneous", "", Mean, 1.10},
+      {"shifting: hot-node-seconds with rebalancing <= 1/3 of without",
+       "shifting", HotSeconds, "shifting", "", HotSeconds, 1.0 / 3, kRebalance},
+      {"identical: no evictions with rebalancing (the ratio is the count)",
+       "identical", Evictions, "identical", "", One, 0, kRebalance},
   };
   std::vector<TargetCheck> out;
   for (const RatioTarget& t : targets) out.push_back(Check(results, policy, t));

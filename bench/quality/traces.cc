@@ -186,16 +186,17 @@ absl::StatusOr<TraceKind> ParseTraceKind(absl::string_view name) {
 namespace {
 
 // Load that moves after placement, for rebalancing: identical nodes filled
-// over the first 40 % of the trace to 45 % of their capacity with pods of
-// half a core that outlast the trace; at 45 % of it, the pods of the
+// over the first 25 % of the trace to 45 % of their capacity with pods of
+// half a core that outlast the trace; at 30 % of it, the pods of the
 // `surge` workloads (a quarter, drawn at random) triple their usage, so
 // the nodes that happen to hold more of them turn hot, and stay hot until
-// pods move.
+// pods move: for the rest of the trace, so that the time a rebalancer
+// takes to see a node stay hot is a small part of it.
 Trace ShiftingTrace(const GenerateOptions& options) {
   Random random(options.seed);
   Trace trace{.name = "shifting", .duration_s = options.duration_s};
   trace.nodes = IdenticalFleet(options.nodes);
-  const double fill_s = 0.4 * options.duration_s;
+  const double fill_s = 0.25 * options.duration_s;
   const double pods = 0.45 * PodCapacity(trace.nodes) / kRequest;
   int n = 0;
   Owners owners;
@@ -210,7 +211,7 @@ Trace ShiftingTrace(const GenerateOptions& options) {
          .duration_s = 2 * options.duration_s,
          .io = kRequest * kIoPerCore,
          .owner = owners.Next(surge ? "surge" : "steady"),
-         .shift_at_s = surge ? 0.45 * options.duration_s : kNever,
+         .shift_at_s = surge ? 0.3 * options.duration_s : kNever,
          .shift_factor = surge ? 3.0 : 1.0});
   }
   return trace;

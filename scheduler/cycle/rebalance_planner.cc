@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -63,9 +64,14 @@ const RebalanceProfile* RebalancePlanner::ProfileNamed(
 }
 
 std::string RebalancePlanner::WhyHot(const HotNode& hot) const {
-  return absl::StrFormat(
+  std::string why = absl::StrFormat(
       "%s %.4g above %.4g for %d sample%s", config_.hot[hot.bound].metric,
       hot.value, hot.threshold, hot.samples, hot.samples == 1 ? "" : "s");
+  if (hot.moved_off > 0) {
+    absl::StrAppendFormat(&why, " (sampled %.4g, less %.4g moved off)",
+                          hot.value + hot.moved_off, hot.moved_off);
+  }
+  return why;
 }
 
 void RebalancePlanner::Observe(HotTracker& tracker, const ClusterState& state,
@@ -91,6 +97,8 @@ std::vector<NodeRebalance> RebalancePlanner::Plan(
     Workspace& workspace) const {
   std::vector<NodeRebalance> out;
   std::set<std::string> handled;
+  // What the round sends to each node, over every hot node's plan.
+  std::unordered_map<std::string, double> taken;
   for (const HotNode& h : hot) {
     if (!handled.insert(h.node).second) continue;
     const BoundTerm& bt = bound_terms_[h.bound];
@@ -145,7 +153,8 @@ std::vector<NodeRebalance> RebalancePlanner::Plan(
         },
         [&](size_t i) {
           limits.Record(h.node, r.pods[i].namespace_, workload(i), now_ms);
-        });
+        },
+        &taken);
   }
   return out;
 }

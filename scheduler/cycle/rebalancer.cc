@@ -194,7 +194,8 @@ bool Rebalancer::Move(const NodeRebalance& node, const PlannedMove& move,
     LOG(INFO) << "rebalance: evicted " << pod.Key() << " " << what;
     recorder_.Normal(pod, "Rebalanced", "Rebalancing",
                      absl::StrCat("Evicted to move it ", what));
-    tracker_.Settle(hot.node, now_ms + planner_.SettleMs(hot.bound));
+    tracker_.Left(hot.bound, hot.node, move.takes,
+                  now_ms + planner_.SettleMs(hot.bound));
     return true;
   }
   if (absl::IsResourceExhausted(s)) {

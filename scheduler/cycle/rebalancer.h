@@ -7,10 +7,11 @@
 // workloads' cool-downs holding, then carries each move out. In a dry run:
 // a Normal Event WouldRebalance on the pod, and a count. Otherwise: an
 // eviction through the Eviction API (PodDisruptionBudgets hold) begun
-// inside the lease's write window, then an Event Rebalanced; the node's
-// samples count again only from the bound's settle (default: the metric's
-// estimate warmup) later, when they no longer show the pods that left. The node
-// gets an Event too (Rebalancing, or WouldRebalance) naming what moves where.
+// inside the lease's write window, then an Event Rebalanced; until the
+// bound's settle (default: the metric's estimate warmup) has passed, the
+// node's samples, which still show the pod, are read less what it took, so
+// the next round sheds more only if that is not enough. The node gets an
+// Event too (Rebalancing, or WouldRebalance) naming what moves where.
 // What it leaves, and why, is logged (-v=1; what may not move, -v=2) and
 // counted.
 //

@@ -61,6 +61,36 @@ TEST(TargetsTest, EachTargetIsCheckedOnTheMediansItComparesWith) {
   EXPECT_TRUE(absl::StrContains(text, "not run  identical")) << text;
 }
 
+// The rebalancing targets read the variant "rebalance" of the policy:
+// shifting's hot-node-seconds 250 against 900 without (0.28x, met); one
+// eviction on identical nodes (missed). Not run without the variant.
+TEST(TargetsTest, RebalancingIsCheckedOnItsVariant) {
+  std::vector<TraceResult> results = {
+      {.trace = "shifting",
+       .policies = {Policy("ours", {.hot_node_seconds = 900}),
+                    Policy("ours:rebalance",
+                           {.hot_node_seconds = 250, .evictions = 6})}},
+      {.trace = "identical",
+       .policies = {Policy("ours", {.mean_latency_s = 0.1}),
+                    Policy("ours:rebalance",
+                           {.mean_latency_s = 0.1, .evictions = 1})}},
+  };
+  std::vector<TargetCheck> checks = CheckTargets(results, "ours");
+  using R = TargetCheck::Result;
+  EXPECT_EQ(ResultOf(checks, "shifting: hot-node-seconds with rebalancing"),
+            R::kMet);
+  EXPECT_EQ(ResultOf(checks, "identical: no evictions"), R::kMissed);
+  std::string text = RenderTargets(checks, "ours");
+  EXPECT_TRUE(absl::StrContains(text, "0.28x (250 against 900)")) << text;
+
+  results[0].policies.pop_back();
+  results[1].policies.back().runs[0].evictions = 0;
+  checks = CheckTargets(results, "ours");
+  EXPECT_EQ(ResultOf(checks, "shifting: hot-node-seconds with rebalancing"),
+            R::kNotRun);
+  EXPECT_EQ(ResultOf(checks, "identical: no evictions"), R::kMet);
+}
+
 TEST(TargetsTest, TheJsonParses) {
   std::string json = TargetsJson(CheckTargets(Results(), "ours"));
   simdjson::dom::parser parser;

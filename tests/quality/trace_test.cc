@@ -209,19 +209,19 @@ TEST(TraceTest, TheShippedTracesAreWhatTheyAreNamedFor) {
     }
   }
 
-  // Shifting: identical nodes filled to 45 % over the first 40 % of the
+  // Shifting: identical nodes filled to 45 % over the first 25 % of the
   // trace with pods that outlast it; a quarter, the surge workloads',
-  // triple their usage at 45 % of it (270 s of 600).
+  // triple their usage at 30 % of it (180 s of 600).
   Trace shifting = GenerateTrace(TraceKind::kShifting, options);
   int surge = 0;
   double cores = 0;
   for (const PodSpec& p : shifting.pods) {
-    EXPECT_LT(p.arrival_s, 240);
+    EXPECT_LT(p.arrival_s, 150);
     EXPECT_GT(p.duration_s, 600);
     cores += p.usage;
     if (p.owner.rfind("surge-", 0) == 0) {
       ++surge;
-      EXPECT_EQ(p.shift_at_s, 270);
+      EXPECT_EQ(p.shift_at_s, 180);
       EXPECT_EQ(p.shift_factor, 3);
     } else {
       EXPECT_EQ(p.owner.rfind("steady-", 0), 0u) << p.owner;

@@ -175,7 +175,8 @@ TEST_F(RebalancerTest, ExactlyThePodsNeededMoveWhereTheyStayCool) {
 }
 
 // Samples taken within a warm-up of the move still show the pod that
-// left: the node is judged again only on later ones.
+// left: they are read less what it took, so the node, brought under its
+// threshold, is judged hot again only on later ones.
 TEST_F(RebalancerTest, ANodeIsJudgedAgainOnlyOnSamplesAfterTheMove) {
   Start(MakeConfig(RebalanceMode::kEvict));
   ASSERT_NO_FATAL_FAILURE(MoveMidOffA());
@@ -331,6 +332,29 @@ TEST_F(RebalancerTest, TheLimitsOfAnIntervalHold) {
   EXPECT_THAT(round.moves, ElementsAre("default/a1 a -> c"));
   EXPECT_EQ(
       Sample(R"(metrics_scheduler_rebalance_left_total{reason="limited"})"), 1);
+}
+
+// A node the interval's limits let shed too little stays hot on its
+// lagging samples less what left, and sheds more at the next round, within
+// the warm-up after the first move.
+TEST_F(RebalancerTest, ANodeThatShedTooLittleShedsMoreAtTheNextRound) {
+  Config config = MakeConfig(RebalanceMode::kEvict);
+  config.rebalance.limits.per_node = 1;
+  Start(config);
+  for (const char* name : {"a1", "a2", "a3"}) Add(Running(name, "a", 500));
+  Sample(1.0, 0.1, 0.1);
+  // 1.0 must come to 0.7: three pods of 0.125, one allowed per round.
+  Rebalancer::Round first = Sample(1.0, 0.1, 0.1);
+  ASSERT_EQ(first.moves.size(), 1u);
+  Rebalancer::Round second = Sample(1.0, 0.1, 0.1);
+  ASSERT_EQ(second.hot.size(), 1u);
+  EXPECT_DOUBLE_EQ(second.hot[0].value, 0.875);
+  EXPECT_DOUBLE_EQ(second.hot[0].moved_off, 0.125);
+  EXPECT_EQ(second.moves.size(), 1u);
+  EXPECT_THAT(api_.Evicted(), ::testing::SizeIs(2));
+  // At 0.75, less the two, it is under the threshold: no third move.
+  EXPECT_THAT(Sample(1.0, 0.1, 0.1).hot, IsEmpty());
+  EXPECT_THAT(api_.Evicted(), ::testing::SizeIs(2));
 }
 
 // Not the leader: no round, no Event, no eviction.

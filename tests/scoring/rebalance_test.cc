@@ -89,22 +89,46 @@ TEST(HotTrackerTest, AboveTheFleetMean) {
   EXPECT_EQ(both.Hot()[0].target, 0.4);
 }
 
-// After pods leave a node its samples still show them for a while: only
-// samples from the settle time on count, from 0.
-TEST(HotTrackerTest, SettleIgnoresSamplesThatStillShowThePodsMoved) {
+// After a pod leaves a node its samples still show it for a while: until
+// samples taken at the settle time, they are read less what it took.
+TEST(HotTrackerTest, SamplesAreReadLessWhatLeftUntilTheyShowIt) {
   HotTracker t({Bound(0.8, 0.6, 2)});
   t.Observe(0, kNodes, Column({0.9, 0.1, 0.1}, 1000), 1000, kStale);
   t.Observe(0, kNodes, Column({0.9, 0.1, 0.1}, 2000), 2000, kStale);
   ASSERT_THAT(HotNames(t), ElementsAre("a"));
-  t.Settle("a", 5000);
+  // What left brings it under the threshold: not hot, at once.
+  t.Left(0, "a", 0.25, 5000);
   EXPECT_THAT(HotNames(t), IsEmpty());
   t.Observe(0, kNodes, Column({0.9, 0.1, 0.1}, 3000), 3000, kStale);
   t.Observe(0, kNodes, Column({0.9, 0.1, 0.1}, 4000), 4000, kStale);
   EXPECT_THAT(HotNames(t), IsEmpty());
+  // From the settle time on, a sample is taken as it is: still hot.
   t.Observe(0, kNodes, Column({0.9, 0.1, 0.1}, 5000), 5000, kStale);
   EXPECT_THAT(HotNames(t), IsEmpty());
   t.Observe(0, kNodes, Column({0.9, 0.1, 0.1}, 6000), 6000, kStale);
-  EXPECT_THAT(HotNames(t), ElementsAre("a"));
+  ASSERT_THAT(HotNames(t), ElementsAre("a"));
+  EXPECT_DOUBLE_EQ(t.Hot()[0].value, 0.9);
+  EXPECT_EQ(t.Hot()[0].moved_off, 0);
+}
+
+// A node that did not shed enough stays hot, less what left, and sheds
+// more at the next round without waiting for its samples to catch up.
+TEST(HotTrackerTest, ANodeThatShedTooLittleStaysHot) {
+  HotTracker t({Bound(0.8, 0.6, 2)});
+  t.Observe(0, kNodes, Column({0.95, 0.1, 0.1}, 1000), 1000, kStale);
+  t.Observe(0, kNodes, Column({0.95, 0.1, 0.1}, 2000), 2000, kStale);
+  t.Left(0, "a", 0.05, 9000);
+  t.Left(0, "a", 0.05, 9000);
+  ASSERT_THAT(HotNames(t), ElementsAre("a"));
+  EXPECT_DOUBLE_EQ(t.Hot()[0].value, 0.85);
+  EXPECT_DOUBLE_EQ(t.Hot()[0].moved_off, 0.1);
+  EXPECT_EQ(t.Hot()[0].samples, 2);
+  // The same sample again changes nothing; a new one counts, less both.
+  t.Observe(0, kNodes, Column({0.95, 0.1, 0.1}, 2000), 2500, kStale);
+  EXPECT_EQ(t.Hot()[0].samples, 2);
+  t.Observe(0, kNodes, Column({0.95, 0.1, 0.1}, 3000), 3000, kStale);
+  EXPECT_EQ(t.Hot()[0].samples, 3);
+  EXPECT_DOUBLE_EQ(t.Hot()[0].value, 0.85);
 }
 
 TEST(HotTrackerTest, ForgetsNodesThatAreGone) {
@@ -113,11 +137,12 @@ TEST(HotTrackerTest, ForgetsNodesThatAreGone) {
   ASSERT_EQ(t.Hot().size(), 2u);
   t.Observe(0, {"b", "c"}, Column({0.9, 0.1}, 2000), 2000, kStale);
   EXPECT_THAT(HotNames(t), ElementsAre("b"));
-  // A node that comes back has no settle time left from before.
-  t.Settle("c", 10000);
+  // A node that comes back has nothing left from before.
+  t.Left(0, "c", 0.5, 10000);
   t.Observe(0, {"b"}, Column({0.9}, 3000), 3000, kStale);
   t.Observe(0, {"b", "c"}, Column({0.9, 0.9}, 4000), 4000, kStale);
   EXPECT_THAT(HotNames(t), ::testing::UnorderedElementsAre("b", "c"));
+  EXPECT_EQ(t.Hot()[1].moved_off, 0);
 }
 
 // A Running pod of ours, of a ReplicaSet, started an hour before kNow.
@@ -274,6 +299,26 @@ TEST(PlanMovesTest, PodsPlannedForOneNodeAddUp) {
   EXPECT_THAT(plan.left,
               ElementsAre(Field(&LeftPod::why, LeftBecause::kWouldBeHot)));
   EXPECT_NEAR(plan.value_after, 0.8, 1e-12);
+}
+
+// Hot nodes' plans in one round share what they send: each counts what
+// the earlier ones sent to b (b at 0.35 with the pod, before them).
+TEST(PlanMovesTest, ARoundsPlansAddUpOnTheNodesTheySendTo) {
+  std::unordered_map<std::string, double> taken;
+  MovePlan first = PlanMoves(HotA(0.95, 0.7), {{0, 0.3}}, Always,
+                             Anywhere("b", 0.35), Ignore, &taken);
+  EXPECT_THAT(Moved(first), ElementsAre(0));
+  EXPECT_NEAR(taken["b"], 0.3, 1e-12);
+  MovePlan second = PlanMoves(HotA(0.95, 0.7), {{0, 0.3}}, Always,
+                              Anywhere("b", 0.35), Ignore, &taken);
+  ASSERT_THAT(Moved(second), ElementsAre(0));
+  EXPECT_NEAR(second.moves[0].to_value, 0.65, 1e-12);
+  // 0.35 + 0.6 = 0.95: no more.
+  MovePlan third = PlanMoves(HotA(0.95, 0.7), {{0, 0.3}}, Always,
+                             Anywhere("b", 0.35), Ignore, &taken);
+  EXPECT_THAT(third.moves, IsEmpty());
+  EXPECT_THAT(third.left,
+              ElementsAre(Field(&LeftPod::why, LeftBecause::kWouldBeHot)));
 }
 
 TEST(PlanMovesTest, LimitsLeaveAPodAndShedWhatHelps) {
