@@ -393,10 +393,14 @@ absl::StatusOr<std::string> ExplainRebalancePlan(const Config& config,
         bound.high && bound.above_mean ? " or " : "",
         bound.above_mean ? absl::StrCat("the mean + ", *bound.above_mean) : "",
         " for ", bound.samples, " samples, brought to ", bound.low, "\n");
-    int others = static_cast<int>(state.NumNodes());
+    // A node hot on this metric and planned under another (hotter there)
+    // is hot here too.
+    const int others = static_cast<int>(state.NumNodes()) -
+                       static_cast<int>(std::count_if(
+                           hot.begin(), hot.end(),
+                           [&](const HotNode& h) { return h.bound == b; }));
     for (const NodeRebalance& r : plans) {
       if (r.hot.bound != b) continue;
-      --others;
       absl::StrAppend(&out, "  ", r.hot.node, " ",
                       absl::StrFormat("%.4g", r.hot.value), " above ",
                       absl::StrFormat("%.4g", r.hot.threshold), ":\n");
@@ -422,6 +426,18 @@ absl::StatusOr<std::string> ExplainRebalancePlan(const Config& config,
       }
       absl::StrAppend(&out, "    ", r.hot.node, " would be at ",
                       absl::StrFormat("%.4g", r.plan.value_after), "\n");
+    }
+    // A node is planned once, under the metric it is most above.
+    for (const HotNode& h : hot) {
+      if (h.bound != b) continue;
+      for (const NodeRebalance& r : plans) {
+        if (r.hot.node == h.node && r.hot.bound != b) {
+          absl::StrAppend(
+              &out, "  ", h.node, " ", absl::StrFormat("%.4g", h.value),
+              " above ", absl::StrFormat("%.4g", h.threshold),
+              ": planned under ", rebalance.hot[r.hot.bound].metric, "\n");
+        }
+      }
     }
     absl::StrAppend(&out, "  ", others, " other node(s) not hot\n");
   }

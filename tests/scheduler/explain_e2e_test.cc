@@ -474,12 +474,18 @@ metrics:
     query: 'node_cpu_busy{suite="%s"}'
     normalization: {type: range, min: 0, max: 1}
     estimate: {from: cpuRequests}
+  - name: busy
+    query: 'node_cpu_busy{suite="%s"}'
+    normalization: {type: range, min: 0, max: 1}
+    estimate: {from: cpuRequests}
 rebalance:
   mode: dryRun
-  hot: [{metric: cpu, high: 0.8, samples: 3, low: 0.7}]
+  hot:
+    - {metric: cpu, high: 0.8, samples: 3, low: 0.7}
+    - {metric: busy, high: 0.85, samples: 3, low: 0.7}
   pods: {minAge: 0s}
 )",
-      prom_->url(), suite_);
+      prom_->url(), suite_, suite_);
   const std::string owner = env_.AdminOk(
       "POST", "/api/v1/namespaces/" + suite_ + "/configmaps",
       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web"}})");
@@ -518,6 +524,8 @@ rebalance:
                         " (cpu 0.45 with it): it takes 0.25, requests"),
            absl::StrCat("    leaves ", suite_, "/lone: no-controller"),
            absl::StrCat("    ", Node(0), " would be at 0.7"),
+           // Hot on both, planned once, under the metric it is most above.
+           absl::StrCat("  ", Node(0), " 0.95 above 0.85: planned under cpu"),
        }) {
     EXPECT_NE(r.out.find(line + "\n"), std::string::npos) << line << "\n"
                                                           << r.out;
@@ -525,6 +533,11 @@ rebalance:
   EXPECT_NE(r.out.find("cpu: hot above 0.8 for 3 samples, brought to 0.7"),
             std::string::npos)
       << r.out;
+  // Under each metric, n0 is hot and the 3 others are not.
+  const std::string not_hot = "  3 other node(s) not hot\n";
+  const size_t first = r.out.find(not_hot);
+  ASSERT_NE(first, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(not_hot, first + 1), std::string::npos) << r.out;
   // Both pods are still there, on n0.
   for (const char* name : {"web-1", "lone"}) {
     const std::string pod = env_.AdminOk(
