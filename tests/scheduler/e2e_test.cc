@@ -2072,7 +2072,7 @@ TEST_F(RebalanceEndToEndTest,
                       absl::Seconds(60)))
       << s->Log();
   // What the samples show once the pod has left; until a warm-up (10 s)
-  // after the eviction they are not read.
+  // after the eviction they are read less the pod (0.95 - 0.25).
   SetCpu(*prom_, suite_, {{Node(0), 0.7}, {Node(1), 0.45}, {Node(2), 0.6}});
   ASSERT_TRUE(WaitFor([&] { return Count(Node(1)) == 1; }, absl::Seconds(60)))
       << s->Log();
