@@ -89,7 +89,8 @@
 //   extender: {listenAddress: ""}     # e.g. ":10262": serve kube-scheduler's
 //                                     # extender protocol; "": off
 //   rebalance:                        # RebalanceConfig; docs/rebalance.md
-//     mode: off                       # off | dryRun | evict
+//     mode: dryRun                    # off | dryRun | evict; off with no
+//                                     # rebalance section
 //     interval: 30s
 //     hot:                            # required unless mode is off
 //       - {metric: cpu, high: 0.85, aboveMean: 0.2, samples: 3, low: 0.7,

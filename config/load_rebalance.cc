@@ -54,6 +54,8 @@ absl::Status Loader::LoadRebalance(const YNode& node, const std::string& path,
   RETURN_IF_ERROR(
       CheckMap(node, path, {"mode", "interval", "hot", "pods", "limits"}));
   RebalanceConfig& r = config->rebalance;
+  // The section turns it on, in a dry run unless it says otherwise.
+  r.mode = RebalanceMode::kDryRun;
   RETURN_IF_ERROR(GetEnum<RebalanceMode>(node, path, "mode",
                                          {{"off", RebalanceMode::kOff},
                                           {"dryRun", RebalanceMode::kDryRun},
@@ -79,8 +81,9 @@ absl::Status Loader::LoadRebalance(const YNode& node, const std::string& path,
   }
   if (r.mode != RebalanceMode::kOff && r.hot.empty()) {
     return Error(hot.IsDefined() ? hot : node, hot_path,
-                 "needs at least one metric when mode is dryRun or evict: "
-                 "nothing says when a node is hot");
+                 "needs at least one metric when mode is dryRun (the "
+                 "default with this section) or evict: nothing says when a "
+                 "node is hot");
   }
   if (YNode pods = Find(node, "pods"); pods.IsDefined()) {
     RETURN_IF_ERROR(

@@ -403,7 +403,12 @@ TEST(LoadConfigTest, RebalanceErrors) {
             "evict; got \"on\""},
            {"rebalance: {mode: dryRun}\n",
             "file.yaml:10:12: rebalance.hot: needs at least one metric when "
-            "mode is dryRun or evict: nothing says when a node is hot"},
+            "mode is dryRun (the default with this section) or evict: "
+            "nothing says when a node is hot"},
+           {"rebalance: {interval: 1m}\n",
+            "file.yaml:10:12: rebalance.hot: needs at least one metric when "
+            "mode is dryRun (the default with this section) or evict: "
+            "nothing says when a node is hot"},
            {"rebalance: {interval: 0s}\n",
             "file.yaml:10:23: rebalance.interval: must be > 0"},
            {"rebalance: {hot: [{metric: cpu, high: 0.8, low: 0.9}]}\n",
@@ -430,20 +435,21 @@ TEST(LoadConfigTest, RebalanceErrors) {
             "    - {metric: cpu, high: 2, low: 0}\n",
             "file.yaml:13:16: rebalance.hot[1].metric: \"cpu\" is listed "
             "twice"},
-           {"rebalance: {pods: {schedulerNames: [default-scheduler]}}\n",
-            "file.yaml:10:37: rebalance.pods.schedulerNames[0]: "
+           {"rebalance: {mode: off, pods: {schedulerNames: "
+            "[default-scheduler]}}\n",
+            "file.yaml:10:48: rebalance.pods.schedulerNames[0]: "
             "\"default-scheduler\" is not a profile's schedulerName "
             "(metrics-scheduler): only pods this scheduler places again "
             "move"},
-           {"rebalance: {pods: {namespaces: [Shop]}}\n",
-            "file.yaml:10:33: rebalance.pods.namespaces[0]: \"Shop\" must be "
+           {"rebalance: {mode: off, pods: {namespaces: [Shop]}}\n",
+            "file.yaml:10:44: rebalance.pods.namespaces[0]: \"Shop\" must be "
             "a namespace name"},
-           {"rebalance: {pods: {minAge: 5}}\n",
-            "file.yaml:10:28: rebalance.pods.minAge: invalid duration \"5\": "
+           {"rebalance: {mode: off, pods: {minAge: 5}}\n",
+            "file.yaml:10:39: rebalance.pods.minAge: invalid duration \"5\": "
             "missing unit (ns, us, ms, s, m, h) (examples: 500ms, 15s, 2m, "
             "1h30m)"},
-           {"rebalance: {limits: {perNode: 0}}\n",
-            "file.yaml:10:31: rebalance.limits.perNode: must be an integer in "
+           {"rebalance: {mode: off, limits: {perNode: 0}}\n",
+            "file.yaml:10:42: rebalance.limits.perNode: must be an integer in "
             "[1, 2147483647], got \"0\""},
            {"rebalance: {limit: {}}\n",
             "file.yaml:10:13: rebalance.limit: unknown key (did you mean "
