@@ -20,8 +20,7 @@ void HotTracker::ReadLessWhatLeft(Streak& s, std::vector<Departure>& left,
                 [&](const Departure& d) { return d.until_ms <= sample_ms; });
   s.moved_off = 0;
   for (const Departure& d : left) s.moved_off += d.takes;
-  s.value = s.sample - s.moved_off;
-  if (!(s.value > s.threshold)) s.count = 0;
+  if (!(s.value() > s.threshold)) s.count = 0;
 }
 
 void HotTracker::Observe(size_t bound, const std::vector<std::string>& nodes,
@@ -99,7 +98,7 @@ std::vector<HotNode> HotTracker::Hot() const {
       if (s.count < bounds_[b].samples) continue;
       hot.push_back({.bound = b,
                      .node = node,
-                     .value = s.value,
+                     .value = s.value(),
                      .threshold = s.threshold,
                      .target = s.target,
                      .samples = s.count,

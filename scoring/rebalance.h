@@ -72,9 +72,9 @@ class HotTracker {
   struct Streak {
     int64_t last_sample_ms = 0;  // of the last sample counted
     int count = 0;
-    double sample = 0;  // the last sample counted, as taken
-    double value = 0;   // less what left
-    double moved_off = 0;
+    double sample = 0;     // the last sample counted, as taken
+    double moved_off = 0;  // what left that it still shows
+    double value() const { return sample - moved_off; }
     double threshold = 0;
     double target = 0;
   };
