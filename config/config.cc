@@ -595,7 +595,7 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
   using Basis = UnseenLoadEstimate::Basis;
   RETURN_IF_ERROR(CheckMap(
       node, path,
-      {"from", "factor", "warmup", "siblings", "utilisation", "full"}));
+      {"from", "factor", "warmup", "siblings", "utilisation", "full", "fade"}));
   YNode from;
   RETURN_IF_ERROR(GetEnum<Basis>(node, path, "from",
                                  {{"none", Basis::kNone},
@@ -613,7 +613,7 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
                    "required with from queueing: the metric whose value is "
                    "the node's utilisation");
     }
-    for (const char* key : {"factor", "warmup", "siblings"}) {
+    for (const char* key : {"factor", "warmup", "siblings", "fade"}) {
       if (YNode n = Find(node, key); n.IsDefined()) {
         return Error(n, Child(path, key),
                      "not with from queueing: the metric named by "
@@ -632,6 +632,12 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
   if (YNode n = Find(node, "full"); n.IsDefined()) {
     return Error(n, Child(path, "full"), "only with from queueing");
   }
+  using Fade = UnseenLoadEstimate::Fade;
+  RETURN_IF_ERROR(GetEnum<Fade>(node, path, "fade",
+                                {{"step", Fade::kStep},
+                                 {"linear", Fade::kLinear},
+                                 {"measured", Fade::kMeasured}},
+                                &out->fade, &v));
   RETURN_IF_ERROR(GetDouble(node, path, "factor", &out->factor, &v));
   if (!std::isfinite(out->factor)) {
     return Error(v, Child(path, "factor"), "must be a finite number");
@@ -644,6 +650,11 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
   out->warmup_ms = absl::ToInt64Milliseconds(warmup);
   if (YNode n = Find(node, "siblings"); n.IsDefined()) {
     RETURN_IF_ERROR(LoadSiblings(n, Child(path, "siblings"), backend, out));
+  }
+  if (out->fade == Fade::kMeasured && out->siblings_query.empty()) {
+    return Error(Find(node, "fade"), Child(path, "fade"),
+                 "measured reads the pod's own sample of the siblings "
+                 "query: needs siblings");
   }
   return absl::OkStatus();
 }

@@ -110,6 +110,14 @@ struct UnseenLoadEstimate {
   // For queueing: the utilisation metric's value on a node fully busy (1
   // for a fraction, 100 for a percentage).
   double full = 1;
+  // How a pod's estimate ends: all of it until a sample a warm-up after
+  // its start (step), or less as the sample is taken later, from all of
+  // it at the start to none a warm-up after (linear: a rate over a window
+  // shows a new load in proportion to the part of the window it covers),
+  // or all of it less what its own sample of the siblings query already
+  // shows (measured).
+  enum class Fade { kStep, kLinear, kMeasured };
+  Fade fade = Fade::kStep;
 
   bool enabled() const { return basis != Basis::kNone; }
   friend bool operator==(const UnseenLoadEstimate&,

@@ -91,6 +91,29 @@ std::vector<std::string> InvalidEstimateAnnotations(
   return out;
 }
 
+double UnseenPart(const UnseenLoadEstimate& e, int64_t sample_ms,
+                  int64_t start_ms) {
+  if (SampleShows(e, sample_ms, start_ms)) return 0;
+  if (e.fade != UnseenLoadEstimate::Fade::kLinear || sample_ms <= start_ms) {
+    return 1;
+  }
+  return 1 - static_cast<double>(sample_ms - start_ms) /
+                 static_cast<double>(e.warmup_ms);
+}
+
+double UnseenLoad(const MetricTerm& term, const PodInfo& pod, const Node& node,
+                  const SiblingUsages* siblings, int64_t sample_ms,
+                  int64_t start_ms, std::optional<double> own) {
+  const double part = UnseenPart(term.estimate, sample_ms, start_ms);
+  if (part == 0) return 0;
+  const double estimate = part * EstimatePod(term, pod, node, siblings).value;
+  if (term.estimate.fade != UnseenLoadEstimate::Fade::kMeasured || !own) {
+    return estimate;
+  }
+  return std::max(0.0,
+                  estimate - PodTakes(term, pod, node, nullptr, own).value);
+}
+
 double QueueingGrowth(double u, double unseen) {
   if (!std::isfinite(u) || !std::isfinite(unseen)) return 1;
   const double seen = std::clamp(u, 0.0, kMaxQueueingUtilisation);
@@ -180,8 +203,14 @@ std::vector<std::string> ExplainEstimates(
     const PodEstimate e = EstimatePod(
         term, pod, node, m < siblings.size() ? &siblings[m] : nullptr);
     out.push_back(absl::StrFormat(
-        "%s %+.4g for %s: %s", term.name, e.value,
+        "%s %+.4g %s %s%s: %s", term.name, e.value,
+        term.estimate.fade == UnseenLoadEstimate::Fade::kLinear
+            ? "fading to 0 over"
+            : "for",
         absl::FormatDuration(absl::Milliseconds(term.estimate.warmup_ms)),
+        term.estimate.fade == UnseenLoadEstimate::Fade::kMeasured
+            ? " less what its own sample shows"
+            : "",
         DescribeEstimate(term, e)));
   }
   return out;

@@ -116,6 +116,21 @@ inline bool SampleShows(const UnseenLoadEstimate& estimate, int64_t sample_ms,
   return sample_ms >= start_ms + estimate.warmup_ms;
 }
 
+// The part of a pod's estimate a sample taken at `sample_ms` has not seen,
+// the pod started at `start_ms`: 1 then 0 once SampleShows (fade step and
+// measured); 1 - (sample - start) / warmup within [0, 1] (fade linear).
+double UnseenPart(const UnseenLoadEstimate& estimate, int64_t sample_ms,
+                  int64_t start_ms);
+
+// What `pod`, started at `start_ms` on `node`, adds to `term`'s value
+// there as sampled at `sample_ms`: its estimate (EstimatePod) x
+// UnseenPart; with fade measured, less what its own sample `own` of the
+// siblings query (cores, bytes; nullopt: none) shows of it on the node,
+// never below 0.
+double UnseenLoad(const MetricTerm& term, const PodInfo& pod, const Node& node,
+                  const SiblingUsages* siblings, int64_t sample_ms,
+                  int64_t start_ms, std::optional<double> own);
+
 }  // namespace ms
 
 #endif  // METRICS_SCHEDULER_SCORING_UNSEEN_LOAD_H_

@@ -296,6 +296,7 @@ metrics:
       from: cpuRequests
       factor: 1.5
       warmup: 90s
+      fade: linear
       siblings: {query: 'sum by (namespace, pod) (rate(u[2m]))'}
   - name: latency
     query: l
@@ -312,7 +313,8 @@ metrics:
                 .basis = Basis::kCpuRequests,
                 .factor = 1.5,
                 .warmup_ms = 90000,
-                .siblings_query = "sum by (namespace, pod) (rate(u[2m]))"}));
+                .siblings_query = "sum by (namespace, pod) (rate(u[2m]))",
+                .fade = UnseenLoadEstimate::Fade::kLinear}));
   EXPECT_EQ(m[1].estimate,
             (UnseenLoadEstimate{.basis = Basis::kPerPod, .factor = 0.02}));
   EXPECT_EQ(m[2].estimate,
@@ -698,6 +700,16 @@ TEST(LoadConfigTest, Errors) {
            "    estimate: {from: queueing, utilisation: cpu, full: 0}\n"),
        "file.yaml:7:56: metrics[0].estimate.full: must be a finite number > "
        "0"},
+      {WithMetric("    estimate: {from: queueing, utilisation: cpu, fade: "
+                  "linear}\n"),
+       "file.yaml:7:56: metrics[0].estimate.fade: not with from queueing: "
+       "the metric named by utilisation estimates the load"},
+      {WithMetric("    estimate: {from: perPod, fade: smooth}\n"),
+       "file.yaml:7:36: metrics[0].estimate.fade: must be one of step, "
+       "linear, measured; got \"smooth\""},
+      {WithMetric("    estimate: {from: cpuRequests, fade: measured}\n"),
+       "file.yaml:7:41: metrics[0].estimate.fade: measured reads the pod's "
+       "own sample of the siblings query: needs siblings"},
       {WithMetric("    estimate: {from: perPod, full: 100}\n"),
        "file.yaml:7:36: metrics[0].estimate.full: only with from queueing"},
       {WithMetric("    estimate: {from: queueing, utilisation: nope}\n"),

@@ -356,6 +356,45 @@ TEST_F(EstimateTest, AQueueingTermGrowsWithItsUtilisationsUnseenLoad) {
             (std::vector<double>{0.01, 0.01}));
 }
 
+// Fade linear: a sample 15 s into the 30 s warm-up has seen half the pod.
+TEST_F(EstimateTest, ALinearFadeChargesWhatTheSampleHasNotCovered) {
+  by_cpu_.metrics[0].estimate.fade = UnseenLoadEstimate::Fade::kLinear;
+  const absl::Time t0 = now_;
+  GetCpu(Cpu(0.5, 0.5, t0));
+  now_ += absl::Seconds(1);
+  Place(0, "one");  // at t0 + 1 s
+  EXPECT_EQ(GetCpu(Cpu(0.5, 0.5, t0)).unseen[0],
+            (std::vector<double>{0.25, 0}));
+  now_ = t0 + absl::Seconds(16);
+  EXPECT_EQ(GetCpu(Cpu(0.6, 0.5, now_)).unseen[0],
+            (std::vector<double>{0.125, 0}));
+  now_ = t0 + absl::Seconds(31);
+  EXPECT_EQ(GetCpu(Cpu(0.75, 0.5, now_)).unseen[0],
+            (std::vector<double>{0, 0}));
+}
+
+// Fade measured: a pod's own sample of the siblings query says what of it
+// the node's sample shows already: 0.4 of its 1 core leaves 0.15 of the
+// 0.25, and a pod that shows more than its estimate adds nothing.
+TEST_F(EstimateTest, AMeasuredFadeChargesTheEstimateLessThePodsOwnSample) {
+  by_cpu_.metrics[0].estimate.fade = UnseenLoadEstimate::Fade::kMeasured;
+  by_cpu_.metrics[0].estimate.siblings_query = "usage";
+  const absl::Time t0 = now_;
+  auto snapshot = std::make_shared<MetricsSnapshot>(*Cpu(0.5, 0.5, t0));
+  snapshot->metrics[0].by_pod = std::make_shared<const PodSamples>(
+      PodSamples{{"ns/one", {0.4, absl::ToUnixMillis(t0)}},
+                 {"ns/two", {1.2, absl::ToUnixMillis(t0)}}});
+  GetCpu(snapshot);
+  now_ += absl::Seconds(1);
+  Place(0, "one");
+  Place(1, "two");
+  Place(1, "three");  // no sample of its own: all of it
+  EXPECT_EQ(GetCpu(snapshot).unseen[0], (std::vector<double>{0.15, 0.25}));
+  // A sample a warm-up later shows them all.
+  now_ = t0 + absl::Seconds(31);
+  EXPECT_EQ(GetCpu(Cpu(0.6, 0.9, now_)).unseen[0], (std::vector<double>{0, 0}));
+}
+
 // CPU in percent: `full: 100` reads 50 (+25 unseen) as 0.5 (+0.25).
 TEST_F(EstimateTest, AQueueingTermReadsAPercentageByItsFull) {
   by_cpu_.metrics[0].estimate.factor = 100;

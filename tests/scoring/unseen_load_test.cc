@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,7 @@ MetricTerm Term(Basis basis, double factor) {
   return {.name = "cpu", .estimate = {.basis = basis, .factor = factor}};
 }
 
-double UnseenLoad(const MetricTerm& term, const PodInfo& pod,
+double EstimateOf(const MetricTerm& term, const PodInfo& pod,
                   const Node& node) {
   return EstimatePod(term, pod, node, nullptr).value;
 }
@@ -26,12 +27,12 @@ TEST(UnseenLoadTest, RequestsOverAllocatableTimesTheFactor) {
   Node node;
   node.allocatable = {.milli_cpu = 4000, .memory = 8 << 20};
   PodInfo pod{.requests = {.milli_cpu = 500, .memory = 1 << 20}};
-  EXPECT_EQ(UnseenLoad(Term(Basis::kCpuRequests, 100), pod, node), 12.5);
-  EXPECT_EQ(UnseenLoad(Term(Basis::kMemoryRequests, 1), pod, node), 0.125);
-  EXPECT_EQ(UnseenLoad(Term(Basis::kPerPod, 0.02), pod, node), 0.02);
-  EXPECT_EQ(UnseenLoad(Term(Basis::kNone, 1), pod, node), 0);
+  EXPECT_EQ(EstimateOf(Term(Basis::kCpuRequests, 100), pod, node), 12.5);
+  EXPECT_EQ(EstimateOf(Term(Basis::kMemoryRequests, 1), pod, node), 0.125);
+  EXPECT_EQ(EstimateOf(Term(Basis::kPerPod, 0.02), pod, node), 0.02);
+  EXPECT_EQ(EstimateOf(Term(Basis::kNone, 1), pod, node), 0);
   // A node that says no allocatable: nothing to divide by.
-  EXPECT_EQ(UnseenLoad(Term(Basis::kCpuRequests, 1), pod, Node()), 0);
+  EXPECT_EQ(EstimateOf(Term(Basis::kCpuRequests, 1), pod, Node()), 0);
 }
 
 TEST(UnseenLoadTest, ThePodsAnnotationOverridesTheBasis) {
@@ -39,13 +40,13 @@ TEST(UnseenLoadTest, ThePodsAnnotationOverridesTheBasis) {
   node.allocatable.milli_cpu = 4000;
   PodInfo pod{.requests = {.milli_cpu = 500},
               .estimates = {{"cpu", "0.6"}, {"memory", "2"}}};
-  EXPECT_EQ(UnseenLoad(Term(Basis::kCpuRequests, 1), pod, node), 0.6);
+  EXPECT_EQ(EstimateOf(Term(Basis::kCpuRequests, 1), pod, node), 0.6);
   // Not a number: the basis.
   pod.estimates["cpu"] = "a lot";
-  EXPECT_EQ(UnseenLoad(Term(Basis::kCpuRequests, 1), pod, node), 0.125);
+  EXPECT_EQ(EstimateOf(Term(Basis::kCpuRequests, 1), pod, node), 0.125);
   // A term with no estimate takes none, annotated or not.
   pod.estimates["cpu"] = "0.6";
-  EXPECT_EQ(UnseenLoad(Term(Basis::kNone, 1), pod, node), 0);
+  EXPECT_EQ(EstimateOf(Term(Basis::kNone, 1), pod, node), 0);
 }
 
 TEST(UnseenLoadTest, AnAnnotationThatIsNoDecimalIsReported) {
@@ -83,7 +84,7 @@ TEST(UnseenLoadTest, AQueueingTermHasNoPodEstimateAndReadsNoAnnotation) {
       .name = "latency",
       .estimate = {.basis = Basis::kQueueing, .utilisation = "cpu"}};
   PodInfo pod{.requests = {.milli_cpu = 500}, .estimates = {{"latency", "x"}}};
-  EXPECT_EQ(UnseenLoad(latency, pod, node), 0);
+  EXPECT_EQ(EstimateOf(latency, pod, node), 0);
   EXPECT_TRUE(InvalidEstimateAnnotations({latency}, pod.estimates).empty());
   EXPECT_EQ(ExplainEstimates({latency}, pod, node, {}),
             (std::vector<std::string>{
@@ -95,6 +96,46 @@ TEST(UnseenLoadTest, ASampleShowsAPodOnceAWarmupAfterItsStart) {
   UnseenLoadEstimate e{.basis = Basis::kPerPod, .warmup_ms = 30000};
   EXPECT_FALSE(SampleShows(e, 1029999, 1000000));
   EXPECT_TRUE(SampleShows(e, 1030000, 1000000));
+  EXPECT_EQ(UnseenPart(e, 999000, 1000000), 1);
+  EXPECT_EQ(UnseenPart(e, 1029999, 1000000), 1);
+  EXPECT_EQ(UnseenPart(e, 1030000, 1000000), 0);
+}
+
+// Fade linear: a sample a third of the warm-up after the start has seen a
+// third of the pod.
+TEST(UnseenLoadTest, ALinearFadeLeavesWhatTheSampleHasNotCovered) {
+  UnseenLoadEstimate e{.basis = Basis::kCpuRequests,
+                       .warmup_ms = 30000,
+                       .fade = UnseenLoadEstimate::Fade::kLinear};
+  EXPECT_EQ(UnseenPart(e, 990000, 1000000), 1);  // sampled before it started
+  EXPECT_EQ(UnseenPart(e, 1000000, 1000000), 1);
+  EXPECT_DOUBLE_EQ(UnseenPart(e, 1010000, 1000000), 2.0 / 3);
+  EXPECT_DOUBLE_EQ(UnseenPart(e, 1027000, 1000000), 0.1);
+  EXPECT_EQ(UnseenPart(e, 1030000, 1000000), 0);
+  EXPECT_EQ(UnseenPart(e, 1090000, 1000000), 0);
+}
+
+// Fade measured: a pod of 1 core on a 4-core node whose own sample shows
+// 0.4 cores still adds 0.15; one whose sample shows more than its estimate
+// adds nothing; without a sample of its own, all of it until a sample a
+// warm-up later.
+TEST(UnseenLoadTest, AMeasuredFadeLeavesTheEstimateLessThePodsOwnSample) {
+  MetricTerm term = Term(Basis::kCpuRequests, 1);
+  term.estimate.warmup_ms = 30000;
+  term.estimate.fade = UnseenLoadEstimate::Fade::kMeasured;
+  Node node;
+  node.allocatable.milli_cpu = 4000;
+  const PodInfo pod{.requests = {.milli_cpu = 1000}};
+  EXPECT_DOUBLE_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 0.4),
+                   0.15);
+  EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 1.2), 0);
+  EXPECT_EQ(
+      UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, std::nullopt),
+      0.25);
+  EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1030000, 1000000, 0.4), 0);
+  // Step ignores the pod's own sample.
+  term.estimate.fade = UnseenLoadEstimate::Fade::kStep;
+  EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 0.4), 0.25);
 }
 
 // Siblings: a web ReplicaSet whose pods request 0.5 cores and use 1.5.
@@ -233,6 +274,14 @@ TEST_F(SiblingsTest, ExplainSaysWhatThePodAddsAndWhy) {
                 "errors +0.01 for 1m30s: perPod"}));
   EXPECT_EQ(ExplainEstimates(terms, Pod("", 0), node, {})[0],
             "cpu +0.125 for 1m: requests (no sibling measured yet)");
+  terms[0].estimate.fade = UnseenLoadEstimate::Fade::kLinear;
+  EXPECT_EQ(ExplainEstimates(terms, Pod("", 0), node, {})[0],
+            "cpu +0.125 fading to 0 over 1m: requests (no sibling measured "
+            "yet)");
+  terms[0].estimate.fade = UnseenLoadEstimate::Fade::kMeasured;
+  EXPECT_EQ(ExplainEstimates(terms, Pod("", 0), node, {})[0],
+            "cpu +0.125 for 1m less what its own sample shows: requests (no "
+            "sibling measured yet)");
 }
 
 TEST_F(SiblingsTest, MemorySiblingsAreInBytes) {
