@@ -145,6 +145,21 @@ PodEstimate EstimatePod(const MetricTerm& term, const PodInfo& pod,
           .value = OfAllocatable(e, Requested(e, pod), node)};
 }
 
+std::optional<double> OwnSample(const MetricsSnapshot* metrics,
+                                const MetricTerm& term, const std::string& key,
+                                int64_t at_ms) {
+  const MetricValues* values =
+      metrics == nullptr ? nullptr : metrics->Find(term.name);
+  if (values == nullptr || values->by_pod == nullptr) return std::nullopt;
+  auto it = values->by_pod->find(key);
+  if (it == values->by_pod->end() || !std::isfinite(it->second.value) ||
+      it->second.time_ms == 0 ||
+      std::abs(at_ms - it->second.time_ms) > term.max_staleness_ms) {
+    return std::nullopt;
+  }
+  return it->second.value;
+}
+
 PodEstimate PodTakes(const MetricTerm& term, const PodInfo& pod,
                      const Node& node, const SiblingUsages* siblings,
                      std::optional<double> own) {

@@ -69,6 +69,13 @@ struct PodEstimate {
 PodEstimate EstimatePod(const MetricTerm& term, const PodInfo& pod,
                         const Node& node, const SiblingUsages* siblings);
 
+// The pod under `key` (namespace/name)'s own sample of `term`'s siblings
+// query in `metrics` (null: none), when it is finite and was taken within
+// the term's maxStaleness of `at_ms`; nullopt otherwise.
+std::optional<double> OwnSample(const MetricsSnapshot* metrics,
+                                const MetricTerm& term, const std::string& key,
+                                int64_t at_ms);
+
 // What `pod`, running on `node`, takes off `term`'s value there when it
 // leaves (rebalancing, scoring/rebalance.h): for a requests basis, its own
 // measured usage `own` (in the basis' unit, its fresh sample of the

@@ -475,16 +475,8 @@ PodEstimate ClusterState::Takes(
     const Pod& pod) {
   const absl::Time now = clock_.Now();
   const MetricTerm& t = config.metrics[term];
-  std::optional<double> own;
-  if (const MetricValues* values =
-          metrics == nullptr ? nullptr : metrics->Find(t.name);
-      values != nullptr && values->by_pod != nullptr) {
-    if (auto it = values->by_pod->find(pod.Key());
-        it != values->by_pod->end() && it->second.time_ms != 0 &&
-        absl::ToUnixMillis(now) - it->second.time_ms <= t.max_staleness_ms) {
-      own = it->second.value;
-    }
-  }
+  const std::optional<double> own =
+      OwnSample(metrics.get(), t, pod.Key(), absl::ToUnixMillis(now));
   absl::MutexLock lock(&mu_);
   const MetricViews::View& view = View(config, metrics, now);
   auto node = index_.find(pod.node_name);

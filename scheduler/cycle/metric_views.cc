@@ -146,31 +146,15 @@ void MetricViews::Estimate(View& view, const Start& start,
     const double d = UnseenLoad(
         term, *start.pod, (*layout.nodes)[i].node,
         view.siblings.empty() ? nullptr : &view.siblings[m], column.time_ms[i],
-        start.start_ms, OwnSample(view, m, start.key, column.time_ms[i]));
+        start.start_ms,
+        term.estimate.fade == UnseenLoadEstimate::Fade::kMeasured
+            ? OwnSample(view.metrics.get(), term, start.key, column.time_ms[i])
+            : std::nullopt);
     column.values[i] += d;
     view.unseen[m][i] += d;
     if (table != nullptr && d != 0) table->Add(m, i, d);
   }
   Requeue(view, i, table);
-}
-
-std::optional<double> MetricViews::OwnSample(const View& view, size_t m,
-                                             const std::string& key,
-                                             int64_t node_sample_ms) {
-  const MetricTerm& term = view.config->metrics[m];
-  if (term.estimate.fade != UnseenLoadEstimate::Fade::kMeasured ||
-      view.metrics == nullptr) {
-    return std::nullopt;
-  }
-  const MetricValues* values = view.metrics->Find(term.name);
-  if (values == nullptr || values->by_pod == nullptr) return std::nullopt;
-  auto it = values->by_pod->find(key);
-  if (it == values->by_pod->end() || !std::isfinite(it->second.value) ||
-      it->second.time_ms == 0 ||
-      std::abs(node_sample_ms - it->second.time_ms) > term.max_staleness_ms) {
-    return std::nullopt;
-  }
-  return it->second.value;
 }
 
 void MetricViews::Requeue(View& view, size_t i, MetricTable* table) {

@@ -33,7 +33,6 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -169,14 +168,8 @@ class MetricViews {
                      const NodeLayout& layout);
   // Adds `start`'s estimates to `view`'s columns (aligned to `layout`),
   // and to `table` unless null.
-  static void Estimate(View& view, const Start& start,
-                       const NodeLayout& layout, MetricTable* table);
-  // With fade measured, the pod under `key`'s own sample of term m's
-  // siblings query, when it is finite and taken within maxStaleness of the
-  // node's sample at `node_sample_ms`; nullopt otherwise.
-  static std::optional<double> OwnSample(const View& view, size_t m,
-                                         const std::string& key,
-                                         int64_t node_sample_ms);
+  static void Estimate(View& view, const Start& start, const NodeLayout& layout,
+                       MetricTable* table);
   // Grows node i's queueing terms in `view` with their utilisation terms'
   // unseen load (QueueingGrowth), in `table` too unless null.
   static void Requeue(View& view, size_t i, MetricTable* table);

@@ -240,6 +240,16 @@ class EstimateTest : public MetricViewsTest {
                                              absl::Time sampled) {
     return Sample("cpu", {{"a", a}, {"b", b}}, absl::ToUnixMillis(sampled));
   }
+  // `cpu` sampled at `sampled`, with per-pod samples `by_pod` of its
+  // siblings query.
+  std::shared_ptr<const MetricsSnapshot> CpuWithPods(double a, double b,
+                                                     absl::Time sampled,
+                                                     PodSamples by_pod) {
+    auto out = std::make_shared<MetricsSnapshot>(*Cpu(a, b, sampled));
+    out->metrics[0].by_pod =
+        std::make_shared<const PodSamples>(std::move(by_pod));
+    return out;
+  }
   const MetricViews::View& GetCpu(
       const std::shared_ptr<const MetricsSnapshot>& metrics) {
     return views_.Get(by_cpu_, metrics, now_, nodes_.Layout());
@@ -380,10 +390,9 @@ TEST_F(EstimateTest, AMeasuredFadeChargesTheEstimateLessThePodsOwnSample) {
   by_cpu_.metrics[0].estimate.fade = UnseenLoadEstimate::Fade::kMeasured;
   by_cpu_.metrics[0].estimate.siblings_query = "usage";
   const absl::Time t0 = now_;
-  auto snapshot = std::make_shared<MetricsSnapshot>(*Cpu(0.5, 0.5, t0));
-  snapshot->metrics[0].by_pod = std::make_shared<const PodSamples>(
-      PodSamples{{"ns/one", {0.4, absl::ToUnixMillis(t0)}},
-                 {"ns/two", {1.2, absl::ToUnixMillis(t0)}}});
+  auto snapshot = CpuWithPods(0.5, 0.5, t0,
+                              {{"ns/one", {0.4, absl::ToUnixMillis(t0)}},
+                               {"ns/two", {1.2, absl::ToUnixMillis(t0)}}});
   GetCpu(snapshot);
   now_ += absl::Seconds(1);
   Place(0, "one");
@@ -419,10 +428,9 @@ TEST_F(EstimateTest, APodWithMeasuredSiblingsIsEstimatedFromTheirUsage) {
                          .start_time_ms = long_ago,
                          .owner_uid = "rs-web"};
   }
-  auto snapshot = std::make_shared<MetricsSnapshot>(*Cpu(0.5, 0.5, now_));
-  snapshot->metrics[0].by_pod = std::make_shared<const PodSamples>(
-      PodSamples{{"ns/web-1", {2, absl::ToUnixMillis(now_)}},
-                 {"ns/web-2", {2, absl::ToUnixMillis(now_)}}});
+  auto snapshot = CpuWithPods(0.5, 0.5, now_,
+                              {{"ns/web-1", {2, absl::ToUnixMillis(now_)}},
+                               {"ns/web-2", {2, absl::ToUnixMillis(now_)}}});
   GetCpu(snapshot);
   now_ += absl::Seconds(1);
   views_.Place(0, now_, nodes_.Layout(), "ns/web-3",

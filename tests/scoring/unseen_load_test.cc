@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -136,6 +137,27 @@ TEST(UnseenLoadTest, AMeasuredFadeLeavesTheEstimateLessThePodsOwnSample) {
   // Step ignores the pod's own sample.
   term.estimate.fade = UnseenLoadEstimate::Fade::kStep;
   EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 0.4), 0.25);
+}
+
+// A pod's own sample counts when finite and within maxStaleness of the
+// time asked about, on either side.
+TEST(UnseenLoadTest, APodsOwnSampleIsFreshAndFinite) {
+  MetricTerm term{.name = "cpu", .max_staleness_ms = 60000};
+  MetricsSnapshot metrics;
+  metrics.metrics.push_back({.name = "cpu",
+                             .by_pod = std::make_shared<const PodSamples>(
+                                 PodSamples{{"ns/a", {0.4, 1000000}},
+                                            {"ns/nan", {NAN, 1000000}},
+                                            {"ns/unsampled", {0.4, 0}}})});
+  EXPECT_EQ(OwnSample(&metrics, term, "ns/a", 1060000), 0.4);
+  EXPECT_EQ(OwnSample(&metrics, term, "ns/a", 940000), 0.4);
+  EXPECT_EQ(OwnSample(&metrics, term, "ns/a", 1060001), std::nullopt);
+  EXPECT_EQ(OwnSample(&metrics, term, "ns/nan", 1000000), std::nullopt);
+  EXPECT_EQ(OwnSample(&metrics, term, "ns/unsampled", 1000000), std::nullopt);
+  EXPECT_EQ(OwnSample(&metrics, term, "ns/b", 1000000), std::nullopt);
+  EXPECT_EQ(OwnSample(nullptr, term, "ns/a", 1000000), std::nullopt);
+  term.name = "memory";  // no such metric
+  EXPECT_EQ(OwnSample(&metrics, term, "ns/a", 1000000), std::nullopt);
 }
 
 // Siblings: a web ReplicaSet whose pods request 0.5 cores and use 1.5.
