@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build testenv test unit integration e2e bench quality clean
+.PHONY: all deps configure build testenv test test-versions unit integration e2e bench quality clean
 .PHONY: sanitize asan tsan fuzz-smoke fuzz
 
 all: build
@@ -20,15 +20,26 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The local control plane (Go); cached by Go's build cache after the first
-# build.
+# build. K8S_VERSION (e.g. 1.35) builds that Kubernetes version instead of
+# the default (the newest; `scripts/k8s-versions.sh` lists them), and every
+# target that starts the control plane then runs against it.
+K8S_VERSION ?=
 testenv: deps
-	bash scripts/build-testenv.sh $(BUILD)
+	bash scripts/build-testenv.sh $(BUILD) $(K8S_VERSION)
 
 # The C++ build and the control plane's Go build run side by side: each
 # leaves a core idle at times (links, module downloads).
 test: deps
 	$(MAKE) --no-print-directory -j 2 build testenv
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The differential, integration and e2e tests against every supported
+# Kubernetes version in turn (K8S_VERSIONS picks some, e.g. "1.35 1.36"),
+# each version's kube-scheduler as the oracle; the default version's
+# control plane is built back at the end (scripts/test-versions.sh).
+K8S_VERSIONS ?=
+test-versions: build
+	bash scripts/test-versions.sh $(BUILD) $(K8S_VERSIONS)
 
 unit: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L unit

@@ -161,11 +161,12 @@ BENCHMARK(BM_DecodePodDeleted);
 void BM_ChargeAssignedPod(benchmark::State& state) {
   const std::string line = Event("ADDED");
   // Other pods of its workload are placed: its labels are held already.
-  const PodCharge placed = PodCharge::Of(DecodeWatchEvent<Pod>(line)->object);
+  const PodCharge placed =
+      PodCharge::Of(DecodeWatchEvent<Pod>(line)->object, KubeVersion{});
   Run(state, line.size(), [&] {
     absl::StatusOr<WatchEvent<Pod>> event = DecodeWatchEvent<Pod>(line);
     if (!event.ok()) return false;
-    PodCharge charge = PodCharge::Of(event->object);
+    PodCharge charge = PodCharge::Of(event->object, KubeVersion{});
     benchmark::DoNotOptimize(charge);
     return charge.pod->labels.SharesWith(placed.pod->labels);
   });

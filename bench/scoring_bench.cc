@@ -324,7 +324,7 @@ void BM_Preempt(benchmark::State& state) {
       p.start_time_ms = kNowMs - (i * 4 + j) * 1000;
       p.containers.push_back({});
       p.containers[0].requests = {.milli_cpu = 1000, .memory = 1 << 30};
-      nodes[i].AddPod(p);
+      nodes[i].AddPod(p, KubeVersion{});
     }
   }
   Pod pod;

@@ -303,6 +303,11 @@ absl::StatusOr<std::string> KubeClient::Get(const std::string& path,
   return std::move(response.body);
 }
 
+absl::StatusOr<std::string> KubeClient::ServerVersion(absl::Duration timeout) {
+  ASSIGN_OR_RETURN(std::string body, Get("/version", timeout));
+  return DecodeGitVersion(body);
+}
+
 absl::StatusOr<TokenReview> KubeClient::ReviewToken(absl::string_view token,
                                                     absl::Duration timeout) {
   ASSIGN_OR_RETURN(HttpResponse response,

@@ -320,6 +320,10 @@ class KubeClient {
       const NonResourceAccess& access,
       absl::Duration timeout = absl::Seconds(10));
 
+  // The apiserver's release: /version's gitVersion ("v1.37.2").
+  absl::StatusOr<std::string> ServerVersion(
+      absl::Duration timeout = kDefaultRequestTimeout);
+
   // GETs `path` (with its query string) and returns the body of a 2xx
   // answer, for APIs with no decoder here (the resource metrics API).
   // `max_response_bytes`: the caller's limit on the body, whose

@@ -110,6 +110,8 @@ absl::StatusOr<Pod> DecodePod(absl::string_view json);
 absl::StatusOr<Node> DecodeNode(
     absl::string_view json, const std::vector<std::string>& annotations = {});
 absl::StatusOr<Lease> DecodeLease(absl::string_view json);
+// The gitVersion of the apiserver's /version answer ("v1.37.2").
+absl::StatusOr<std::string> DecodeGitVersion(absl::string_view json);
 
 // A page of a list. Only a malformed list fails as a whole; each object the
 // decoder refuses is left out of `items` and reported in `rejected`.

@@ -8,6 +8,7 @@
 #include "absl/algorithm/container.h"
 #include "kube/decode_core.h"
 #include "model/image_names.h"
+#include "model/node_features.h"
 
 namespace ms::kube {
 namespace decode_internal {
@@ -50,6 +51,11 @@ void NodeStatus(od::value v, Node& node) {
         for (std::string_view name : names) {
           node.images.push_back(InternImageName(AbslView(name), size));
         }
+      }
+    } else if (key == "declaredFeatures") {
+      if (IsNull(value)) continue;
+      for (od::value name : value.get_array()) {
+        node.declared_features |= NodeFeatureOf(std::string_view(name));
       }
     } else if (key == "addresses") {
       if (IsNull(value)) continue;

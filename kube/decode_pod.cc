@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "kube/decode_core.h"
 #include "model/metrics.h"
+#include "model/node_features.h"
 
 namespace ms::kube {
 namespace decode_internal {
@@ -152,7 +153,58 @@ std::vector<Toleration> Tolerations(od::value v) {
   return out;
 }
 
-std::vector<Container> Containers(od::value v) {
+// Whether `v` is a list with at least one item.
+bool NonEmptyList(od::value v) {
+  if (IsNull(v)) return false;
+  od::array list = v.get_array();
+  const bool empty = list.is_empty();
+  return !empty;
+}
+
+// The node features a container's spec needs (model/node_features.h): a
+// restart rule restarting every container, a volume mount with bind mount
+// options.
+uint32_t ContainerFeature(std::string_view key, od::value value) {
+  uint32_t out = 0;
+  if (IsNull(value)) return out;
+  if (key == "restartPolicyRules") {
+    for (od::value rule : value.get_array()) {
+      for (od::field rf : rule.get_object()) {
+        if (std::string_view(rf.unescaped_key()) == "action" &&
+            String(rf.value()) == "RestartAllContainers") {
+          out |= kFeatureRestartAllContainers;
+        }
+      }
+    }
+  } else if (key == "volumeMounts") {
+    for (od::value mount : value.get_array()) {
+      for (od::field mf : mount.get_object()) {
+        if (std::string_view(mf.unescaped_key()) == "bindMountOptions" &&
+            NonEmptyList(mf.value())) {
+          out |= kFeatureVolumeBindMountOptions;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// spec.ephemeralContainers: only what they need of the node.
+uint32_t EphemeralContainerFeatures(od::value v) {
+  uint32_t out = 0;
+  if (IsNull(v)) return out;
+  for (od::value item : v.get_array()) {
+    for (od::field f : item.get_object()) {
+      std::string_view key = f.unescaped_key();
+      if (key == "volumeMounts") out |= ContainerFeature(key, f.value());
+    }
+  }
+  return out;
+}
+
+// spec.containers or initContainers; what they need of the node is added
+// to *features.
+std::vector<Container> Containers(od::value v, uint32_t* features) {
   std::vector<Container> out;
   if (IsNull(v)) return out;
   for (od::value item : v.get_array()) {
@@ -187,6 +239,8 @@ std::vector<Container> Containers(od::value v) {
         }
       } else if (key == "restartPolicy") {
         c.restart_always = std::string_view(value) == "Always";
+      } else if (key == "restartPolicyRules" || key == "volumeMounts") {
+        *features |= ContainerFeature(key, value);
       }
     }
     out.push_back(std::move(c));
@@ -288,6 +342,13 @@ void Volumes(od::value v, Pod& pod) {
         claim = PodClaim{.ephemeral = true};
       } else if (key == "emptyDir" || key == "hostPath") {
         pod.local_storage = true;
+      } else if (key == "image") {
+        std::string& reference = pod.image_volumes.emplace_back();
+        for (od::field imf : value.get_object()) {
+          if (std::string_view(imf.unescaped_key()) == "reference") {
+            reference = String(imf.value());
+          }
+        }
       } else if (key == "gcePersistentDisk") {
         pod.inline_disks.push_back(
             Disk(InlineDisk::Kind::kGcePersistentDisk, value));
@@ -304,14 +365,6 @@ void Volumes(od::value v, Pod& pod) {
     if (claim->ephemeral) claim->name = std::move(volume);
     pod.claims.push_back(std::move(*claim));
   }
-}
-
-// Whether `v` is a list with at least one item.
-bool NonEmptyList(od::value v) {
-  if (IsNull(v)) return false;
-  od::array list = v.get_array();
-  const bool empty = list.is_empty();
-  return !empty;
 }
 
 // spec.resources: the pod-level requests kube-scheduler takes instead of
@@ -382,6 +435,8 @@ void PodMetadata(od::value v, Pod& pod) {
 }
 
 void PodSpec(od::value v, Pod& pod) {
+  bool host_network = false;
+  bool no_host_users = false;  // hostUsers: false (a user namespace)
   for (od::field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
     od::value value = f.value();
@@ -400,9 +455,15 @@ void PodSpec(od::value v, Pod& pod) {
     } else if (key == "tolerations") {
       pod.tolerations = Tolerations(value);
     } else if (key == "containers") {
-      pod.containers = Containers(value);
+      pod.containers = Containers(value, &pod.required_features);
     } else if (key == "initContainers") {
-      pod.init_containers = Containers(value);
+      pod.init_containers = Containers(value, &pod.required_features);
+    } else if (key == "ephemeralContainers") {
+      pod.required_features |= EphemeralContainerFeatures(value);
+    } else if (key == "hostNetwork") {
+      host_network = !IsNull(value) && bool(value);
+    } else if (key == "hostUsers") {
+      no_host_users = !IsNull(value) && !bool(value);
     } else if (key == "overhead") {
       pod.overhead = ResourceList(value);
     } else if (key == "resources") {
@@ -417,6 +478,9 @@ void PodSpec(od::value v, Pod& pod) {
       Volumes(value, pod);
     }
   }
+  if (host_network && no_host_users) {
+    pod.required_features |= kFeatureUserNamespacesHostNetwork;
+  }
 }
 
 PodPhase Phase(std::string_view s) {
@@ -427,8 +491,23 @@ PodPhase Phase(std::string_view s) {
   return PodPhase::kUnknown;
 }
 
+// A status's resources (ResourceRequirements): its requests into `actual`
+// (with which of cpu and memory they name); `without_requests` when it is
+// set but has none.
+void StatusResources(od::value v, std::optional<Resources>& actual,
+                     RequestNames& named, bool& without_requests) {
+  if (IsNull(v)) return;
+  for (od::field f : v.get_object()) {
+    if (std::string_view(f.unescaped_key()) != "requests") continue;
+    od::value requests = f.value();
+    if (!IsNull(requests)) actual = ResourceList(requests, &named);
+  }
+  without_requests = !actual.has_value();
+}
+
 // status.containerStatuses[] or initContainerStatuses[]: the resources of
-// each container that reports any (in-place resize), appended to `out`.
+// each container that reports any (allocatedResources or resources; in-place
+// resize), appended to `out`.
 void ContainerStatuses(od::value v, std::vector<ContainerResourceStatus>& out) {
   if (IsNull(v)) return;
   for (od::value item : v.get_array()) {
@@ -440,19 +519,17 @@ void ContainerStatuses(od::value v, std::vector<ContainerResourceStatus>& out) {
         status.name = String(value);
       } else if (key == "allocatedResources") {
         if (!IsNull(value)) {
-          status.allocated = ResourceList(value, &status.named);
+          status.allocated = ResourceList(value, &status.allocated_named);
         }
       } else if (key == "resources") {
-        if (IsNull(value)) continue;
-        status.actual.emplace();
-        for (od::field rf : value.get_object()) {
-          if (std::string_view(rf.unescaped_key()) != "requests") continue;
-          status.actual = ResourceList(rf.value(), &status.named);
-        }
+        StatusResources(value, status.actual, status.actual_named,
+                        status.resources_without_requests);
       }
     }
-    // Without status.resources kube-scheduler charges the spec alone.
-    if (status.actual) out.push_back(std::move(status));
+    // One that reports neither is charged as one with no status.
+    if (status.allocated || status.reports_resources()) {
+      out.push_back(std::move(status));
+    }
   }
 }
 
@@ -500,6 +577,17 @@ void PodStatus(od::value v, Pod& pod) {
       if (!IsNull(value)) pod.start_time_ms = TimeMs(value);
     } else if (key == "containerStatuses" || key == "initContainerStatuses") {
       ContainerStatuses(f.value(), pod.container_statuses);
+    } else if (key == "allocatedResources") {
+      // The pod-level ones (kubelets from 1.36).
+      od::value value = f.value();
+      PodResourceStatus& status = pod.resource_status;
+      if (!IsNull(value)) {
+        status.allocated = ResourceList(value, &status.allocated_named);
+      }
+    } else if (key == "resources") {
+      PodResourceStatus& status = pod.resource_status;
+      StatusResources(f.value(), status.actual, status.actual_named,
+                      status.resources_without_requests);
     }
   }
 }

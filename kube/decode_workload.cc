@@ -241,4 +241,13 @@ absl::StatusOr<Lease> DecodeLease(absl::string_view json) {
   });
 }
 
+absl::StatusOr<std::string> DecodeGitVersion(absl::string_view json) {
+  simdjson::padded_string padded(json.data(), json.size());
+  return decode_internal::Guard("version", [&] {
+    simdjson::ondemand::document doc =
+        decode_internal::Parser().iterate(padded);
+    return std::string(std::string_view(doc["gitVersion"]));
+  });
+}
+
 }  // namespace ms::kube

@@ -48,6 +48,9 @@ struct Node {
   // Every name of every image the node holds (status.images[].names[]),
   // interned (InternImageName, which also keeps the sizes).
   std::vector<uint32_t> images;
+  // status.declaredFeatures that a pod's spec may require, as
+  // model/node_features.h bits.
+  uint32_t declared_features = 0;
 
   friend bool operator==(const Node&, const Node&) = default;
 };

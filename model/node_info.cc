@@ -25,7 +25,7 @@ bool operator==(const PodAffinityTerms& a, const PodAffinityTerms& b) {
          (a.rules_ != nullptr && b.rules_ != nullptr && *a.rules_ == *b.rules_);
 }
 
-PodCharge PodCharge::Of(const Pod& pod) {
+PodCharge PodCharge::Of(const Pod& pod, KubeVersion kube) {
   return {std::make_shared<const PodInfo>(PodInfo{
       .name = pod.name,
       .uid = pod.uid,
@@ -35,8 +35,8 @@ PodCharge PodCharge::Of(const Pod& pod) {
       .terminating = pod.deleting,
       .claims = pod.claims,
       .inline_disks = pod.inline_disks,
-      .requests = PodRequests(pod),
-      .non_zero_requests = PodNonZeroRequests(pod),
+      .requests = PodRequests(pod, kube),
+      .non_zero_requests = PodNonZeroRequests(pod, kube),
       .host_ports = PodHostPorts(pod),
       .priority = pod.priority,
       .start_time_ms = pod.start_time_ms,

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "model/kube_version.h"
 #include "model/label_set.h"
 #include "model/node.h"
 #include "model/pod.h"
@@ -90,7 +91,9 @@ struct PodInfo {
 struct PodCharge {
   std::shared_ptr<const PodInfo> pod;  // never null from Of()
 
-  static PodCharge Of(const Pod& pod);
+  // Its requests as kube-scheduler of release `kube` charges them
+  // (PodRequests, PodNonZeroRequests).
+  static PodCharge Of(const Pod& pod, KubeVersion kube);
   // Equal when the pods read the same.
   friend bool operator==(const PodCharge& a, const PodCharge& b);
 };
@@ -105,11 +108,15 @@ struct NodeInfo {
 
   // Charges a pod to this node (its requests and host ports).
   void AddPod(const PodCharge& charge);
-  void AddPod(const Pod& pod) { AddPod(PodCharge::Of(pod)); }
+  void AddPod(const Pod& pod, KubeVersion kube) {
+    AddPod(PodCharge::Of(pod, kube));
+  }
   // Undoes AddPod for a pod that was charged before (its host ports are
   // freed even if another pod uses them too, as in kube-scheduler).
   void RemovePod(const PodCharge& charge);
-  void RemovePod(const Pod& pod) { RemovePod(PodCharge::Of(pod)); }
+  void RemovePod(const Pod& pod, KubeVersion kube) {
+    RemovePod(PodCharge::Of(pod, kube));
+  }
 };
 
 }  // namespace ms

@@ -13,10 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "model/kube_version.h"
 #include "model/node.h"
 #include "model/pod_affinity.h"
-#include "model/topology_spread.h"
 #include "model/resources.h"
+#include "model/topology_spread.h"
 
 namespace ms {
 
@@ -98,17 +99,49 @@ struct Container {
 // What the kubelet reports of a container's resources
 // (status.containerStatuses[] and initContainerStatuses[]). After an
 // in-place resize they may differ from the spec; kube-scheduler charges the
-// largest of the three (see PodRequests).
+// largest of the three (see PodRequests for which release reads what).
+// Kept when the status has allocatedResources or resources.
 struct ContainerResourceStatus {
   std::string name;
   std::optional<Resources> allocated;  // allocatedResources
-  // resources.requests; present (maybe empty) whenever status.resources
-  // is, which is when kube-scheduler reads the status at all.
-  std::optional<Resources> actual;
-  RequestNames named;  // which of cpu and memory either list names
+  std::optional<Resources> actual;     // resources.requests
+  RequestNames allocated_named;        // which of cpu and memory each names
+  RequestNames actual_named;
+  // resources is set but without requests (limits only): 1.34 to 1.36 read
+  // the status then, as if `actual` were empty; 1.37 takes `allocated` (or
+  // the spec) for what is actuated.
+  bool resources_without_requests = false;
+
+  // status.resources is set (kube-scheduler 1.34 to 1.36 read a container's
+  // status only then).
+  bool reports_resources() const {
+    return actual.has_value() || resources_without_requests;
+  }
 
   friend bool operator==(const ContainerResourceStatus&,
                          const ContainerResourceStatus&) = default;
+};
+
+// What the kubelet reports of the whole pod's resources:
+// status.allocatedResources (the pod's requests as the kubelet admitted
+// them, its overhead included) and status.resources.requests (what its
+// cgroup has). Kubelets with InPlacePodLevelResourcesVerticalScaling (on
+// by default from 1.36) report both for every pod; older ones neither.
+struct PodResourceStatus {
+  std::optional<Resources> allocated;  // status.allocatedResources
+  std::optional<Resources> actual;     // status.resources.requests
+  RequestNames allocated_named;        // which of cpu and memory each names
+  RequestNames actual_named;
+  // status.resources is set but without requests.
+  bool resources_without_requests = false;
+
+  // status.resources is set.
+  bool reports_resources() const {
+    return actual.has_value() || resources_without_requests;
+  }
+
+  friend bool operator==(const PodResourceStatus&,
+                         const PodResourceStatus&) = default;
 };
 
 // A claim a pod's spec.volumes names: a persistentVolumeClaim volume, or a
@@ -180,9 +213,11 @@ struct Pod {
   // containers' sum. Absent when the pod names none of them.
   std::optional<Resources> pod_requests;
   RequestNames pod_requests_named;
-  // Status of containers that report resources (in-place resize), and
-  // whether a PodResizePending condition says the resize is Infeasible.
+  // Status of containers and init containers that report resources
+  // (in-place resize), of the whole pod, and whether a PodResizePending
+  // condition says the resize is Infeasible.
   std::vector<ContainerResourceStatus> container_statuses;
+  PodResourceStatus resource_status;
   bool resize_infeasible = false;
 
   // The PersistentVolumeClaims its volumes name, in spec.volumes order.
@@ -195,6 +230,12 @@ struct Pod {
   // from a file (annotation kubernetes.io/config.mirror); evicting it does
   // nothing.
   bool mirror = false;
+  // The images of its image volumes (spec.volumes[].image.reference),
+  // which ImageLocality counts from Kubernetes 1.36.
+  std::vector<std::string> image_volumes;
+  // What its spec needs of a node's declared features
+  // (model/node_features.h bits): NodeDeclaredFeatures.
+  uint32_t required_features = 0;
   // spec.resourceClaims (dynamic resource allocation): not implemented; such
   // a pod is reported unschedulable, naming it.
   bool has_resource_claims = false;
@@ -205,33 +246,53 @@ struct Pod {
   friend bool operator==(const Pod&, const Pod&) = default;
 };
 
-// The pod's effective requests, as kube-scheduler v1.34 computes them
-// (component-helpers' PodRequests with status resources and pod-level
-// resources on, their defaults):
+// The pod's effective requests, as kube-scheduler of release `kube`
+// computes them for a placed pod and for NodeResourcesBalancedAllocation
+// (component-helpers' PodRequests with the default features: status
+// resources, pod-level resources, and from 1.36 pod-level in-place resize).
+// Every release starts from the sidecar KEP's sum of the containers,
 //   max(sum of containers + sum of sidecar init containers,
 //       each regular init container + the sidecars started before it),
-// where a container (or sidecar) whose status reports resources (after an
-// in-place resize) counts the largest of its spec, allocated and actual
-// requests, per resource (only the last two while the resize is
-// infeasible); then each of cpu, memory and hugepages-* that the pod sets
-// at pod level replaces that sum; plus the pod overhead. Sums saturate.
-// `pods` is set to 1.
-Resources PodRequests(const Pod& pod);
+// ends with the pod-level requests replacing it for cpu, memory and
+// hugepages-*, and adds the pod overhead. They differ in the statuses read:
+//   1.34, 1.35: a container or sidecar whose status reports resources counts
+//     the largest of its spec, allocated and actual requests per resource
+//     (spec left out while the resize is infeasible), then the sum is
+//     taken; regular init containers count their spec; the pod-level
+//     requests are the spec's.
+//   1.36: as 1.35, but once status.resources is set each resource the pod
+//     sets at pod level takes max(spec, status.resources.requests,
+//     status.allocatedResources) (0 when an infeasible resize leaves none).
+//   1.37: the largest, per resource, of three sums (each the sidecar KEP's,
+//     over every container, regular init ones included): of the specs, of
+//     what is allocated (allocatedResources, else the spec) and of what is
+//     actuated (resources.requests, else allocatedResources, else the
+//     spec); an infeasible resize leaves the specs out. When the pod's
+//     status has allocatedResources and resources.requests, they stand for
+//     the last two sums. Pod-level: every pod-level resource that the
+//     spec, status.resources.requests or status.allocatedResources names
+//     takes the largest of the three (the spec left out while infeasible).
+// E.g. containers A (spec 1 cpu, actual 2) and B (spec 2, actual 1) cost
+// 2 + 2 = 4 cpu up to 1.36 and max(1 + 2, 2 + 1) = 3 in 1.37. Sums
+// saturate. `pods` is set to 1.
+Resources PodRequests(const Pod& pod, KubeVersion kube);
 
 // What a node's non-zero requested sum charges for a placed pod (its
 // PodInfo's Non0CPU and Non0Mem): as PodRequests, but a container that
 // names no cpu counts 100m and one that names no memory counts 200Mi, so
-// empty pods still spread. With pod-level requests the defaults apply
-// only to a resource that neither the pod nor any container names.
-Resources PodNonZeroRequests(const Pod& pod);
+// empty pods still spread (in 1.37 in each of the three sums; the pod's
+// own status lists take no default). With pod-level requests the defaults
+// apply only to a resource that nothing PodRequests read names.
+Resources PodNonZeroRequests(const Pod& pod, KubeVersion kube);
 
-// What leastAllocated charges for the incoming pod: the containers' sum
-// with the 100m/200Mi defaults for every container that does not name cpu
-// or memory, plus the overhead; pod-level requests are NOT read.
-// kube-scheduler v1.34's NodeResourcesFit builds its scorer without the
-// PodLevelResources (and in-place resize) features, so its leastAllocated
-// ignores them, while NodeResourcesBalancedAllocation (PodRequests) and the
-// fit filter read them; this keeps that.
+// What leastAllocated charges for the incoming pod: the containers' specs
+// summed with the 100m/200Mi defaults for every container that does not
+// name cpu or memory, plus the overhead; neither pod-level requests nor
+// statuses are read. kube-scheduler's NodeResourcesFit (1.34 to 1.37)
+// builds its scorer without the PodLevelResources and in-place resize
+// features, so its leastAllocated ignores them, while
+// NodeResourcesBalancedAllocation (PodRequests) and the fit filter read
+// pod-level requests; this keeps that.
 Resources PodScoringRequests(const Pod& pod);
 
 // The host ports the pod claims: its containers' and its sidecar init

@@ -63,6 +63,7 @@ enum class BuiltinTerm : uint8_t {
   kNodeAffinity,
   kTaintToleration,
   kImageLocality,
+  kVolumeBinding,
 };
 
 struct BuiltinTermSpec {
@@ -86,6 +87,8 @@ inline constexpr BuiltinTermSpec kBuiltinTerms[] = {
     {BuiltinTerm::kNodeAffinity, "nodeAffinity", 2},
     {BuiltinTerm::kTaintToleration, "taintToleration", 3},
     {BuiltinTerm::kImageLocality, "imageLocality", 1},
+    // kube-scheduler's VolumeBinding score (Kubernetes 1.37 on).
+    {BuiltinTerm::kVolumeBinding, "volumeBinding", 1},
 };
 
 inline constexpr size_t kNumBuiltinTerms = std::size(kBuiltinTerms);

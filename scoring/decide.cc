@@ -103,7 +103,8 @@ size_t Filter(const PodFilter& pf, const std::vector<NodeInfo>& nodes,
   const bool slow_pod = !pod.node_name.empty() || pf.has_node_affinity ||
                         !pf.host_ports.empty() || !pf.requests.scalar.empty() ||
                         pf.topology_spread != nullptr ||
-                        pf.pod_affinity != nullptr || pf.volumes != nullptr;
+                        pf.pod_affinity != nullptr || pf.volumes != nullptr ||
+                        pf.required_features != 0;
   const int64_t block =
       NodeTable::kHardTaints | NodeTable::kNoRoom |
       (pf.tolerates_unschedulable ? int64_t{0}
@@ -453,7 +454,8 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
             table.score_columns(b), len, static_cast<double>(nz.milli_cpu),
             static_cast<double>(nz.memory), static_cast<double>(req.milli_cpu),
             static_cast<double>(req.memory), least_allocated,
-            balanced_allocation, builtin, s.suspect.data());
+            balanced_allocation, BalancedAllocationScoresChange(cfg.kube),
+            builtin, s.suspect.data());
       }
       if (suspects > 0 || any_huge) {
         for (size_t j = 0; j < len; ++j) {
@@ -465,9 +467,10 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
           builtin[j] =
               least_allocated *
                   LeastAllocatedTerm(nodes[i], nz, least_allocated).raw +
-              balanced_allocation *
-                  BalancedAllocationTerm(nodes[i], req, balanced_allocation)
-                      .raw;
+              balanced_allocation * BalancedAllocationTerm(cfg.kube, nodes[i],
+                                                           req,
+                                                           balanced_allocation)
+                                        .raw;
         }
       }
     }
@@ -619,6 +622,7 @@ void RunPreemption(const DecideInput& in, const ScoringConfig& cfg,
                           .budgets = in.budgets,
                           .nominated = in.nominated,
                           .settings = cfg.preemption,
+                          .kube = cfg.kube,
                           .now_ms = in.now_ms,
                           .seed = in.seed},
                          filter);
@@ -642,7 +646,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
   d.num_nodes = static_cast<int>(n);
 
   // 1. Pre-filter.
-  PodFilter pf = MakePodFilter(*in.pod, &cfg.added_affinity);
+  PodFilter pf = MakePodFilter(*in.pod, cfg.kube, &cfg.added_affinity);
   const PodScoring pod{.requests = pf.requests,
                        .non_zero = PodScoringRequests(*in.pod)};
   static const VolumeCatalog* const kNoVolumes = new VolumeCatalog();
@@ -653,7 +657,9 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
     refused = PreFilterVolumes(*in.pod, catalog, &s.volumes);
     pf.volumes = &s.volumes;
   }
-  if (refused.empty()) refused = UnsupportedConstraints(*in.pod);
+  if (refused.empty()) {
+    refused = UnsupportedConstraints(*in.pod, pf.requests, cfg.kube);
+  }
   if (!refused.empty()) {
     d.filter_summary =
         absl::StrCat("0/", n, " nodes are available: ", refused, ".");
@@ -704,7 +710,10 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
                  .config = &cfg,
                  .namespaces = &namespaces,
                  .workloads = in.workloads,
-                 .recent_placements = in.recent_placements};
+                 .recent_placements = in.recent_placements,
+                 .volume_binding =
+                     pf.volumes != nullptr ? &pf.volumes->binding : nullptr,
+                 .volume_catalog = &catalog};
     PreScoreBuiltins(s);
     bool per_node_weights = false;
     const double metric_weight =

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -11,20 +12,33 @@ namespace {
 
 // The fixed reasons by bit, in bit order (scalar resources and metrics are
 // worded apart).
-constexpr const char* kFixedReasons[] = {
-    kReasonUnschedulable, kReasonNodeName,
-    kReasonUntoleratedTaint, kReasonEnforcedAffinity,
-    kReasonAffinity,      kReasonPorts,
-    kReasonTooManyPods,   "Insufficient cpu",
-    "Insufficient memory", "Insufficient ephemeral-storage",
-    nullptr /* scalar */, kReasonDiskConflict,
-    kReasonReadWriteOncePodInUse,
-    kReasonVolumeLimits,  kReasonVolumeNodeConflict,
-    kReasonVolumeBindConflict, kReasonVolumeMissing,
-    kReasonVolumeZone,    kReasonTopologySpreadLabel,
-    kReasonTopologySpread, kReasonPodAffinity,
-    kReasonPodAntiAffinity, kReasonExistingAntiAffinity,
-    nullptr /* metrics */, nullptr, nullptr};
+constexpr const char* kFixedReasons[] = {kReasonUnschedulable,
+                                         kReasonNodeName,
+                                         kReasonUntoleratedTaint,
+                                         kReasonEnforcedAffinity,
+                                         kReasonAffinity,
+                                         kReasonPorts,
+                                         kReasonTooManyPods,
+                                         "Insufficient cpu",
+                                         "Insufficient memory",
+                                         "Insufficient ephemeral-storage",
+                                         nullptr /* scalar */,
+                                         kReasonDiskConflict,
+                                         kReasonReadWriteOncePodInUse,
+                                         kReasonVolumeLimits,
+                                         kReasonVolumeNodeConflict,
+                                         kReasonVolumeBindConflict,
+                                         kReasonVolumeMissing,
+                                         kReasonVolumeZone,
+                                         kReasonTopologySpreadLabel,
+                                         kReasonTopologySpread,
+                                         kReasonPodAffinity,
+                                         kReasonPodAntiAffinity,
+                                         kReasonExistingAntiAffinity,
+                                         kReasonNodeFeatures,
+                                         nullptr /* metrics */,
+                                         nullptr,
+                                         nullptr};
 static_assert(std::size(kFixedReasons) == kNumFilterFailures);
 
 // The reason for `bit` (a kFailMetric bit) of metric index `metric`,
@@ -106,18 +120,19 @@ std::string PreFilterVolumes(const Pod& pod, const VolumeCatalog& catalog,
   return PreFilterVolumeZone(pod, catalog, &out->zone);
 }
 
-PodFilter MakePodFilter(const Pod& pod,
+PodFilter MakePodFilter(const Pod& pod, KubeVersion kube,
                         const std::vector<NodeSelectorTerm>* added_affinity) {
   if (added_affinity != nullptr && added_affinity->empty()) {
     added_affinity = nullptr;
   }
   return PodFilter{
       .pod = &pod,
-      .requests = PodRequests(pod),
+      .requests = PodRequests(pod, kube),
       .host_ports = PodHostPorts(pod),
       .tolerates_unschedulable = ToleratesUnschedulable(pod),
       .has_node_affinity = HasNodeAffinity(pod) || added_affinity != nullptr,
       .added_affinity = added_affinity,
+      .required_features = pod.required_features & NodeFeaturesOf(kube),
   };
 }
 
@@ -172,6 +187,9 @@ NodeCheck CheckNode(const PodFilter& f, const NodeInfo& info, size_t i) {
         c.failures = kFailExistingAntiAffinity;
         break;
     }
+  }
+  if (c.failures == 0 && (f.required_features & ~node.declared_features) != 0) {
+    c.failures = kFailNodeFeatures;
   }
   return c;
 }
@@ -286,10 +304,22 @@ std::string FilterSummary::Message(int num_nodes) const {
   return msg;
 }
 
-std::string UnsupportedConstraints(const Pod& pod) {
-  if (!pod.has_resource_claims) return "";
-  return "pod requires dynamic resource allocation (spec.resourceClaims), "
-         "which this scheduler does not support yet";
+std::string UnsupportedConstraints(const Pod& pod, const Resources& requests,
+                                   KubeVersion kube) {
+  if (pod.has_resource_claims) {
+    return "pod requires dynamic resource allocation (spec.resourceClaims), "
+           "which this scheduler does not support yet";
+  }
+  if (kube.AtLeast(36)) {
+    for (const auto& [name, value] : requests.scalar) {
+      if (value > 0 && absl::StartsWith(name, kDeviceClassResourcePrefix)) {
+        return absl::StrCat("pod requests ", name,
+                            ", a device class's extended resource, which "
+                            "this scheduler does not support yet");
+      }
+    }
+  }
+  return "";
 }
 
 }  // namespace ms

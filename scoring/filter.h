@@ -6,9 +6,9 @@
 // TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit
 // (which reports every insufficient resource at once), VolumeRestrictions,
 // NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread,
-// InterPodAffinity.
+// InterPodAffinity and, from Kubernetes 1.36, NodeDeclaredFeatures.
 // The reason strings are kube-scheduler's, so FailedScheduling events read
-// the same. As in kube-scheduler v1.34 there is no readiness filter: a node
+// the same. As in kube-scheduler there is no readiness filter: a node
 // that is not ready, unreachable or without network carries the node
 // lifecycle controller's node.kubernetes.io/* NoSchedule taints, which
 // TaintToleration applies (so a pod that tolerates them, as a CNI
@@ -16,10 +16,10 @@
 //
 // MakePodFilter is the pre-filter: what each plugin needs of the pod,
 // computed once per decision (PodTopologySpread's and InterPodAffinity's,
-// which read the other pods, are built by the caller and attached). CheckNode is the exact, per-node reference.
-// Decide (decide.h) runs a vectorised pass (internal/kernels.h) and calls
-// CheckNode only for the nodes and pods that pass cannot settle, so both
-// always agree. Pure functions; thread-compatible.
+// which read the other pods, are built by the caller and attached). CheckNode
+// is the exact, per-node reference. Decide (decide.h) runs a vectorised pass
+// (internal/kernels.h) and calls CheckNode only for the nodes and pods that
+// pass cannot settle, so both always agree. Pure functions; thread-compatible.
 #ifndef METRICS_SCHEDULER_SCORING_FILTER_H_
 #define METRICS_SCHEDULER_SCORING_FILTER_H_
 
@@ -29,7 +29,9 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "model/kube_version.h"
 #include "model/node.h"
+#include "model/node_features.h"
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "model/resources.h"
@@ -89,7 +91,7 @@ std::string PreFilterVolumes(const Pod& pod, const VolumeCatalog& catalog,
 // Pre-filter: the per-pod part of filtering, computed once per decision.
 struct PodFilter {
   const Pod* pod = nullptr;
-  Resources requests;                   // PodRequests(pod)
+  Resources requests;                     // PodRequests(pod, kube)
   std::vector<ContainerPort> host_ports;  // PodHostPorts(pod)
   bool tolerates_unschedulable = false;
   // Node selector, required node affinity or a required addedAffinity.
@@ -102,12 +104,16 @@ struct PodFilter {
   const InterPodAffinityFilter* pod_affinity = nullptr;
   // The volume plugins'; null for a pod without claims or inline disks.
   const VolumeFilters* volumes = nullptr;
+  // NodeDeclaredFeatures: the node features (model/node_features.h) the
+  // pod needs under the release's rules; 0 skips the plugin.
+  uint32_t required_features = 0;
 };
 
-// `added_affinity`: the configuration's addedAffinity required terms, or
-// null.
+// `kube`: the release whose rules compute the pod's requests
+// (ScoringConfig::kube). `added_affinity`: the configuration's
+// addedAffinity required terms, or null.
 PodFilter MakePodFilter(
-    const Pod& pod,
+    const Pod& pod, KubeVersion kube,
     const std::vector<NodeSelectorTerm>* added_affinity = nullptr);
 
 struct NodeCheck {
@@ -177,10 +183,18 @@ class FilterSummary {
   std::vector<MetricCount> metrics_;
 };
 
+// The extended resources a DeviceClass provides by its own name
+// (deviceclass.resource.kubernetes.io/<class>): from Kubernetes 1.36 the
+// DynamicResources plugin allocates them from devices.
+inline constexpr char kDeviceClassResourcePrefix[] =
+    "deviceclass.resource.kubernetes.io/";
+
 // Pre-filter: constraints the pod requires that this scheduler does not
-// implement (dynamic resource allocation), as a sentence; empty when there
-// are none. Such a pod is never placed.
-std::string UnsupportedConstraints(const Pod& pod);
+// implement (dynamic resource allocation: resource claims, and from 1.36 a
+// device class's implicit extended resource, in `requests`), as a
+// sentence; empty when there are none. Such a pod is never placed.
+std::string UnsupportedConstraints(const Pod& pod, const Resources& requests,
+                                   KubeVersion kube);
 
 // kube-scheduler caps event messages; FilterSummary keeps under this.
 inline constexpr size_t kMaxMessageBytes = 1024;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "scoring/plugins/resource_balance.h"
+
 namespace ms {
 namespace {
 
@@ -47,7 +49,8 @@ void NodeTable::Build(const std::vector<NodeInfo>& nodes) {
   ScoreStorage& s = score_;
   for (std::vector<double>* c :
        {&s.req_cpu, &s.req_memory, &s.inv_cpu, &s.inv_memory, &s.free100_cpu,
-        &s.free100_memory, &s.la_share_cpu, &s.la_share_memory, &s.both}) {
+        &s.free100_memory, &s.la_share_cpu, &s.la_share_memory, &s.both,
+        &s.balance}) {
     c->resize(n);
   }
   tainted_.clear();
@@ -103,6 +106,10 @@ void NodeTable::Update(size_t i, const NodeInfo& info) {
   s.la_share_cpu[i] = has_cpu ? share : 0.0;
   s.la_share_memory[i] = has_memory ? share : 0.0;
   s.both[i] = has_cpu && has_memory ? 1.0 : 0.0;
+  s.balance[i] =
+      exact ? static_cast<double>(ResourceBalanceScore(
+                  alloc.milli_cpu, req.milli_cpu, alloc.memory, req.memory))
+            : 100.0;
 
   SetMember(tainted_, i, (flags & kHardTaints) != 0);
   SetMember(soft_tainted_, i, (flags & kSoftTaints) != 0);

@@ -73,15 +73,19 @@ class NodeTable {
     const double* la_share_cpu;
     const double* la_share_memory;
     const double* both;  // 1 when both allocatables are > 0, else 0
+    // ResourceBalanceScore of the node's own requests: balancedAllocation's
+    // balance without the pod (1.36 on), from the scalar reference, so
+    // exact; 100 for a kHuge row.
+    const double* balance;
   };
   // The columns from node `first` on.
   ScoreColumns score_columns(size_t first = 0) const {
     const ScoreStorage& c = score_;
-    return {c.req_cpu.data() + first,        c.req_memory.data() + first,
-            c.inv_cpu.data() + first,        c.inv_memory.data() + first,
-            c.free100_cpu.data() + first,    c.free100_memory.data() + first,
-            c.la_share_cpu.data() + first,   c.la_share_memory.data() + first,
-            c.both.data() + first};
+    return {c.req_cpu.data() + first,      c.req_memory.data() + first,
+            c.inv_cpu.data() + first,      c.inv_memory.data() + first,
+            c.free100_cpu.data() + first,  c.free100_memory.data() + first,
+            c.la_share_cpu.data() + first, c.la_share_memory.data() + first,
+            c.both.data() + first,         c.balance.data() + first};
   }
   static constexpr int64_t kNoRoom = int64_t{1} << 8;
   // The nodes with kHardTaints, in ascending order: the only nodes a pod
@@ -109,8 +113,8 @@ class NodeTable {
 
  private:
   struct ScoreStorage {
-    std::vector<double> req_cpu, req_memory, inv_cpu, inv_memory,
-        free100_cpu, free100_memory, la_share_cpu, la_share_memory, both;
+    std::vector<double> req_cpu, req_memory, inv_cpu, inv_memory, free100_cpu,
+        free100_memory, la_share_cpu, la_share_memory, both, balance;
   };
   std::vector<uint32_t> flags_;
   std::vector<uint64_t> name_hash_;

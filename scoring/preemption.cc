@@ -19,7 +19,7 @@ constexpr uint32_t kUnresolvable =
     kFailUnschedulable | kFailNodeName | kFailTaint | kFailEnforcedAffinity |
     kFailAffinity | kFailVolumeNodeConflict | kFailVolumeBindConflict |
     kFailVolumeMissing | kFailVolumeZone | kFailTopologySpreadLabel |
-    kFailPodAffinity | kFailMetric;
+    kFailPodAffinity | kFailNodeFeatures | kFailMetric;
 
 // Whether removing pods could make the node fit (NodeResourcesFit: unless
 // the pod asks for more of an insufficient resource than the node has).
@@ -303,6 +303,11 @@ Preemption Preempt(const PreemptionInput& in, PreemptionFilter& filter) {
   out.node_name = nodes[best.node].node.name;
   out.victims = best.victims;
   out.budget_violations = best.violations;
+  if (in.kube.AtLeast(37)) {
+    out.message = absl::StrCat(
+        "preemption: found a potential placement for pod on node ",
+        out.node_name, ", preempting ", out.victims.size(), " victims");
+  }
   if (in.nominated != nullptr) {
     for (const NominatedPod& p : *in.nominated) {
       if (p.node == best.node && p.pod().priority < pod.priority) {

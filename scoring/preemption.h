@@ -30,10 +30,11 @@
 //    latest start among the highest-priority victims; then the first node
 //    listed (kube-scheduler takes any).
 //
-// The message of a pod preemption cannot help is kube-scheduler's
-// PostFilter message ("preemption: 0/3 nodes are available: 3 No
-// preemption victims found for incoming pod."), to follow the filter
-// summary. Thread-compatible.
+// The message is kube-scheduler's PostFilter message, to follow the filter
+// summary: when preemption cannot help "preemption: 0/3 nodes are
+// available: 3 No preemption victims found for incoming pod."; when it
+// can, none up to Kubernetes 1.36 and the node and the victims' count from
+// 1.37. Thread-compatible.
 #ifndef METRICS_SCHEDULER_SCORING_PREEMPTION_H_
 #define METRICS_SCHEDULER_SCORING_PREEMPTION_H_
 
@@ -43,6 +44,7 @@
 #include <vector>
 
 #include "model/disruption_budget.h"
+#include "model/kube_version.h"
 #include "model/node_info.h"
 #include "model/pod.h"
 #include "scoring/filter.h"
@@ -60,7 +62,9 @@ struct Preemption {
   // Pods of lower priority nominated to that node: their nominations are
   // cleared, as kube-scheduler does.
   std::vector<std::shared_ptr<const PodInfo>> lower_nominated;
-  // When node_index is -1: kube-scheduler's "preemption: ..." message.
+  // kube-scheduler's PostFilter message: "preemption: ..." when node_index
+  // is -1; else "" up to Kubernetes 1.36, and from 1.37 "preemption: found
+  // a potential placement for pod on node N, preempting K victims".
   std::string message;
 
   bool ok() const { return node_index >= 0; }
@@ -90,6 +94,7 @@ struct PreemptionInput {
   const std::vector<PodDisruptionBudget>* budgets = nullptr;  // may be null
   const std::vector<NominatedPod>* nominated = nullptr;       // may be null
   PreemptionSettings settings;
+  KubeVersion kube;    // whose message a preemption that helps gives
   int64_t now_ms = 0;  // the start time of pods not started yet
   uint64_t seed = 0;   // where the candidate search starts
 };

@@ -32,6 +32,9 @@
 
 namespace ms {
 
+struct VolumeBindingFilter;  // scoring/plugins/volume_binding.h
+class VolumeCatalog;         // scoring/volume_catalog.h
+
 // What a plugin may read of one decision; every pointer outlives it.
 struct ScoreContext {
   const Pod* pod = nullptr;
@@ -46,6 +49,10 @@ struct ScoreContext {
   // Per node, this scheduler's placements since its metrics were sampled;
   // null: none.
   const std::vector<int32_t>* recent_placements = nullptr;
+  // VolumeBinding's pre-filter state and the catalog it read; null when
+  // the pod has no volumes.
+  const VolumeBindingFilter* volume_binding = nullptr;
+  const VolumeCatalog* volume_catalog = nullptr;
 
   size_t num_nodes() const { return nodes->size(); }
 };

@@ -8,6 +8,7 @@
 #include "scoring/plugins/pod_topology_spread.h"
 #include "scoring/plugins/recent_placements.h"
 #include "scoring/plugins/taint_toleration.h"
+#include "scoring/plugins/volume_binding.h"
 
 namespace ms {
 namespace {
@@ -27,6 +28,7 @@ constexpr PluginRow kPlugins[] = {
     {BuiltinTerm::kNodeAffinity, MakeNodeAffinityPlugin},
     {BuiltinTerm::kTaintToleration, MakeTaintTolerationPlugin},
     {BuiltinTerm::kImageLocality, MakeImageLocalityPlugin},
+    {BuiltinTerm::kVolumeBinding, MakeVolumeBindingPlugin},
 };
 
 constexpr bool PluginsMatchTerms() {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "model/kube_version.h"
 #include "model/metrics.h"
 #include "model/pod.h"
 #include "model/policy.h"
@@ -73,6 +74,10 @@ struct ScoringConfig {
   // (ClusterState).
   int64_t herd_window_ms = 30000;
   PreemptionSettings preemption;
+  // Whose kube-scheduler rules the built-in terms follow where releases
+  // differ (NodeResourcesBalancedAllocation's formula, ImageLocality's
+  // image volumes).
+  KubeVersion kube;
 };
 
 }  // namespace ms

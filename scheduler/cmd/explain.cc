@@ -97,6 +97,8 @@ absl::StatusOr<ExplainTarget> ParseExplainTarget(const std::string& arg) {
 absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client,
                                         const Config& config) {
   ClusterView view;
+  ASSIGN_OR_RETURN(std::string git_version, client.ServerVersion());
+  ASSIGN_OR_RETURN(view.kube, ParseKubeVersion(git_version));
   ASSIGN_OR_RETURN(kube::ObjectList<Node> nodes, client.ListNodes(
                        {.node_annotations = NodeAnnotationKeys(config)}));
   view.nodes = std::move(nodes.items);
@@ -179,8 +181,9 @@ void LoadState(const ClusterView& cluster, const Pod& pod,
 // The heading: the pod, its requests, the profile that places it, and
 // what is explained of a pod that is not plainly pending.
 std::string Heading(const Config& config, const ProfileConfig& profile,
-                    bool own_profile, const Pod& pod, size_t num_nodes) {
-  Resources requests = PodRequests(pod);
+                    bool own_profile, const Pod& pod, KubeVersion kube,
+                    size_t num_nodes) {
+  Resources requests = PodRequests(pod, kube);
   std::string out = absl::StrFormat(
       "pod %s (requests cpu %dm, memory %s), %d node(s)\n", pod.Key(),
       requests.milli_cpu, Memory(requests.memory), num_nodes);
@@ -294,16 +297,17 @@ absl::StatusOr<std::string> ExplainPlacement(const Config& config,
   // first profile would place it.
   const ProfileConfig* found = FindProfile(config, pod.scheduler_name);
   const ProfileConfig& profile = found ? *found : config.profiles.front();
-  ClusterState state(RealClock::Get(), profile.herd.window,
+  ClusterState state(RealClock::Get(), cluster.kube, profile.herd.window,
                      EstimateWindow(profile));
   LoadState(cluster, pod, state);
 
-  std::string out =
-      Heading(config, profile, found != nullptr, pod, cluster.nodes.size());
+  std::string out = Heading(config, profile, found != nullptr, pod,
+                            cluster.kube, cluster.nodes.size());
   std::shared_ptr<const MetricsSnapshot> snapshot;
   RETURN_IF_ERROR(
       FetchMetrics(config, profile, state, source, &snapshot, &out));
-  const ScoringConfig scoring = MakeScoringConfig(config, profile);
+  ScoringConfig scoring = MakeScoringConfig(config, profile);
+  scoring.kube = cluster.kube;
   absl::StrAppend(&out, OtherInputs(profile, scoring), "\n");
 
   Workspace workspace;
@@ -336,7 +340,7 @@ absl::StatusOr<std::string> ExplainRebalancePlan(const Config& config,
     return absl::FailedPreconditionError(
         "rebalance.hot is empty: nothing says when a node is hot");
   }
-  ClusterState state(RealClock::Get(), absl::Seconds(30));
+  ClusterState state(RealClock::Get(), cluster.kube, absl::Seconds(30));
   LoadState(cluster, Pod(), state);
   // Every profile's policy (pods move by their own), and the metrics of
   // all of them, fetched once.
@@ -345,6 +349,7 @@ absl::StatusOr<std::string> ExplainRebalancePlan(const Config& config,
   std::vector<RebalanceProfile> profiles;
   for (const ProfileConfig& p : config.profiles) {
     scorings.push_back(MakeScoringConfig(config, p));
+    scorings.back().kube = cluster.kube;
     profiles.push_back({p.scheduler_name, &scorings.back()});
   }
   ProfileConfig all;

@@ -31,6 +31,7 @@
 #include "kube/client.h"
 #include "metrics/metrics_source.h"
 #include "model/disruption_budget.h"
+#include "model/kube_version.h"
 #include "model/node.h"
 #include "model/pod.h"
 #include "scoring/preemption.h"
@@ -53,6 +54,9 @@ absl::StatusOr<ExplainTarget> ParseExplainTarget(const std::string& arg);
 
 // What explain reads of the cluster.
 struct ClusterView {
+  // The release whose kube-scheduler rules to follow (charging the pods on
+  // nodes, scoring): the cluster's, from its /version.
+  KubeVersion kube;
   std::vector<Node> nodes;
   std::vector<Pod> assigned;  // pods on nodes, neither Succeeded nor Failed
   // Unassigned pods with status.nominatedNodeName.
@@ -67,10 +71,10 @@ struct ClusterView {
   std::vector<CsiNode> csi_nodes;
 };
 
-// Lists the nodes, the pods assigned to them, the namespaces, the
-// workloads whose selectors the default topology spread reads, and the
-// storage objects the volume plugins read. Nodes keep the annotations
-// `config`'s node-attribute metrics and metric filters read
+// Asks the cluster's release, and lists the nodes, the pods assigned to them,
+// the namespaces, the workloads whose selectors the default topology spread
+// reads, and the storage objects the volume plugins read. Nodes keep the
+// annotations `config`'s node-attribute metrics and metric filters read
 // (NodeAnnotationKeys). Errors as KubeClient returns them (Unavailable
 // when the apiserver cannot be reached).
 absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client,

@@ -139,6 +139,10 @@ ABSL_FLAG(double, min_coverage, 0,
 ABSL_FLAG(bool, rebalance, false,
           "explain: instead of a pod, what a rebalancing round would move "
           "now, and where (rebalance.hot of --config).");
+ABSL_FLAG(std::string, kube_version, "",
+          "The Kubernetes release (e.g. 1.36) whose kube-scheduler rules "
+          "to follow where releases differ. Empty: the apiserver's, from "
+          "its /version at start.");
 ABSL_FLAG(uint64_t, seed, 0,
           "Seed of the tie-break between equal scores. 0: random.");
 ABSL_FLAG(ms::LogFormat, logging_format, ms::LogFormat::kText,

@@ -48,6 +48,7 @@ ABSL_DECLARE_FLAG(absl::Duration, shutdown_timeout);
 ABSL_DECLARE_FLAG(bool, shadow);
 ABSL_DECLARE_FLAG(std::string, shadow_of);
 ABSL_DECLARE_FLAG(bool, rebalance);
+ABSL_DECLARE_FLAG(std::string, kube_version);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(double, min_coverage);
 ABSL_DECLARE_FLAG(ms::LogFormat, logging_format);

@@ -110,6 +110,7 @@ struct RunSettings {
   bool leader_elect = true;
   std::string identity;
   uint64_t seed = 0;
+  std::optional<KubeVersion> kube;  // --kube-version; else the cluster's
 };
 
 // Step 1: the flags Run reads, checked (InvalidArgument, the message
@@ -138,6 +139,14 @@ absl::StatusOr<RunSettings> ReadRunFlags(Config& config) {
     }
   }
   RunSettings out;
+  if (std::string v = absl::GetFlag(FLAGS_kube_version); !v.empty()) {
+    absl::StatusOr<KubeVersion> kube = ParseKubeVersion(v);
+    if (!kube.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--kube-version: ", kube.status().message()));
+    }
+    out.kube = *kube;
+  }
   ASSIGN_OR_RETURN(out.limits, ResponseLimitsFromFlags());
   ASSIGN_OR_RETURN(out.secure, SecureServingFromFlags());
   if (out.secure.extender_secure && config.extender.listen_address.empty()) {
@@ -182,13 +191,15 @@ void AddBuildInfo(Registry& registry) {
 // The scheduler's options: from the flags, with the bind timeout the
 // leadership allows.
 SchedulerOptions SchedulerOptionsOf(const RunSettings& run,
-                                    absl::Duration bind_timeout) {
+                                    absl::Duration bind_timeout,
+                                    KubeVersion kube) {
   return {.identity = run.identity,
           .bind_workers = absl::GetFlag(FLAGS_bind_workers),
           .max_bindings_in_flight = absl::GetFlag(FLAGS_max_bindings_in_flight),
           .bind_timeout = bind_timeout,
           .volume_binding_timeout = absl::GetFlag(FLAGS_volume_binding_timeout),
-          .seed = run.seed};
+          .seed = run.seed,
+          .kube = kube};
 }
 
 // The metrics cache and what feeds it; all null when no metric has a
@@ -385,6 +396,11 @@ int Run(Config config) {
 
   absl::Notification stop;
   HandleSignals(stop);
+  absl::StatusOr<KubeVersion> kube = KubeVersionOf(run->kube, client, stop);
+  if (!kube.ok()) {  // stopped before the apiserver answered
+    LOG(INFO) << kube.status().message();
+    return kExitOk;
+  }
   Lifecycle lifecycle(stop);
   KubeLeaseStore lease_store(client);
   KubeSchedulerApi api(client);
@@ -407,8 +423,9 @@ int Run(Config config) {
   LOG(INFO) << "bindings time out after " << bind_timeout;
   LivenessMonitor liveness(RealClock::Get(),
                            absl::GetFlag(FLAGS_liveness_stall_timeout));
-  Scheduler scheduler(config, SchedulerOptionsOf(*run, bind_timeout), api,
-                      cache, RealClock::Get(), registry, leadership, &liveness);
+  Scheduler scheduler(config, SchedulerOptionsOf(*run, bind_timeout, *kube),
+                      api, cache, RealClock::Get(), registry, leadership,
+                      &liveness);
   // Shadow mode: the pending pods are the watched scheduler's, judged when
   // they are seen bound; the scheduling loop never runs.
   std::optional<Shadow> shadow;

@@ -3,8 +3,10 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "common/token_file.h"
+#include "glog/logging.h"
 #include "metrics/metrics_server_source.h"
 #include "metrics/prometheus_source.h"
 #include "metrics/sysdig_source.h"
@@ -136,6 +139,44 @@ absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> MakeSource(
       metrics::PrometheusSource::Create(config.backend);
   if (!s.ok()) return s.status();
   return std::unique_ptr<metrics::MetricsSource>(std::move(*s));
+}
+
+absl::StatusOr<KubeVersion> KubeVersionOf(std::optional<KubeVersion> told,
+                                          kube::KubeClient& client,
+                                          const absl::Notification& stop) {
+  if (told) {
+    LOG(INFO) << "following kube-scheduler " << told->ToString()
+              << "'s rules (--kube-version)";
+    return *told;
+  }
+  absl::Duration pause = absl::Milliseconds(500);
+  while (true) {
+    absl::StatusOr<std::string> git_version = client.ServerVersion();
+    absl::StatusOr<KubeVersion> v = git_version.ok()
+                                        ? ParseKubeVersion(*git_version)
+                                        : git_version.status();
+    if (v.ok()) {
+      if (IsSupportedKubeVersion(*git_version)) {
+        LOG(INFO) << "the cluster runs Kubernetes " << *git_version
+                  << ": following kube-scheduler " << v->ToString()
+                  << "'s rules";
+      } else {
+        LOG(WARNING) << "the cluster runs Kubernetes " << *git_version
+                     << ", which is not supported (1."
+                     << KubeVersion::kOldestMinor << " to 1."
+                     << KubeVersion::kNewestMinor
+                     << "): following kube-scheduler " << v->ToString()
+                     << "'s rules";
+      }
+      return v;
+    }
+    LOG(WARNING) << "cannot learn the cluster's Kubernetes version ("
+                 << v.status().message() << "); asking again in " << pause;
+    if (stop.WaitForNotificationWithTimeout(pause)) {
+      return absl::CancelledError("stopped before the apiserver answered");
+    }
+    pause = std::min(pause * 2, absl::Seconds(5));
+  }
 }
 
 }  // namespace ms

@@ -5,13 +5,16 @@
 #define METRICS_SCHEDULER_SCHEDULER_CMD_SETUP_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
 #include "config/config.h"
 #include "kube/client.h"
 #include "kube/cluster_config.h"
 #include "metrics/metrics_source.h"
+#include "model/kube_version.h"
 #include "scheduler/serve/status_server.h"  // TlsServing
 
 namespace ms {
@@ -47,6 +50,16 @@ absl::StatusOr<kube::ResponseLimits> ResponseLimitsFromFlags();
 // (metricsServer lists through it).
 absl::StatusOr<std::unique_ptr<metrics::MetricsSource>> MakeSource(
     const Config& config, kube::KubeClient& client);
+
+// The release whose kube-scheduler rules to follow: `told` (from
+// --kube-version) when set, else the apiserver's /version gitVersion,
+// asked again every few seconds while the apiserver does not answer
+// (nothing can be scheduled before it does) until `stop` is notified (then
+// Cancelled). A release outside the supported ones is logged and follows
+// the nearest supported release's rules.
+absl::StatusOr<KubeVersion> KubeVersionOf(std::optional<KubeVersion> told,
+                                          kube::KubeClient& client,
+                                          const absl::Notification& stop);
 
 }  // namespace ms
 

@@ -22,10 +22,11 @@ bool SchedulingRelevantChange(const Node& old_node, const Node& new_node) {
 
 }  // namespace
 
-ClusterState::ClusterState(const Clock& clock,
+ClusterState::ClusterState(const Clock& clock, KubeVersion kube,
                            absl::Duration longest_herd_window,
                            absl::Duration longest_estimate_window)
     : clock_(clock),
+      kube_(kube),
       metric_views_(longest_herd_window, longest_estimate_window) {}
 
 bool ClusterState::UpsertNode(const Node& node) {
@@ -132,7 +133,7 @@ bool ClusterState::UpsertAssignedPod(const Pod& pod) {
       }
       // Requests change in place (a resize), labels are edited: charge the
       // pod as it is now.
-      PodCharge charge = PodCharge::Of(pod);
+      PodCharge charge = PodCharge::Of(pod, kube_);
       if (charge == placed.charge) return false;
       const bool relabelled = placed.charge.pod->labels != pod.labels;
       Uncharge(placed.node, placed.charge);
@@ -143,7 +144,7 @@ bool ClusterState::UpsertAssignedPod(const Pod& pod) {
     // Another pod under the same name, or bound elsewhere than assumed.
     RemovePlaced(key);
   }
-  PlacedPod placed{pod.node_name, PodCharge::Of(pod), false};
+  PlacedPod placed{pod.node_name, PodCharge::Of(pod, kube_), false};
   Charge(placed.node, placed.charge);
   // Bound by someone else (or before this process): its load may not show
   // in the metrics yet.
@@ -283,7 +284,7 @@ void ClusterState::UpsertNominatedPod(const Pod& pod) {
     nominated_.erase(pod.Key());
     return;
   }
-  nominated_[pod.Key()] = {pod.nominated_node_name, PodCharge::Of(pod)};
+  nominated_[pod.Key()] = {pod.nominated_node_name, PodCharge::Of(pod, kube_)};
 }
 
 void ClusterState::RemoveNominatedPod(const Pod& pod) {
@@ -372,7 +373,7 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
   if (!decision.ok()) return decision;
   if (decision.explanation.has_value()) {
     decision.explanation->estimates = ExplainEstimates(
-        request.config->metrics, *PodCharge::Of(*request.pod).pod,
+        request.config->metrics, *PodCharge::Of(*request.pod, kube_).pod,
         nodes_[decision.node_index].node, view.siblings);
   }
 
@@ -388,7 +389,7 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
     return decision;
   }
   RemovePlaced(key);  // our earlier assumption, or a stale namesake
-  PlacedPod placed{*node_name, PodCharge::Of(pod), true};
+  PlacedPod placed{*node_name, PodCharge::Of(pod, kube_), true};
   if (!decision.volume_bindings.empty()) {
     placed.volumes =
         std::make_unique<const VolumeBindings>(decision.volume_bindings);
@@ -481,7 +482,7 @@ PodEstimate ClusterState::Takes(
   const MetricViews::View& view = View(config, metrics, now);
   auto node = index_.find(pod.node_name);
   if (node == index_.end()) return {.value = NAN};
-  return PodTakes(t, *PodCharge::Of(pod).pod, nodes_[node->second].node,
+  return PodTakes(t, *PodCharge::Of(pod, kube_).pod, nodes_[node->second].node,
                   SiblingsOf(view, term), own);
 }
 
@@ -494,7 +495,7 @@ double ClusterState::ValueWith(
   auto it = index_.find(node);
   if (it == index_.end()) return NAN;
   return view.columns[term].values[it->second] +
-         EstimatePod(config.metrics[term], *PodCharge::Of(pod).pod,
+         EstimatePod(config.metrics[term], *PodCharge::Of(pod, kube_).pod,
                      nodes_[it->second].node, SiblingsOf(view, term))
              .value;
 }

@@ -36,6 +36,7 @@
 #include "common/clock.h"
 #include "metrics/node_set.h"
 #include "model/disruption_budget.h"
+#include "model/kube_version.h"
 #include "model/metrics.h"
 #include "model/node_info.h"
 #include "model/pod.h"
@@ -66,10 +67,14 @@ struct DecisionRequest {
 
 class ClusterState {
  public:
+  // `kube`: the cluster's release, whose kube-scheduler rules charge the
+  // pods placed on nodes (PodCharge::Of); the policies decided with should
+  // carry the same (ScoringConfig::kube), which charges the pod decided.
   // `longest_herd_window`: the longest ScoringConfig::herd_window_ms of
   // the policies decided with; `longest_estimate_window` their longest
   // EstimateWindow (MetricViews).
-  ClusterState(const Clock& clock, absl::Duration longest_herd_window,
+  ClusterState(const Clock& clock, KubeVersion kube,
+               absl::Duration longest_herd_window,
                absl::Duration longest_estimate_window = absl::ZeroDuration());
 
   // Node informer. Returns true when the node is new or changed in a way
@@ -218,6 +223,7 @@ class ClusterState {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Clock& clock_;
+  const KubeVersion kube_;
 
   mutable absl::Mutex mu_;
   std::vector<NodeInfo> nodes_ ABSL_GUARDED_BY(mu_);

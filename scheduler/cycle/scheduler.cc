@@ -45,10 +45,12 @@ Scheduler::Scheduler(const Config& config, SchedulerOptions options,
                      Leadership& leadership, LivenessMonitor* liveness)
     : config_(config),
       options_(std::move(options)),
-      profiles_([&config] {
+      profiles_([&config, kube = options_.kube] {
         std::vector<Profile> out;
         for (const ProfileConfig& p : config.profiles) {
-          out.push_back({p.scheduler_name, MakeScoringConfig(config, p)});
+          ScoringConfig scoring = MakeScoringConfig(config, p);
+          scoring.kube = kube;
+          out.push_back({p.scheduler_name, std::move(scoring)});
         }
         return out;
       }()),
@@ -65,7 +67,8 @@ Scheduler::Scheduler(const Config& config, SchedulerOptions options,
       liveness_(liveness),
       loop_part_(liveness ? &liveness->Register("scheduling loop") : nullptr),
       queue_(clock, options_.queue),
-      state_(clock, LongestHerdWindow(config), LongestEstimateWindow(config)),
+      state_(clock, options_.kube, LongestHerdWindow(config),
+             LongestEstimateWindow(config)),
       rng_(options_.seed),
       attempts_(registry, SchedulerNames(config)),
       decisions_(registry.AddCounter(
@@ -84,17 +87,16 @@ Scheduler::Scheduler(const Config& config, SchedulerOptions options,
                  // Events yield to the bindings while pods wait.
                  .busy = [this] { return queue_.HasActive(); }},
                 api, registry),
-      binder_({.workers = options_.bind_workers,
-               .max_in_flight = options_.max_bindings_in_flight,
-               .initial_in_flight =
-                   std::min(32, options_.max_bindings_in_flight),
-               .timeout = options_.bind_timeout,
-               .volume_binding_timeout = options_.volume_binding_timeout},
-              api, state_, queue_, leadership, recorder_, clock, registry,
-              attempts_),
-      preemptor_({.timeout = options_.bind_timeout}, api, recorder_,
-                 leadership, registry,
-                 [this](const Pod& pod) {
+      binder_(
+          {.workers = options_.bind_workers,
+           .max_in_flight = options_.max_bindings_in_flight,
+           .initial_in_flight = std::min(32, options_.max_bindings_in_flight),
+           .timeout = options_.bind_timeout,
+           .volume_binding_timeout = options_.volume_binding_timeout},
+          api, state_, queue_, leadership, recorder_, clock, registry,
+          attempts_),
+      preemptor_({.timeout = options_.bind_timeout}, api, recorder_, leadership,
+                 registry, [this](const Pod& pod) {
                    // Not carried out: its room is not kept; try again.
                    state_.RemoveNominatedPod(pod);
                    queue_.MoveAllToActive();

@@ -49,6 +49,7 @@
 #include "common/clock.h"
 #include "config/config.h"
 #include "metrics/cache.h"
+#include "model/kube_version.h"
 #include "model/node.h"
 #include "model/pod.h"
 #include "scheduler/cycle/binder.h"
@@ -82,6 +83,9 @@ struct SchedulerOptions {
   int event_workers = 2;  // threads for queued Event writes and retries
   uint64_t seed = 0;  // tie-break stream; fixed in tests
   QueueOptions queue;
+  // Whose kube-scheduler rules to follow where releases differ: the
+  // cluster's (ScoringConfig::kube, ClusterState).
+  KubeVersion kube;
 };
 
 class Scheduler {

@@ -209,30 +209,14 @@ __attribute__((always_inline)) inline void AddMetricPair(
   }
 }
 
-}  // namespace
-
-// w_la * leastAllocated + w_ba * balancedAllocation for every node, from the
-// NodeTable's columns, without branches so that it vectorises (hence int32
-// truncation: every truncated quantity is in [0, 100]; kHuge rows are all
-// zeros, and the caller does not call it for a pod outside the range).
-//
-// leastAllocated, per resource: floor(a / c) with a = (c - requested) * 100
-// and c = allocatable, both integers; a is exact in doubles (the table
-// holds (c - nz) * 100, the pod's part is subtracted). With a >= 0 the
-// quotient r is at most 100 and y = a * (1 / c) is within 100 * 2^-52 <
-// 2^-45 of it. When r is an integer, y + 2^-44 >= r; otherwise r <= floor(r)
-// + 1 - 1/c and, for c <= 2^42, y + 2^-44 < floor(r) + 1. So trunc(y + 2^-44)
-// is the exact floor. Larger or negative amounts carry NodeTable::kHuge and
-// are recomputed by the caller; a negative a scores 0, as the max does.
-//
-// balancedAllocation, with reciprocals: a node whose result lies within
-// 1e-9 of an integer, where the reciprocal's rounding could move the
-// truncation, is flagged in `suspect` for an exact recomputation; returns
-// how many were flagged.
-MS_SIMD_CLONES size_t
-DenseBuiltins(const NodeTable::ScoreColumns& c, size_t n, double pod_nz_cpu,
-              double pod_nz_mem, double pod_cpu, double pod_mem, double w_la,
-              double w_ba, double* __restrict out, double* __restrict suspect) {
+// The loop of DenseBuiltins for one balancedAllocation rule: kChange for
+// 1.36 on (the change in balance the pod makes), else the balance with the
+// pod (balanced_allocation.h).
+template <bool kChange>
+__attribute__((always_inline)) inline size_t DenseBuiltinsFor(
+    const NodeTable::ScoreColumns& c, size_t n, double pod_nz_cpu,
+    double pod_nz_mem, double pod_cpu, double pod_mem, double w_la, double w_ba,
+    double* __restrict out, double* __restrict suspect) {
   constexpr double kDelta = 0x1p-44;
   const double* __restrict free_cpu = c.free100_cpu;
   const double* __restrict free_mem = c.free100_memory;
@@ -243,6 +227,7 @@ DenseBuiltins(const NodeTable::ScoreColumns& c, size_t n, double pod_nz_cpu,
   const double* __restrict inv_mem = c.inv_memory;
   const double* __restrict req_cpu = c.req_cpu;
   const double* __restrict req_mem = c.req_memory;
+  const double* __restrict balance = c.balance;
   const double pod_cpu100 = pod_nz_cpu * 100, pod_mem100 = pod_nz_mem * 100;
   int32_t suspects = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -259,17 +244,60 @@ DenseBuiltins(const NodeTable::ScoreColumns& c, size_t n, double pod_nz_cpu,
     const double fc = std::min((req_cpu[i] + pod_cpu) * inv_cpu[i], 1.0);
     const double fm = std::min((req_mem[i] + pod_mem) * inv_mem[i], 1.0);
     const double x = (1 - std::abs((fc - fm) / 2)) * 100;
-    const double t = static_cast<double>(static_cast<int32_t>(x));
-    const double frac = x - t;
     const double two = both[i];
-    const double sus = two * static_cast<double>((frac <= 1e-9) |
-                                                 (frac >= 1 - 1e-9));
-    const double ba = 100 + two * (t - 100);
+    // One truncation gives the score, trunc(v): v is the balance with the
+    // pod, xs (x, or exactly 100 with fewer than two resources: x - 100 is
+    // exact for x in [50, 100]), or from 1.36 on v = 50 + (xs + 50 -
+    // without) / 2, as 50 + (50 + trunc(xs) - without) / 2 in integers is
+    // trunc(v) for an integer without <= 100.
+    const double xs = 100 + two * (x - 100);
+    double v = xs;
+    if constexpr (kChange) v = (xs + (150 - balance[i])) * 0.5;
+    const double ba = static_cast<double>(static_cast<int32_t>(v));
+    const double frac = v - ba;
+    const double sus =
+        two * static_cast<double>((frac <= 1e-9) | (frac >= 1 - 1e-9));
     suspect[i] = sus;
     suspects += static_cast<int32_t>(sus);
     out[i] = w_la * la + w_ba * ba;
   }
   return static_cast<size_t>(suspects);
+}
+
+}  // namespace
+
+// w_la * leastAllocated + w_ba * balancedAllocation for every node, from the
+// NodeTable's columns, without branches so that it vectorises (hence int32
+// truncation: every truncated quantity is in [0, 100]; kHuge rows are
+// zeros (and a balance of 100), and the caller does not call it for a pod
+// outside the range).
+//
+// leastAllocated, per resource: floor(a / c) with a = (c - requested) * 100
+// and c = allocatable, both integers; a is exact in doubles (the table
+// holds (c - nz) * 100, the pod's part is subtracted). With a >= 0 the
+// quotient r is at most 100 and y = a * (1 / c) is within 100 * 2^-52 <
+// 2^-45 of it. When r is an integer, y + 2^-44 >= r; otherwise r <= floor(r)
+// + 1 - 1/c and, for c <= 2^42, y + 2^-44 < floor(r) + 1. So trunc(y + 2^-44)
+// is the exact floor. Larger or negative amounts carry NodeTable::kHuge and
+// are recomputed by the caller; a negative a scores 0, as the max does.
+//
+// balancedAllocation: the balance with the pod, with reciprocals, then
+// (1.36 on) with the balance without the pod, the table's `balance`
+// column (exact already: it depends on the node alone). A node whose
+// truncated value lies within 1e-9 of an integer, where the reciprocal's
+// rounding could move the truncation, is flagged in `suspect` for an exact
+// recomputation; returns how many were flagged.
+MS_SIMD_CLONES size_t DenseBuiltins(const NodeTable::ScoreColumns& c, size_t n,
+                                    double pod_nz_cpu, double pod_nz_mem,
+                                    double pod_cpu, double pod_mem, double w_la,
+                                    double w_ba, bool ba_change,
+                                    double* __restrict out,
+                                    double* __restrict suspect) {
+  return ba_change
+             ? DenseBuiltinsFor<true>(c, n, pod_nz_cpu, pod_nz_mem, pod_cpu,
+                                      pod_mem, w_la, w_ba, out, suspect)
+             : DenseBuiltinsFor<false>(c, n, pod_nz_cpu, pod_nz_mem, pod_cpu,
+                                       pod_mem, w_la, w_ba, out, suspect);
 }
 
 // Scores nodes [b, b + len): the metric terms into t (and wsum), then the

@@ -31,14 +31,17 @@ ColumnStats MaskedStats(const double* values, const int64_t* feasible,
 
 // out[i] = w_la * leastAllocated + w_ba * balancedAllocation for nodes
 // [0, n) of `columns` (NodeResourcesFit and BalancedAllocation, exact in
-// integers for amounts up to 2^42). A node whose balancedAllocation the
-// reciprocal arithmetic cannot settle exactly gets suspect[i] = 1 and must
-// be recomputed from the reference; returns how many. Not for kHuge rows
-// (their columns are zeros) or a pod with an amount beyond 2^42.
+// integers for amounts up to 2^42); balancedAllocation by the 1.36 rule
+// (the change in balance) when `ba_change`
+// (BalancedAllocationScoresChange), else by 1.34's. A node whose
+// balancedAllocation the reciprocal arithmetic cannot settle exactly gets
+// suspect[i] = 1 and must be recomputed from the reference; returns how
+// many. Not for kHuge rows (their columns are zeros) or a pod with an
+// amount beyond 2^42.
 size_t DenseBuiltins(const NodeTable::ScoreColumns& columns, size_t n,
                      double pod_nz_cpu, double pod_nz_mem, double pod_cpu,
-                     double pod_mem, double w_la, double w_ba, double* out,
-                     double* suspect);
+                     double pod_mem, double w_la, double w_ba, bool ba_change,
+                     double* out, double* suspect);
 
 // What combines a node's terms into its score, for one decision.
 struct Combine {

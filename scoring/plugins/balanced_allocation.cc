@@ -1,36 +1,25 @@
 #include "scoring/plugins/balanced_allocation.h"
 
-#include <algorithm>
-#include <cmath>
+#include <memory>
 
 namespace ms {
 
-int64_t BalancedAllocationScore(int64_t alloc_cpu, int64_t requested_cpu,
-                                int64_t alloc_memory,
-                                int64_t requested_memory) {
-  double fractions[2];
-  int n = 0;
-  if (alloc_cpu != 0) {
-    fractions[n++] = std::min(static_cast<double>(requested_cpu) /
-                                  static_cast<double>(alloc_cpu),
-                              1.0);
-  }
-  if (alloc_memory != 0) {
-    fractions[n++] = std::min(static_cast<double>(requested_memory) /
-                                  static_cast<double>(alloc_memory),
-                              1.0);
-  }
-  double std_dev = n == 2 ? std::abs((fractions[0] - fractions[1]) / 2) : 0;
-  return static_cast<int64_t>((1 - std_dev) * 100);
+int64_t BalancedAllocationScore(const KubeVersion& kube,
+                                const Resources& allocatable,
+                                const Resources& node, const Resources& pod) {
+  const int64_t with_pod = ResourceBalanceScore(
+      allocatable.milli_cpu, SaturatingAdd(node.milli_cpu, pod.milli_cpu),
+      allocatable.memory, SaturatingAdd(node.memory, pod.memory));
+  if (!BalancedAllocationScoresChange(kube)) return with_pod;
+  const int64_t without_pod = ResourceBalanceScore(
+      allocatable.milli_cpu, node.milli_cpu, allocatable.memory, node.memory);
+  return 50 + (50 + with_pod - without_pod) / 2;
 }
 
-TermResult BalancedAllocationTerm(const NodeInfo& info,
+TermResult BalancedAllocationTerm(const KubeVersion& kube, const NodeInfo& info,
                                   const Resources& requests, double weight) {
-  const Resources& alloc = info.node.allocatable;
-  const Resources& used = info.requested;
   const double score = static_cast<double>(BalancedAllocationScore(
-      alloc.milli_cpu, SaturatingAdd(used.milli_cpu, requests.milli_cpu),
-      alloc.memory, SaturatingAdd(used.memory, requests.memory)));
+      kube, info.node.allocatable, info.requested, requests));
   return BuiltinTermRow(BuiltinTermName(BuiltinTerm::kBalancedAllocation),
                         score, score,
                         BalancedAllocationApplies(requests) ? weight : 0);
@@ -45,7 +34,8 @@ class BalancedAllocationPlugin final : public ScorePlugin {
   }
   TermResult Row(const ScoreContext& ctx, size_t i,
                  double weight) const override {
-    return BalancedAllocationTerm((*ctx.nodes)[i], *ctx.requests, weight);
+    return BalancedAllocationTerm(ctx.config->kube, (*ctx.nodes)[i],
+                                  *ctx.requests, weight);
   }
   bool ExplainedWhenOff() const override { return true; }
 };

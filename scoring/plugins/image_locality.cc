@@ -35,33 +35,41 @@ int64_t ImageLocalityScore(int64_t sum, size_t num_containers) {
          (max_threshold - kMinThreshold);
 }
 
-bool ImageLocalitySums(const Pod& pod, const ImageIndex& index,
-                       size_t num_nodes, const int64_t* feasible,
-                       int64_t* sums) {
+size_t ImageLocalityImages(const Pod& pod, KubeVersion kube) {
+  return pod.init_containers.size() + pod.containers.size() +
+         (kube.AtLeast(37) ? pod.image_volumes.size() : 0);
+}
+
+bool ImageLocalitySums(const Pod& pod, KubeVersion kube,
+                       const ImageIndex& index, size_t num_nodes,
+                       const int64_t* feasible, int64_t* sums) {
   bool cleared = false;
   bool any = false;
-  for (const auto* list : {&pod.init_containers, &pod.containers}) {
-    for (const Container& c : *list) {
-      const std::optional<uint32_t> name =
-          FindImageName(NormalizedImageName(c.image));
-      if (!name) continue;
-      const ImageIndex::Image* image = index.Find(*name);
-      if (image == nullptr) continue;
-      if (!cleared) {
-        std::fill_n(sums, num_nodes, 0);
-        cleared = true;
-      }
-      // scaledImageScore.
-      const double spread = static_cast<double>(image->nodes.size()) /
-                            static_cast<double>(num_nodes);
-      const int64_t scaled = static_cast<int64_t>(
-          static_cast<double>(ImageSize(*name)) * spread);
-      for (uint32_t i : image->nodes) {
-        if (i >= num_nodes) continue;
-        sums[i] += scaled;
-        any |= feasible[i] != 0;
-      }
+  auto add = [&](const std::string& reference) {
+    const std::optional<uint32_t> name =
+        FindImageName(NormalizedImageName(reference));
+    if (!name) return;
+    const ImageIndex::Image* image = index.Find(*name);
+    if (image == nullptr) return;
+    if (!cleared) {
+      std::fill_n(sums, num_nodes, 0);
+      cleared = true;
     }
+    // scaledImageScore.
+    const double spread = static_cast<double>(image->nodes.size()) /
+                          static_cast<double>(num_nodes);
+    const int64_t scaled =
+        static_cast<int64_t>(static_cast<double>(ImageSize(*name)) * spread);
+    for (uint32_t i : image->nodes) {
+      if (i >= num_nodes) continue;
+      sums[i] += scaled;
+      any |= feasible[i] != 0;
+    }
+  };
+  for (const Container& c : pod.init_containers) add(c.image);
+  for (const Container& c : pod.containers) add(c.image);
+  if (kube.AtLeast(36)) {
+    for (const std::string& reference : pod.image_volumes) add(reference);
   }
   return any;
 }
@@ -92,13 +100,13 @@ class ImageLocalityPlugin final : public NormalizedScorePlugin {
     const Pod& pod = *ctx.pod;
     const size_t n = ctx.num_nodes();
     Reserve(n);
-    if (!ImageLocalitySums(pod, ctx.table->images(), n, ctx.feasible,
+    const KubeVersion kube = ctx.config->kube;
+    if (!ImageLocalitySums(pod, kube, ctx.table->images(), n, ctx.feasible,
                            raw_.data())) {
       return false;
     }
-    return ImageLocalityScores(
-        raw_.data(), ctx.feasible, n,
-        pod.init_containers.size() + pod.containers.size(), scores_.data());
+    return ImageLocalityScores(raw_.data(), ctx.feasible, n,
+                               ImageLocalityImages(pod, kube), scores_.data());
   }
 };
 

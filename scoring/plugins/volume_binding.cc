@@ -1,9 +1,14 @@
 #include "scoring/plugins/volume_binding.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "scoring/plugins/node_affinity.h"
+#include "scoring/score_plugin.h"
 
 namespace ms {
 namespace {
@@ -201,6 +206,73 @@ uint32_t VolumeBindingCheck(const VolumeBindingFilter& f, const Node& node,
     *out = std::move(bindings);
   }
   return failures;
+}
+
+int64_t VolumeBindingScore(const VolumeBindings& bindings,
+                           const VolumeCatalog& catalog) {
+  struct Room {
+    int64_t requested = 0;
+    int64_t capacity = 0;
+  };
+  std::map<std::string, Room> by_class;
+  for (const VolumeBindings::Bind& b : bindings.binds) {
+    const PersistentVolume* pv = catalog.Volume(b.volume);
+    const PersistentVolumeClaim* claim =
+        catalog.Claim(b.claim.namespace_, b.claim.name);
+    if (pv == nullptr || claim == nullptr) continue;
+    Room& room = by_class[pv->storage_class];
+    room.requested += claim->storage_request;
+    room.capacity += pv->capacity;
+  }
+  if (by_class.empty()) return 0;
+  int64_t sum = 0;
+  for (const auto& [_, room] : by_class) {
+    // In 128 bits: byte counts near 2^63 / 100 do not overflow.
+    int64_t u = room.capacity == 0 || room.requested > room.capacity
+                    ? 100
+                    : static_cast<int64_t>(__int128{room.requested} * 100 /
+                                           room.capacity);
+    sum += 100 - u;
+  }
+  return static_cast<int64_t>(std::round(static_cast<double>(sum) /
+                                         static_cast<double>(by_class.size())));
+}
+
+namespace {
+
+class VolumeBindingPlugin final : public NormalizedScorePlugin {
+ public:
+  VolumeBindingPlugin() : NormalizedScorePlugin(BuiltinTerm::kVolumeBinding) {}
+
+  bool PreScore(const ScoreContext& ctx) override {
+    if (!ctx.config->kube.AtLeast(37) || ctx.volume_binding == nullptr ||
+        !ctx.volume_binding->active) {
+      return false;
+    }
+    const size_t n = ctx.num_nodes();
+    Reserve(n);
+    std::optional<int64_t> first;
+    bool differ = false;
+    for (size_t i = 0; i < n; ++i) {
+      raw_[i] = 0;
+      if (ctx.feasible[i] != 0) {
+        VolumeBindings bindings;
+        VolumeBindingCheck(*ctx.volume_binding, (*ctx.nodes)[i].node,
+                           *ctx.volume_catalog, &bindings);
+        raw_[i] = VolumeBindingScore(bindings, *ctx.volume_catalog);
+        if (!first) first = raw_[i];
+        differ |= raw_[i] != *first;
+      }
+      scores_[i] = static_cast<double>(raw_[i]);
+    }
+    return differ;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ScorePlugin> MakeVolumeBindingPlugin() {
+  return std::make_unique<VolumeBindingPlugin>();
 }
 
 }  // namespace ms

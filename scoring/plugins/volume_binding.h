@@ -1,6 +1,5 @@
-// VolumeBinding (kube-scheduler: plugins/volumebinding), without storage
-// capacity: the StorageCapacityScoring gate is off in v1.34, so the plugin
-// never scores.
+// VolumeBinding (kube-scheduler: plugins/volumebinding), without CSI
+// storage capacity.
 //
 // Pre-filter, over the pod's claims (persistentVolumeClaim and generic
 // ephemeral volumes) in spec order; the first failure rejects the pod on
@@ -36,6 +35,7 @@
 #define METRICS_SCHEDULER_SCORING_PLUGINS_VOLUME_BINDING_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,6 +45,8 @@
 #include "scoring/volume_catalog.h"
 
 namespace ms {
+
+class ScorePlugin;  // scoring/score_plugin.h
 
 inline constexpr char kReasonVolumeNodeConflict[] =
     "node(s) didn't match PersistentVolume's node affinity";
@@ -78,6 +80,28 @@ enum VolumeBindingFailure : uint32_t {
 uint32_t VolumeBindingCheck(const VolumeBindingFilter& filter,
                             const Node& node, const VolumeCatalog& catalog,
                             VolumeBindings* out = nullptr);
+
+// Score (Kubernetes 1.37 on, whose StorageCapacityScoring gate is on by
+// default; before, the plugin does not score): how much room the PVs a
+// node's binding takes leave, with the default shape {0: 10, 100: 0}. Per
+// storage class of the chosen PVs (`bindings.binds`, the claims waiting
+// for their first consumer matched to existing PVs):
+//   u = sum of the claims' requests * 100 / sum of the PVs' capacities
+//       (integer division; 100 when the capacity is 0 or below the
+//       requests),
+//   class score = 100 - u;
+// the node's score is the classes' mean, rounded half away from 0; 0 with
+// no PV chosen. kube-scheduler scores claims to be provisioned by the free
+// capacity of CSIStorageCapacity objects instead; we read none, so such a
+// node scores 0 (docs/limitations.md).
+int64_t VolumeBindingScore(const VolumeBindings& bindings,
+                           const VolumeCatalog& catalog);
+
+// The volumeBinding term: VolumeBindingScore of each feasible node's
+// binding, from Kubernetes 1.37 and for pods with claims; counts only when
+// the feasible nodes' scores differ (else it cannot change the choice, as
+// kube-scheduler's 0 on every node for a pod without claims).
+std::unique_ptr<ScorePlugin> MakeVolumeBindingPlugin();
 
 }  // namespace ms
 

@@ -1,7 +1,9 @@
 // kube-scheduler as the oracle: random scenarios (scenario.h) are placed by
-// kube-scheduler v1.34's default-profile plugins (`testenv oracle`, Go, the
-// same k8s.io/kubernetes module the control plane is built from) and by our
-// decoder, ClusterState and Decide; on every node the filter verdicts and
+// the default-profile plugins of the kube-scheduler release `testenv` is
+// built from (`testenv oracle`, Go, the same k8s.io/kubernetes module as
+// the control plane; `make test-versions` runs each supported release) and
+// by our decoder, ClusterState and Decide, following that release's rules
+// (`testenv version`); on every node the filter verdicts and
 // reasons must agree, each plugin's normalised score must agree within 1
 // point, and the node we pick must be one of those kube-scheduler ranks
 // best (the pod's nominated node, when it fits: kube-scheduler tries it
@@ -47,6 +49,8 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/algorithm/container.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -57,6 +61,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/decode.h"
+#include "model/kube_version.h"
 #include "scheduler/cycle/cluster_state.h"
 #include "tests/differential/scenario.h"
 #include "tests/testing/paths.h"
@@ -113,6 +118,7 @@ const std::map<std::string, std::string>& PluginOfTerm() {
       {"nodeAffinity", "NodeAffinity"},
       {"taintToleration", "TaintToleration"},
       {"imageLocality", "ImageLocality"},
+      {"volumeBinding", "VolumeBinding"},
   };
   return *m;
 }
@@ -121,6 +127,36 @@ uint64_t EnvOr(const char* name, uint64_t fallback) {
   const char* v = std::getenv(name);
   uint64_t out = 0;
   return v != nullptr && absl::SimpleAtoi(v, &out) ? out : fallback;
+}
+
+// The release of the oracle's kube-scheduler (`testenv version`), whose
+// rules our side follows too.
+KubeVersion OracleVersion() {
+  static const KubeVersion* v = [] {
+    const char* bin = std::getenv("TESTENV_BIN");
+    if (bin == nullptr) {
+      ADD_FAILURE() << "TESTENV_BIN is not set: run through ctest";
+      return new KubeVersion{};
+    }
+    const std::string out =
+        absl::StrCat(::testing::TempDir(), "/testenv-version-", getpid());
+    const std::string cmd = absl::StrCat(bin, " version > ", out);
+    if (std::system(cmd.c_str()) != 0) {
+      ADD_FAILURE() << cmd << " failed";
+      return new KubeVersion{};
+    }
+    const std::string text(
+        absl::StripAsciiWhitespace(ms::testing::ReadFileOrDie(out)));
+    std::remove(out.c_str());
+    absl::StatusOr<KubeVersion> parsed = ParseKubeVersion(text);
+    if (!parsed.ok()) {
+      ADD_FAILURE() << parsed.status();
+      return new KubeVersion{};
+    }
+    std::printf("the oracle is kube-scheduler %s\n", text.c_str());
+    return new KubeVersion(*parsed);
+  }();
+  return *v;
 }
 
 std::string ListJson(const std::vector<std::string>& items) {
@@ -132,7 +168,7 @@ std::string ListJson(const std::vector<std::string>& items) {
 // decision with its explanation.
 Result Ours(const Scenario& s) {
   Result out;
-  ClusterState state(RealClock::Get(), absl::Seconds(30));
+  ClusterState state(RealClock::Get(), OracleVersion(), absl::Seconds(30));
   for (const std::string& json : s.nodes) {
     absl::StatusOr<Node> node = kube::DecodeNode(json);
     if (!node.ok()) return {.error = node.status().ToString()};
@@ -193,6 +229,7 @@ Result Ours(const Scenario& s) {
   out.nominated_node = pod->nominated_node_name;
   ScoringConfig config;  // kube-scheduler's weights, no metrics
   config.builtins[BuiltinTerm::kRecentPlacements] = 0;
+  config.kube = OracleVersion();
   Workspace workspace;
   Decision d = state.DecideAndAssume({.pod = &*pod,
                                       .config = &config,
@@ -346,7 +383,21 @@ void ComparePreemption(const Result& ours, const Result& theirs,
   }
   if (!theirs.preemption) return;
   const PreemptionVerdict& o = *ours.preemption;
-  const PreemptionVerdict& k = *theirs.preemption;
+  PreemptionVerdict k = *theirs.preemption;
+  // From 1.37 a found candidate is named in the message ("found a
+  // potential placement for pod on node N, ..."): the oracle names the
+  // first of the tied best, kube-scheduler any of them; so may we.
+  if (!o.candidates.empty() && k.best.size() > 1 &&
+      absl::c_linear_search(k.best, o.candidates.begin()->first)) {
+    const std::string theirs_named = absl::StrCat("on node ", k.best[0], ",");
+    const std::string ours_named =
+        absl::StrCat("on node ", o.candidates.begin()->first, ",");
+    for (std::string* text : {&k.message, &k.failed_scheduling}) {
+      if (size_t at = text->find(theirs_named); at != std::string::npos) {
+        text->replace(at, theirs_named.size(), ours_named);
+      }
+    }
+  }
   if (o.message != k.message) {
     diffs.push_back(absl::StrCat("preemption message: ours \"", o.message,
                                  "\", kube-scheduler \"", k.message, "\""));
@@ -790,11 +841,15 @@ TEST(OracleTest, GivesKubeSchedulersVerdicts) {
   // (0 + 75) / 2, b (3 of 4 cpu, 1 of 8 Gi) (25 + 87) / 2.
   EXPECT_EQ(a.scores.at("NodeResourcesFit"), 37);
   EXPECT_EQ(b.scores.at("NodeResourcesFit"), 56);
-  EXPECT_EQ(r.weights, (std::map<std::string, double>{
-                           {"ImageLocality", 1}, {"InterPodAffinity", 2},
-                           {"NodeAffinity", 2}, {"NodeResourcesBalancedAllocation", 1},
-                           {"NodeResourcesFit", 1}, {"PodTopologySpread", 2},
-                           {"TaintToleration", 3}, {"VolumeBinding", 1}}));
+  std::map<std::string, double> weights = {
+      {"ImageLocality", 1},    {"InterPodAffinity", 2},
+      {"NodeAffinity", 2},     {"NodeResourcesBalancedAllocation", 1},
+      {"NodeResourcesFit", 1}, {"PodTopologySpread", 2},
+      {"TaintToleration", 3},  {"VolumeBinding", 1}};
+  // DynamicResources scores from 1.35 (prioritized device lists); we
+  // refuse pods with resource claims.
+  if (OracleVersion().AtLeast(35)) weights["DynamicResources"] = 2;
+  EXPECT_EQ(r.weights, weights);
   EXPECT_THAT(Theirs(lines[1]).error, ::testing::HasSubstr("containers"));
 }
 
@@ -1112,11 +1167,19 @@ TEST(OracleTest, PreemptsAsKubeScheduler) {
   const Result r = Theirs(lines[0]);
   ASSERT_EQ(r.error, "");
   ASSERT_TRUE(r.preemption.has_value());
-  EXPECT_EQ(r.preemption->message, "");
+  // Up to 1.36 a preemption that finds a node says nothing; from 1.37 it
+  // names the node, after the filter summary.
+  const std::string found =
+      OracleVersion().AtLeast(37)
+          ? "preemption: found a potential placement for pod on node a, "
+            "preempting 2 victims"
+          : "";
+  EXPECT_EQ(r.preemption->message, found);
   EXPECT_EQ(r.preemption->candidates, candidates);
   EXPECT_THAT(r.preemption->best, ::testing::ElementsAre("a"));
   EXPECT_EQ(r.preemption->failed_scheduling,
-            "0/3 nodes are available: 3 Insufficient cpu.");
+            absl::StrCat("0/3 nodes are available: 3 Insufficient cpu.",
+                         found.empty() ? "" : " ", found));
   for (size_t i : {1, 2}) {
     const Result b = Theirs(lines[i]);
     ASSERT_TRUE(b.preemption.has_value()) << scenarios[i].name;

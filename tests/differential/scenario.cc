@@ -9,6 +9,7 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -97,6 +98,8 @@ const std::vector<std::string> kZones = {"z1", "z2", "z3"};
 constexpr uint64_t kNominatedSalt = 0x6e6f6d696e617465ULL;  // "nominate"
 // And for preemption's.
 constexpr uint64_t kPreemptionSalt = 0x707265656d707421ULL;  // "preempt!"
+// And for what newer releases read (Kubernetes 1.36 and 1.37).
+constexpr uint64_t kNewerSalt = 0x6e65776572313336ULL;  // "newer136"
 
 // kube-scheduler sorts a node's possible victims with sort.Slice, an
 // insertion sort (stable, as ours) up to this many; no node gets more
@@ -155,7 +158,8 @@ class Generator {
         v_(StorageSeed(seed)),
         d_(StorageSeed(~seed)),
         n_(StorageSeed(seed ^ kNominatedSalt)),
-        p_(StorageSeed(seed ^ kPreemptionSalt)) {}
+        p_(StorageSeed(seed ^ kPreemptionSalt)),
+        f_(StorageSeed(seed ^ kNewerSalt)) {}
 
   Scenario Make(uint64_t seed) {
     Scenario s;
@@ -301,15 +305,28 @@ class Generator {
       images.push_back(Obj({{"names", Arr({Q("redis:latest")})},
                             {"sizeBytes", "943718400"}}));
     }
+    Fields status = {
+        {"capacity", resources},
+        {"allocatable", resources},
+        {"images", Arr(images)},
+        {"conditions",
+         Arr({Obj({{"type", Q("Ready")}, {"status", Q(ready)}})})}};
+    // What the node's kubelet declares (NodeDeclaredFeatures, 1.36 on),
+    // one name no pod's spec implies among them.
+    if (f_.Chance(0.8)) {
+      std::vector<std::string> declared;
+      for (const char* feature :
+           {"RestartAllContainersOnContainerExits",
+            "UserNamespacesHostNetworkSupport", "VolumeBindMountOptions",
+            "GuaranteedQoSPodCPUResize"}) {
+        if (f_.Chance(0.7)) declared.push_back(Q(feature));
+      }
+      status.push_back({"declaredFeatures", Arr(declared)});
+    }
     return Obj(
         {{"metadata", Obj({{"name", Q(name)}, {"labels", LabelsJson(labels)}})},
          {"spec", Obj(spec)},
-         {"status",
-          Obj({{"capacity", resources},
-               {"allocatable", resources},
-               {"images", Arr(images)},
-               {"conditions",
-                Arr({Obj({{"type", Q("Ready")}, {"status", Q(ready)}})})}})}});
+         {"status", Obj(status)}});
   }
 
   std::string TopologyKey() {
@@ -533,7 +550,17 @@ class Generator {
       InlineDisks(volumes);
       if (!volumes.empty()) spec.push_back({"volumes", Arr(volumes)});
     }
+    if (incoming) NewerSpec(spec);
     Fields status = {{"phase", Q(incoming ? "Pending" : "Running")}};
+    // The pod-level resources a kubelet of 1.36 or later reports.
+    if (!incoming && f_.Chance(0.15)) {
+      status.push_back({"allocatedResources",
+                        Obj({{"cpu", Q(Quantity(f_.Int(1, 30) * 100))}})});
+      status.push_back(
+          {"resources",
+           Obj({{"requests",
+                 Obj({{"cpu", Q(Quantity(f_.Int(1, 30) * 100))}})}})});
+    }
     if (!incoming && r_.Chance(0.1)) {  // resized in place
       Fields cs = {{"name", Q("c")}};
       if (r_.Chance(0.7)) {
@@ -556,6 +583,46 @@ class Generator {
     return Obj({{"metadata", Obj(metadata)},
                 {"spec", Obj(spec)},
                 {"status", Obj(status)}});
+  }
+
+  // What newer releases read of an incoming pod's spec, from f_: an init
+  // container restarting every container on an exit code, with a bind
+  // mount option (NodeDeclaredFeatures); host network in a user namespace;
+  // an image volume (ImageLocality), when the pod has no volumes.
+  void NewerSpec(Fields& spec) {
+    if (f_.Chance(0.06)) {
+      Fields init = {
+          {"name", Q("restarter")},
+          {"image", Q(f_.Pick(kImages))},
+          {"restartPolicyRules",
+           Arr({Obj({{"action", Q("RestartAllContainers")},
+                     {"exitCodes", Obj({{"operator", Q("In")},
+                                        {"values", Arr({"42"})}})}})})}};
+      if (f_.Chance(0.5)) {
+        init.push_back(
+            {"volumeMounts",
+             Arr({Obj({{"name", Q("scratch")},
+                       {"mountPath", Q("/scratch")},
+                       {"bindMountOptions", Arr({Q("nosuid")})}})})});
+      }
+      auto existing = absl::c_find_if(
+          spec, [](const auto& f) { return f.first == "initContainers"; });
+      if (existing == spec.end()) {
+        spec.push_back({"initContainers", Arr({Obj(init)})});
+      }
+    }
+    if (f_.Chance(0.05)) {
+      spec.push_back({"hostNetwork", "true"});
+      spec.push_back({"hostUsers", "false"});
+    }
+    if (f_.Chance(0.15) && absl::c_none_of(spec, [](const auto& f) {
+          return f.first == "volumes";
+        })) {
+      spec.push_back(
+          {"volumes",
+           Arr({Obj({{"name", Q("model")},
+                     {"image", Obj({{"reference", Q(f_.Pick(kImages))}})}})})});
+    }
   }
 
   // A container: requests of every form kube-scheduler tells apart (none,
@@ -1743,6 +1810,7 @@ class Generator {
   Random d_;  // inline disks' own stream
   Random n_;  // nominated pods' own stream
   Random p_;  // preemption's own stream
+  Random f_;  // newer releases' fields' own stream
   bool storage_ = false;
   Scenario* s_ = nullptr;
   int num_nodes_ = 0;

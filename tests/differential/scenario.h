@@ -49,6 +49,13 @@
 // (kube-scheduler orders pods without one by the clock of each
 // comparison).
 //
+// What newer releases read has a stream of its own too: nodes declaring
+// features (NodeDeclaredFeatures, 1.36 on); an incoming pod with an init
+// container restarting every container on an exit code, sometimes with a
+// bind mount option, with host network in a user namespace, or with an
+// image volume (ImageLocality, 1.36 on); placed pods with the pod-level
+// resources kubelets of 1.36 on report.
+//
 // Every object is Kubernetes JSON as the apiserver would serve it after
 // admission (namespaces set; some containers without requests), so the
 // same text goes to `testenv oracle` (kube-scheduler's plugins) and to our

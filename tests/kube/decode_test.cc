@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/image_names.h"
+#include "model/node_features.h"
 #include "tests/testing/paths.h"
 
 namespace ms::kube {
@@ -160,10 +161,13 @@ TEST(DecodePodTest, RecordedInPlaceResizeInfeasible) {
   // apiserver sends init containers first): match them by name. `quiet`
   // reports no resources and is left out.
   const RequestNames both{.cpu = true, .memory = true};
-  EXPECT_THAT(pod->container_statuses,
-              UnorderedElementsAre(
-                  ContainerResourceStatus{"sidecar", sidecar, sidecar, both},
-                  ContainerResourceStatus{"app", app, app, both}));
+  EXPECT_THAT(
+      pod->container_statuses,
+      UnorderedElementsAre(
+          ContainerResourceStatus{"sidecar", sidecar, sidecar, both, both},
+          ContainerResourceStatus{"app", app, app, both, both}));
+  // A 1.34 kubelet reports no pod-level status resources.
+  EXPECT_EQ(pod->resource_status, PodResourceStatus{});
 }
 
 TEST(DecodePodTest, RecordedInPlaceResizeInProgress) {
@@ -181,10 +185,6 @@ TEST(DecodePodTest, RecordedInPlaceResizeInProgress) {
   EXPECT_EQ(app.actual->memory, 1LL << 30);
 }
 
-// Either half may be reported alone, but a status counts only with
-// `resources` (kube-scheduler reads it only then: `a` is left out, `b`
-// counts with no requests); only the first PodResizePending condition
-// counts, as in kube-scheduler (IsPodResizeInfeasible).
 TEST(DecodePodTest, WhatPreemptionReads) {
   absl::StatusOr<Pod> pod = DecodePod(R"({
     "spec":{"priority":1000,"preemptionPolicy":"Never"},
@@ -243,6 +243,37 @@ TEST(DecodePodTest, MirrorPodsAndLocalStorage) {
   }
 }
 
+// What NodeDeclaredFeatures and ImageLocality read of a pod (1.36 on):
+// restart rules, bind mount options (ephemeral containers' too), host
+// network in a user namespace, image volumes.
+TEST(DecodePodTest, WhatNodeFeaturesAndImageVolumesRead) {
+  absl::StatusOr<Pod> pod = DecodePod(R"({"spec":{
+    "containers":[{"name":"c","restartPolicyRules":[
+      {"action":"Restart","exitCodes":{"operator":"In","values":[42]}}]}],
+    "initContainers":[{"name":"i","restartPolicyRules":[
+      {"action":"RestartAllContainers","exitCodes":{"operator":"In","values":[1]}}]}],
+    "volumes":[{"name":"model","image":{"reference":"registry.example/model:v2"}},
+               {"name":"blank","image":{}}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->required_features, kFeatureRestartAllContainers);
+  EXPECT_THAT(pod->image_volumes, ElementsAre("registry.example/model:v2", ""));
+
+  pod = DecodePod(R"({"spec":{"hostNetwork":true,"hostUsers":false,
+    "ephemeralContainers":[{"name":"debug","volumeMounts":[
+      {"name":"v","mountPath":"/v","bindMountOptions":["nosuid"]}]}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->required_features,
+            kFeatureUserNamespacesHostNetwork | kFeatureVolumeBindMountOptions);
+
+  // Host network alone, or a user namespace alone, needs nothing.
+  for (const char* spec : {R"({"hostNetwork":true})", R"({"hostUsers":false})",
+                           R"({"hostNetwork":true,"hostUsers":true})"}) {
+    pod = DecodePod(absl::StrCat(R"({"spec":)", spec, "}"));
+    ASSERT_TRUE(pod.ok()) << pod.status();
+    EXPECT_EQ(pod->required_features, 0u) << spec;
+  }
+}
+
 TEST(DecodeBudgetTest, WhatPreemptionReads) {
   absl::StatusOr<ObjectList<PodDisruptionBudget>> list =
       DecodeList<PodDisruptionBudget>(R"({
@@ -266,6 +297,11 @@ TEST(DecodeBudgetTest, WhatPreemptionReads) {
   EXPECT_EQ(list->items[1].disruptions_allowed, 0);
 }
 
+// Either half may be reported alone, and either keeps the status (up to
+// 1.36 kube-scheduler reads it only with `resources`, from 1.37 also with
+// allocatedResources alone); `b` has resources without requests, `d`
+// nothing. Only the first PodResizePending condition counts, as in
+// kube-scheduler (IsPodResizeInfeasible).
 TEST(DecodePodTest, ContainerStatusHalvesAndResizeConditions) {
   absl::StatusOr<Pod> pod = DecodePod(R"({"status":{
     "conditions":[{"type":"PodResizePending","status":"True","reason":"Deferred"},
@@ -279,13 +315,62 @@ TEST(DecodePodTest, ContainerStatusHalvesAndResizeConditions) {
   EXPECT_FALSE(pod->resize_infeasible);
   EXPECT_THAT(
       pod->container_statuses,
-      ElementsAre(ContainerResourceStatus{"b", std::nullopt, Resources{}},
-                  ContainerResourceStatus{"c", std::nullopt,
-                                          Resources{.memory = 1024},
-                                          {.memory = true}}));
+      ElementsAre(
+          ContainerResourceStatus{.name = "a",
+                                  .allocated = Resources{.milli_cpu = 1000},
+                                  .allocated_named = {.cpu = true}},
+          ContainerResourceStatus{.name = "b",
+                                  .resources_without_requests = true},
+          ContainerResourceStatus{.name = "c",
+                                  .actual = Resources{.memory = 1024},
+                                  .actual_named = {.memory = true}}));
   // A status with a quantity the decoder refuses refuses the pod.
   EXPECT_EQ(DecodePod(R"({"status":{"containerStatuses":[)"
                       R"({"name":"a","allocatedResources":{"cpu":"1x"}}]}})")
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// The pod-level status.allocatedResources and status.resources that
+// kubelets report from 1.36 (all of each list is kept: 1.37 takes the
+// first as the pod's allocated sum), and an init container's status with
+// allocatedResources alone (1.37 reads regular init containers' too).
+TEST(DecodePodTest, PodLevelStatusResources) {
+  absl::StatusOr<Pod> pod = DecodePod(R"({"status":{
+    "allocatedResources":{"cpu":"1100m","memory":"1Gi","hugepages-2Mi":"4Mi"},
+    "resources":{"requests":{"cpu":"1","memory":"1Gi"},"limits":{"memory":"2Gi"}},
+    "initContainerStatuses":[{"name":"setup","allocatedResources":{"cpu":"500m"}}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  const RequestNames both{.cpu = true, .memory = true};
+  Resources allocated{.milli_cpu = 1100, .memory = 1LL << 30};
+  allocated.SetScalar("hugepages-2Mi", 4 << 20);
+  EXPECT_EQ(pod->resource_status,
+            (PodResourceStatus{
+                .allocated = allocated,
+                .actual = Resources{.milli_cpu = 1000, .memory = 1LL << 30},
+                .allocated_named = both,
+                .actual_named = both}));
+  EXPECT_TRUE(pod->resource_status.reports_resources());
+  EXPECT_THAT(pod->container_statuses,
+              ElementsAre(ContainerResourceStatus{
+                  .name = "setup",
+                  .allocated = Resources{.milli_cpu = 500},
+                  .allocated_named = {.cpu = true}}));
+
+  // status.resources without requests is still reported; nulls are not.
+  pod = DecodePod(R"({"status":{"allocatedResources":null,
+    "resources":{"limits":{"cpu":"1"}}}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->resource_status,
+            (PodResourceStatus{.resources_without_requests = true}));
+  EXPECT_TRUE(pod->resource_status.reports_resources());
+  pod = DecodePod(R"({"status":{"allocatedResources":null,"resources":null}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->resource_status, PodResourceStatus{});
+  EXPECT_FALSE(pod->resource_status.reports_resources());
+  // A quantity the decoder refuses refuses the pod.
+  EXPECT_EQ(DecodePod(R"({"status":{"resources":{"requests":{"cpu":"x"}}}})")
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
@@ -416,6 +501,17 @@ TEST(DecodeNodeTest, ImagesAreInternedByEveryName) {
                           *nginx, *redis));
   EXPECT_EQ(ImageSize(*nginx), 1000);
   EXPECT_EQ(ImageSize(*redis), 2000);
+}
+
+// status.declaredFeatures: the features a pod's spec may need; the others
+// are dropped.
+TEST(DecodeNodeTest, DeclaredFeatures) {
+  absl::StatusOr<Node> node = DecodeNode(R"({"metadata":{"name":"n"},
+    "status":{"declaredFeatures":["GuaranteedQoSPodCPUResize",
+      "RestartAllContainersOnContainerExits","VolumeBindMountOptions"]}})");
+  ASSERT_TRUE(node.ok()) << node.status();
+  EXPECT_EQ(node->declared_features,
+            kFeatureRestartAllContainers | kFeatureVolumeBindMountOptions);
 }
 
 // A Node keeps only the annotations asked for (those node-attribute

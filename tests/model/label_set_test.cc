@@ -84,8 +84,8 @@ TEST(PodChargeTest, EqualPodsChargeAlikeAndShareTheirLabels) {
   pod.pod_anti_affinity.required.push_back(
       {.label_selector = LabelSelector{.match_labels = {{"app", "web"}}},
        .topology_key = "kubernetes.io/hostname"});
-  PodCharge a = PodCharge::Of(pod);
-  PodCharge b = PodCharge::Of(pod);
+  PodCharge a = PodCharge::Of(pod, KubeVersion{});
+  PodCharge b = PodCharge::Of(pod, KubeVersion{});
   EXPECT_EQ(a, b);
   EXPECT_TRUE(a.pod->labels.SharesWith(b.pod->labels));
   EXPECT_TRUE(a.pod->has_required_anti_affinity());
@@ -93,9 +93,9 @@ TEST(PodChargeTest, EqualPodsChargeAlikeAndShareTheirLabels) {
   EXPECT_TRUE(a.pod->affinity().empty());
 
   pod.pod_anti_affinity.required[0].topology_key = "zone";
-  EXPECT_FALSE(PodCharge::Of(pod) == a);
+  EXPECT_FALSE(PodCharge::Of(pod, KubeVersion{}) == a);
   pod.pod_anti_affinity = {};
-  PodCharge plain = PodCharge::Of(pod);
+  PodCharge plain = PodCharge::Of(pod, KubeVersion{});
   EXPECT_FALSE(plain.pod->has_affinity());
   EXPECT_FALSE(plain == a);
 }

@@ -266,6 +266,8 @@ TEST(CliTest, UnusableStartUpFlagsExitTwoNamingTheFlag) {
        "/nonexistent/ca.crt"},
       {"--tls-cert-file=/nonexistent/tls.crt",
        "--tls-cert-file and --tls-private-key-file go together"},
+      {"--kube-version=2.0",
+       "--kube-version: \"2.0\" is not a Kubernetes 1.x release version"},
   };
   for (const Case& c : cases) {
     Result r = RunBinaryStderr(c.args +

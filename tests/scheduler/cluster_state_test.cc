@@ -1,5 +1,7 @@
 #include "scheduler/cycle/cluster_state.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/testing/builders.h"
@@ -33,7 +35,7 @@ class ClusterStateTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  ClusterState state_{clock_, absl::Seconds(30)};
+  ClusterState state_{clock_, KubeVersion{}, absl::Seconds(30)};
   ScoringConfig config_;
   Workspace workspace_;
 };
@@ -118,6 +120,29 @@ TEST_F(ClusterStateTest, AResizedPodIsChargedItsNewRequests) {
   EXPECT_EQ(Place(next), "a");
   state_.RemoveAssignedPod(running);
   EXPECT_EQ(RequestedCpu("a"), 2000);  // only `next`, assumed
+}
+
+// The pods on nodes are charged by the cluster's release (model/pod.h,
+// PodRequests): two containers resized in opposite directions cost the
+// sum of their largest amounts up to 1.36, the largest of the sums from
+// 1.37.
+TEST(ClusterStateReleaseTest, PlacedPodsAreChargedByTheClusterRelease) {
+  Pod running = MakePod("running").Req(1000, 0).NodeName("a");
+  running.containers.push_back(running.containers[0]);
+  running.containers[0].name = "a";
+  running.containers[1].name = "b";
+  running.containers[1].requests.milli_cpu = 2000;
+  running.container_statuses = {
+      {.name = "a", .actual = Resources{.milli_cpu = 2000}},
+      {.name = "b", .actual = Resources{.milli_cpu = 1000}}};
+  for (const auto& [minor, cpu] : {std::pair{34, 4000}, std::pair{37, 3000}}) {
+    FakeClock clock;
+    ClusterState state(clock, KubeVersion{.minor = minor}, absl::Seconds(30));
+    state.UpsertNode(MakeNode("a"));
+    state.UpsertAssignedPod(running);
+    ASSERT_EQ(state.Nodes().size(), 1u);
+    EXPECT_EQ(state.Nodes()[0].requested.milli_cpu, cpu) << "1." << minor;
+  }
 }
 
 // The pending-pod informer can lag the assigned-pod one: a pod already
@@ -347,7 +372,8 @@ TEST_F(ClusterStateTest, HerdCountsPlacementsSinceTheMetricsWereSampled) {
 TEST(ClusterStateProfilesTest,
      EachPolicyReadsItsMetricsAndCountsEveryPlacement) {
   FakeClock clock;
-  ClusterState state(clock, absl::Seconds(60));  // the longest window
+  // The longest window.
+  ClusterState state(clock, KubeVersion{}, absl::Seconds(60));
   ScoringConfig by_latency, by_cost;
   for (ScoringConfig* c : {&by_latency, &by_cost}) {
     c->builtins[BuiltinTerm::kLeastAllocated] = 0;

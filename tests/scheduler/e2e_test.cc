@@ -26,6 +26,7 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "kube/client.h"
+#include "model/kube_version.h"
 #include "simdjson.h"
 #include "tests/testing/kube_scheduler_process.h"
 #include "tests/testing/loopback.h"
@@ -1468,6 +1469,29 @@ TEST_F(EndToEndTest, SigtermReleasesTheLeaseAndExitsZero) {
       admin.GetLease("metrics-scheduler", "metrics-scheduler");
   ASSERT_TRUE(lease.ok()) << lease.status();
   EXPECT_EQ(lease->holder_identity, "");
+}
+
+// The rules of the cluster's release, from its /version, unless
+// --kube-version names one.
+TEST_F(EndToEndTest, FollowsTheRulesOfTheClustersRelease) {
+  kube::KubeClient admin(env_.AdminConfig());
+  absl::StatusOr<std::string> release = admin.ServerVersion();
+  ASSERT_TRUE(release.ok()) << release.status();
+  absl::StatusOr<KubeVersion> rules = ParseKubeVersion(*release);
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  SchedulerProcess* asked = StartScheduler(Params(), "asked");
+  ASSERT_NE(asked, nullptr);
+  EXPECT_TRUE(absl::StrContains(
+      asked->Log(), absl::StrCat("the cluster runs Kubernetes ", *release,
+                                 ": following kube-scheduler ",
+                                 rules->ToString(), "'s rules")))
+      << asked->Log();
+  SchedulerProcess* told = StartScheduler(
+      Params(), "told", {"--kube-version=1.35", "--leader-elect=false"});
+  ASSERT_NE(told, nullptr);
+  EXPECT_TRUE(absl::StrContains(
+      told->Log(), "following kube-scheduler 1.35's rules (--kube-version)"))
+      << told->Log();
 }
 
 // Pod (anti-)affinity, as kube-scheduler places such pods.

@@ -23,6 +23,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/client.h"
+#include "model/kube_version.h"
 #include "tests/testing/prometheus.h"
 #include "tests/testing/testenv.h"
 
@@ -161,6 +162,18 @@ spec:
     return nodes.ok() ? static_cast<int>(nodes->items.size()) : -1;
   }
 
+  // balancedAllocation of the pod on an empty node under the cluster's
+  // release: 98 up to 1.35; from 1.36 the change it makes, 50 + (50 + 98 -
+  // 100) / 2 = 74.
+  std::string Balance() {
+    kube::KubeClient admin(env_.AdminConfig());
+    absl::StatusOr<std::string> release = admin.ServerVersion();
+    EXPECT_TRUE(release.ok()) << release.status();
+    absl::StatusOr<KubeVersion> v =
+        ParseKubeVersion(release.ok() ? *release : "");
+    return v.ok() && v->AtLeast(36) ? "74" : "98";
+  }
+
   std::string Args(const std::string& target) const {
     return absl::StrCat("explain --config ", config_, " --kubeconfig ",
                         kubeconfig_, " --seed 1 ", target);
@@ -192,25 +205,30 @@ spec:
     // leastAllocated (kube-scheduler, integer per resource): cpu
     // (4000 - 100) * 100 / 4000 = 97, memory (16384 - 64) * 100 / 16384 = 99,
     // mean 98. balancedAllocation: (1 - |0.025 - 0.0039| / 2) * 100 = 98.94
-    // (one minus the fractions' standard deviation), truncated: 98.
+    // (one minus the fractions' standard deviation), truncated: 98; from
+    // 1.36 the change from the empty node's 100: 74 (Balance()).
     // recentPlacements has weight 0: unused.
     // Totals (weights 10, 1, 1): n1 (1000 + 98 + 98) / 12 = 99.67,
-    // n2 (565.2 + 98 + 98) / 12 = 63.43, n0 (0 + 98 + 98) / 12 = 16.33.
+    // n2 (565.2 + 98 + 98) / 12 = 63.43, n0 (0 + 98 + 98) / 12 = 16.33;
+    // from 1.36 (1000 + 98 + 74) / 12 = 97.67, 61.43 and 14.33.
+    const std::string b = Balance();
+    const bool change = b == "74";
+    const std::string balanced = absl::StrCat(b, " -> ", b, ".00 (w=1)");
     ASSERT_EQ(rows.size(), 4u) << out;
     EXPECT_EQ(rows[0],
-              (std::vector<std::string>{Node(1), "99.67", "0.02 -> 100.00 (w=10)",
-                                        "98 -> 98.00 (w=1)",
-                                        "98 -> 98.00 (w=1)", "0 (unused)"}))
+              (std::vector<std::string>{
+                  Node(1), change ? "97.67" : "99.67", "0.02 -> 100.00 (w=10)",
+                  "98 -> 98.00 (w=1)", balanced, "0 (unused)"}))
         << out;
     EXPECT_EQ(rows[1],
-              (std::vector<std::string>{Node(2), "63.43", "0.12 -> 56.52 (w=10)",
-                                        "98 -> 98.00 (w=1)",
-                                        "98 -> 98.00 (w=1)", "0 (unused)"}))
+              (std::vector<std::string>{
+                  Node(2), change ? "61.43" : "63.43", "0.12 -> 56.52 (w=10)",
+                  "98 -> 98.00 (w=1)", balanced, "0 (unused)"}))
         << out;
     EXPECT_EQ(rows[2],
-              (std::vector<std::string>{Node(0), "16.33", "0.25 -> 0.00 (w=10)",
-                                        "98 -> 98.00 (w=1)",
-                                        "98 -> 98.00 (w=1)", "0 (unused)"}))
+              (std::vector<std::string>{
+                  Node(0), change ? "14.33" : "16.33", "0.25 -> 0.00 (w=10)",
+                  "98 -> 98.00 (w=1)", balanced, "0 (unused)"}))
         << out;
     EXPECT_EQ(rows[3], (std::vector<std::string>{
                            Node(3), "-", "filtered: Insufficient cpu"}))
@@ -280,8 +298,8 @@ builtins: {leastAllocated: 0, balancedAllocation: 0, recentPlacements: 0}
   // 2.5 -> (3 - 2.5) / (3 - 1) * 100 = 25, 3 -> 0.
   ASSERT_EQ(rows.size(), 4u) << r.out;
   // The built-ins have weight 0: unused.
-  const std::vector<std::string> unused = {"98 (unused)", "98 (unused)",
-                                           "0 (unused)"};
+  const std::vector<std::string> unused = {
+      "98 (unused)", absl::StrCat(Balance(), " (unused)"), "0 (unused)"};
   auto row = [&](const std::string& node, const std::string& total,
                  const std::string& price) {
     std::vector<std::string> cells = {node, total, price};

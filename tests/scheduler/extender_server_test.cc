@@ -52,7 +52,7 @@ class ExtenderServerTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  ClusterState state_{clock_, absl::Seconds(30)};
+  ClusterState state_{clock_, KubeVersion{}, absl::Seconds(30)};
   ScoringConfig scoring_;
   Registry registry_;
   ExtenderServer server_{state_, scoring_, nullptr, registry_};
@@ -131,7 +131,7 @@ std::string ArgsWith(const std::vector<std::string>& names) {
 // itself is fine.
 TEST(ExtenderServerLimitTest, TooManyNodeNamesAreRefusedNamingTheLimit) {
   FakeClock clock;
-  ClusterState state(clock, absl::Seconds(30));
+  ClusterState state(clock, KubeVersion{}, absl::Seconds(30));
   ScoringConfig scoring;
   Registry registry;
   ExtenderServer server(state, scoring, nullptr, registry,
@@ -166,7 +166,7 @@ TEST(ExtenderServerLimitTest, TooManyNodeNamesAreRefusedNamingTheLimit) {
 // extender_server.h. No duration is asserted.
 TEST(ExtenderServerLimitTest, TheDefaultLimitFitsTheLargestClusters) {
   FakeClock clock;
-  ClusterState state(clock, absl::Seconds(30));
+  ClusterState state(clock, KubeVersion{}, absl::Seconds(30));
   ScoringConfig scoring;
   scoring.metrics.push_back(
       {.name = "price",
@@ -236,7 +236,7 @@ TEST(SecureExtenderTest, CallsNeedAnAuthorisedIdentity) {
   ASSERT_TRUE(cert.ok() && key.ok() && ca.ok());
 
   FakeClock clock;
-  ClusterState state(clock, absl::Seconds(30));
+  ClusterState state(clock, KubeVersion{}, absl::Seconds(30));
   state.UpsertNode(MakeNode("cheap").Annotation("example.com/cost", "1"));
   ScoringConfig scoring;
   Registry registry;

@@ -135,7 +135,8 @@ class RebalancerTest : public ::testing::Test {
   }
 
   FakeClock clock_{absl::FromUnixMillis(kNow)};
-  ClusterState state_{clock_, absl::Seconds(30), absl::Minutes(3)};
+  ClusterState state_{clock_, KubeVersion{}, absl::Seconds(30),
+                      absl::Minutes(3)};
   metrics::FakeSource source_;
   MemoryApi api_;
   Registry registry_;

@@ -69,6 +69,10 @@ class SecretsTest : public ::testing::Test {
         absl::SleepFor(absl::Milliseconds(200));
         return HttpAnswer{200, ""};
       }
+      if (r.Path() == "/version") {
+        return HttpAnswer{
+            200, R"({"major":"1","minor":"37","gitVersion":"v1.37.2"})"};
+      }
       if (r.Path() == "/api/v1/nodes") return HttpAnswer{200, kNodeList};
       if (r.Path() == "/api/v1/pods") return HttpAnswer{200, kPodList};
       if (r.Path() == "/api/v1/namespaces") {

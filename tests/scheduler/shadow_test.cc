@@ -48,7 +48,7 @@ class ShadowTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  ClusterState state_{clock_, absl::Seconds(30)};
+  ClusterState state_{clock_, KubeVersion{}, absl::Seconds(30)};
   ScoringConfig scoring_;
   Registry registry_;
   Shadow shadow_{"default-scheduler", state_, scoring_, nullptr, registry_};

@@ -16,6 +16,7 @@
 #include "model/image_names.h"
 #include "scoring/explanation.h"
 #include "scoring/filter.h"
+#include "scoring/internal/kernels.h"
 #include "scoring/metric_table.h"
 #include "scoring/plugins/balanced_allocation.h"
 #include "scoring/plugins/metric_terms.h"
@@ -428,21 +429,30 @@ TEST(DecideTest, FallbackModes) {
 }
 
 TEST(DecideTest, BuiltinTermsUseKubeSchedulerFormulas) {
-  ScoringConfig cfg;
-  cfg.builtins[BuiltinTerm::kRecentPlacements] = 0;
   Fixture f;
   f.pod = MakePod().Req(1000, 1 * kGi);
   f.nodes = {MakeNode("n1").Capacity(4000, 8 * kGi).Requested(2000, 1 * kGi)};
+  ScoringConfig cfg;
+  cfg.builtins[BuiltinTerm::kRecentPlacements] = 0;
+  cfg.kube = KubeVersion{.minor = 35};
   Decision d = f.Run(cfg);
   ASSERT_TRUE(d.ok());
   // leastAllocated: cpu (4000 - 3000) * 100 / 4000 = 25,
   // memory (8Gi - 2Gi) * 100 / 8Gi = 75 -> (25 + 75) / 2 = 50.
   EXPECT_EQ(d.terms[0].name, BuiltinTermName(BuiltinTerm::kLeastAllocated));
   EXPECT_EQ(d.terms[0].score, 50);
-  // balancedAllocation: 3000/4000 = 0.75, 2Gi/8Gi = 0.25,
+  // balancedAllocation, 1.35: 3000/4000 = 0.75, 2Gi/8Gi = 0.25,
   // std = 0.25 -> (1 - 0.25) * 100 = 75.
   EXPECT_EQ(d.terms[1].score, 75);
   EXPECT_DOUBLE_EQ(d.score, 62.5);  // (50 + 75) / 2
+  // 1.36 on (the default): without the pod 2000/4000 = 0.5 and 1Gi/8Gi =
+  // 0.125, std 0.1875 -> 81.25 -> 81; 50 + (50 + 75 - 81) / 2 = 72.
+  cfg.kube = KubeVersion{};
+  d = f.Run(cfg);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d.terms[0].score, 50);
+  EXPECT_EQ(d.terms[1].score, 72);
+  EXPECT_DOUBLE_EQ(d.score, 61);  // (50 + 72) / 2
 }
 
 // Every plugin that scores is in the Scheduled event's summary, pod
@@ -591,6 +601,33 @@ TEST(DecideTest, BalancedAllocationIsSkippedForBestEffortPods) {
   EXPECT_DOUBLE_EQ(d.score, 66);  // balancedAllocation left out
 }
 
+// balancedAllocation alone, by the cluster's release: 1.35 scores the
+// balance with the pod, 1.36 how much the pod improves it.
+TEST(DecideTest, BalancedAllocationFollowsTheClusterRelease) {
+  Fixture f;
+  f.pod = MakePod().Req(1000, 4 * kGi);
+  f.nodes = {MakeNode("empty"), MakeNode("cpu-heavy").Requested(3000, 0)};
+  for (int minor : {35, 36}) {
+    ScoringConfig cfg;
+    cfg.builtins[BuiltinTerm::kLeastAllocated] = 0;
+    cfg.builtins[BuiltinTerm::kRecentPlacements] = 0;
+    cfg.kube = KubeVersion{.minor = minor};
+    Decision d = f.Run(cfg);
+    ASSERT_TRUE(d.ok());
+    // empty: with the pod 1000/4000 = 0.25 and 4Gi/8Gi = 0.5 -> std 0.125
+    // -> 87; without 100. cpu-heavy: with 4000/4000 = 1 and 0.5 -> std
+    // 0.25 -> 75; without 0.75 and 0 -> std 0.375 -> 62.
+    // 1.35: 87 and 75. 1.36: 50 + (50 + 87 - 100) / 2 = 68 and
+    // 50 + (50 + 75 - 62) / 2 = 81.
+    const bool change = minor >= 36;
+    EXPECT_EQ(f.nodes[d.node_index].node.name, change ? "cpu-heavy" : "empty")
+        << "1." << minor;
+    ASSERT_TRUE(d.explanation.has_value());
+    EXPECT_EQ(d.explanation->nodes[0].total, change ? 68 : 87);
+    EXPECT_EQ(d.explanation->nodes[1].total, change ? 81 : 75);
+  }
+}
+
 TEST(DecideTest, RecentPlacementsSpreadABurst) {
   ScoringConfig cfg = MetricsOnly({Term("m")});
   cfg.builtins[BuiltinTerm::kRecentPlacements] = 1;
@@ -662,13 +699,16 @@ TEST(DecideTest, ExplanationTable) {
   // kubeworker2: (2 * 100 + 1 * 97) / 3 = 99; kubeworker1: (0 + 97) / 3.
   // leastAllocated: cpu (4000 - 100) * 100 / 4000 = 97,
   // memory (8192Mi - 100Mi) * 100 / 8192Mi = 98 -> (97 + 98) / 2 = 97.
+  // balancedAllocation (1.36 on, the default): with the pod 100/4000 =
+  // 0.025 and 100Mi/8192Mi = 0.0122, std 0.0064 -> 99.36 -> 99; without
+  // 100; 50 + (50 + 99 - 100) / 2 = 74.
   EXPECT_EQ(table,
             "node         total  net.http.request.time    leastAllocated     "
             "balancedAllocation  recentPlacements\n"
             "kubeworker2  99.00  1200.5 -> 100.00 (w=2)   97 -> 97.00 (w=1)  "
-            "99 (unused)         0 (unused)\n"
+            "74 (unused)         0 (unused)\n"
             "kubeworker1  32.33  61664.877 -> 0.00 (w=2)  97 -> 97.00 (w=1)  "
-            "99 (unused)         0 (unused)\n"
+            "74 (unused)         0 (unused)\n"
             "kubeworker3  -      filtered: node(s) were unschedulable\n"
             "best node: kubeworker2 (mode: metrics)\n");
 }
@@ -686,7 +726,7 @@ TEST(NodeTableTest, UpdateMatchesRebuild) {
   std::vector<NodeInfo> nodes = ThreeNodes();
   NodeTable table;
   table.Build(nodes);
-  nodes[1].AddPod(MakePod().Req(500, kGi));
+  nodes[1].AddPod(MakePod().Req(500, kGi), KubeVersion{});
   nodes[1].node.taints.push_back({"k", "v", TaintEffect::kNoExecute});
   table.Update(1, nodes[1]);
   NodeTable fresh;
@@ -698,6 +738,14 @@ TEST(NodeTableTest, UpdateMatchesRebuild) {
             fresh.score_columns().free100_cpu[1]);
   EXPECT_EQ(table.score_columns().free100_cpu[1],
             (nodes[1].node.allocatable.milli_cpu - 500) * 100.0);
+  EXPECT_EQ(table.score_columns().balance[1], fresh.score_columns().balance[1]);
+  EXPECT_EQ(table.score_columns().balance[0], 100);  // empty
+  // 500/4000 = 0.125 and 1Gi/8Gi = 0.125: balanced.
+  EXPECT_EQ(table.score_columns().balance[1], 100);
+  nodes[1].AddPod(MakePod().Req(1500, 0), KubeVersion{});
+  table.Update(1, nodes[1]);
+  // 2000/4000 = 0.5 and 0.125: std 0.1875 -> 81.25 -> 81.
+  EXPECT_EQ(table.score_columns().balance[1], 81);
 }
 
 // ---- Properties over generated clusters ---------------------------------
@@ -762,6 +810,11 @@ Generated Generate(uint64_t seed) {
   for (int i = 0; i < n; ++i) g.placements.push_back(uniform(0, 3));
   g.pod = MakePod().Req(uniform(0, 4) * 250, uniform(0, 4) * 256 * kMi);
   if (uniform(0, 4) == 0) g.pod.node_selector = {{"zone", "a"}};
+  // Every supported release's rules, from the seed (the draws above stay
+  // those of earlier seeds).
+  g.cfg.kube.minor = KubeVersion::kOldestMinor +
+                     static_cast<int>(seed % (KubeVersion::kNewestMinor -
+                                              KubeVersion::kOldestMinor + 1));
   return g;
 }
 
@@ -908,7 +961,7 @@ TEST(DecidePropertyTest, FitNeverExceedsAllocatable) {
       Decision d = RunGenerated(g, seed + round, ws, &table);
       if (!d.ok()) break;
       NodeInfo& n = g.nodes[d.node_index];
-      n.AddPod(g.pod);
+      n.AddPod(g.pod, g.cfg.kube);
       table.Update(d.node_index, n);
       EXPECT_LE(n.requested.milli_cpu, n.node.allocatable.milli_cpu);
       EXPECT_LE(n.requested.memory, n.node.allocatable.memory);
@@ -924,7 +977,7 @@ TEST(DecidePropertyTest, FastFilterAgreesWithCheckNode) {
     NodeTable table;
     table.Build(g.nodes);
     Decision d = RunGenerated(g, seed, ws, &table);
-    PodFilter pf = MakePodFilter(g.pod);
+    PodFilter pf = MakePodFilter(g.pod, g.cfg.kube);
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       bool fits = CheckNode(pf, g.nodes, i).feasible();
       bool excluded = absl::StrContains(
@@ -1015,6 +1068,78 @@ TEST(DecidePropertyTest, MetricScoresMatchTheReference) {
   }
 }
 
+// The vectorised built-ins against the plugins' scalar references, node by
+// node, under both balancedAllocation rules: random allocatables (0
+// included), requests past allocatable, empty nodes, random weights. A
+// node the kernel flags suspect is recomputed by Decide from the
+// references, so only the others must agree; few of the nodes the pod
+// fits may be flagged (where both fractions reach 1 the balance is 100
+// exactly, and flagged).
+TEST(DecidePropertyTest, DenseBuiltinsMatchThePluginReferences) {
+  std::mt19937_64 rng(7);
+  auto pick = [&](int64_t hi) {  // uniform in [0, hi]
+    return static_cast<int64_t>(rng() % static_cast<uint64_t>(hi + 1));
+  };
+  const double weights[] = {0, 0.5, 1, 2, 3};
+  size_t fitting = 0, fitting_suspects = 0;
+  for (int round = 0; round < 40; ++round) {
+    std::vector<NodeInfo> nodes;
+    for (int i = 0; i < 256; ++i) {
+      const int64_t cpu = pick(9) == 0 ? 0 : 1 + pick(64000);
+      const int64_t mem = pick(9) == 0 ? 0 : 1 + pick(int64_t{256} << 30);
+      auto node = MakeNode(absl::StrCat("n", i)).Capacity(cpu, mem);
+      if (pick(4) != 0) {  // else empty
+        const int64_t rc = pick(cpu + cpu / 2 + 1000);
+        const int64_t rm = pick(mem + mem / 2 + kGi);
+        node.Requested(rc, rm).NonZeroRequested(rc + 100 * pick(1),
+                                                rm + 200 * kMi * pick(1));
+      }
+      nodes.push_back(node);
+    }
+    NodeTable table;
+    table.Build(nodes);
+    // Not best-effort: balancedAllocation skips those.
+    Resources pod;
+    pod.milli_cpu = 1 + pick(8000);
+    pod.memory = 1 + pick(int64_t{32} << 30);
+    if (pick(3) == 0) pod.milli_cpu = 0;
+    if (pick(3) == 0 && pod.milli_cpu != 0) pod.memory = 0;
+    Resources nz = pod;
+    if (nz.milli_cpu == 0) nz.milli_cpu = 100;
+    if (nz.memory == 0) nz.memory = 200 * kMi;
+    for (int minor : {35, 36}) {
+      const KubeVersion kube{.minor = minor};
+      const double w_la = weights[pick(4)], w_ba = weights[pick(4)];
+      std::vector<double> out(nodes.size()), suspect(nodes.size());
+      internal::DenseBuiltins(
+          table.score_columns(), nodes.size(),
+          static_cast<double>(nz.milli_cpu), static_cast<double>(nz.memory),
+          static_cast<double>(pod.milli_cpu), static_cast<double>(pod.memory),
+          w_la, w_ba, BalancedAllocationScoresChange(kube), out.data(),
+          suspect.data());
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        const NodeInfo& n = nodes[i];
+        const Resources& a = n.node.allocatable;
+        if (n.requested.milli_cpu + pod.milli_cpu <= a.milli_cpu &&
+            n.requested.memory + pod.memory <= a.memory) {
+          ++fitting;
+          fitting_suspects += suspect[i] != 0;
+        }
+        if (suspect[i] != 0) continue;
+        const int64_t la = LeastAllocatedScore(
+            a.milli_cpu, n.non_zero_requested.milli_cpu + nz.milli_cpu,
+            a.memory, n.non_zero_requested.memory + nz.memory);
+        const int64_t ba = BalancedAllocationScore(kube, a, n.requested, pod);
+        EXPECT_EQ(out[i], w_la * static_cast<double>(la) +
+                              w_ba * static_cast<double>(ba))
+            << "1." << minor << " round " << round << " node " << i << ": la "
+            << la << " ba " << ba;
+      }
+    }
+  }
+  EXPECT_LT(fitting_suspects, fitting / 100);
+}
+
 // The vectorised built-ins equal kube-scheduler's integer formulas,
 // including where (allocatable - requested) * 100 / allocatable is an
 // integer, around it, and for amounts past the range the fast path is
@@ -1045,30 +1170,38 @@ TEST(DecidePropertyTest, BuiltinsMatchTheIntegerFormulas) {
     for (const Pod& pod : {Pod(MakePod().Req(100, 100 * kMi)), Pod(MakePod()),
                            Pod(MakePod().Req(1, 1)),
                            Pod(MakePod().Req(1, int64_t{1} << 43))}) {
-      f.pod = pod;
-      ScoringConfig cfg;
-      cfg.builtins[BuiltinTerm::kRecentPlacements] = 0;
-      Decision d = f.Run(cfg);
-      ASSERT_TRUE(d.explanation.has_value());
-      const Resources nz = PodNonZeroRequests(pod);
-      const Resources req = PodRequests(pod);
-      const bool best_effort = req.milli_cpu == 0 && req.memory == 0;
-      for (size_t i = 0; i < f.nodes.size(); ++i) {
-        const NodeExplanation& ne = d.explanation->nodes[i];
-        if (!ne.feasible) continue;
-        const NodeInfo& n = f.nodes[i];
-        const Resources& a = n.node.allocatable;
-        int64_t la = LeastAllocatedScore(
-            a.milli_cpu, n.non_zero_requested.milli_cpu + nz.milli_cpu,
-            a.memory, n.non_zero_requested.memory + nz.memory);
-        int64_t ba = BalancedAllocationScore(
-            a.milli_cpu, n.requested.milli_cpu + req.milli_cpu, a.memory,
-            n.requested.memory + req.memory);
-        double want = best_effort ? static_cast<double>(la)
-                                  : static_cast<double>(la + ba) / 2;
-        EXPECT_EQ(ne.total, want) << "cpu " << a.milli_cpu << "/"
-                                  << n.requested.milli_cpu << " memory "
-                                  << a.memory << "/" << n.requested.memory;
+      for (int minor : {35, 36}) {
+        f.pod = pod;
+        ScoringConfig cfg;
+        cfg.builtins[BuiltinTerm::kRecentPlacements] = 0;
+        cfg.kube = KubeVersion{.minor = minor};
+        Decision d = f.Run(cfg);
+        ASSERT_TRUE(d.explanation.has_value());
+        const Resources nz = PodNonZeroRequests(pod, cfg.kube);
+        const Resources req = PodRequests(pod, cfg.kube);
+        const bool best_effort = req.milli_cpu == 0 && req.memory == 0;
+        for (size_t i = 0; i < f.nodes.size(); ++i) {
+          const NodeExplanation& ne = d.explanation->nodes[i];
+          if (!ne.feasible) continue;
+          const NodeInfo& n = f.nodes[i];
+          const Resources& a = n.node.allocatable;
+          int64_t la = LeastAllocatedScore(
+              a.milli_cpu, n.non_zero_requested.milli_cpu + nz.milli_cpu,
+              a.memory, n.non_zero_requested.memory + nz.memory);
+          int64_t with_pod = ResourceBalanceScore(
+              a.milli_cpu, n.requested.milli_cpu + req.milli_cpu, a.memory,
+              n.requested.memory + req.memory);
+          int64_t without_pod = ResourceBalanceScore(
+              a.milli_cpu, n.requested.milli_cpu, a.memory, n.requested.memory);
+          int64_t ba =
+              minor >= 36 ? 50 + (50 + with_pod - without_pod) / 2 : with_pod;
+          double want = best_effort ? static_cast<double>(la)
+                                    : static_cast<double>(la + ba) / 2;
+          EXPECT_EQ(ne.total, want)
+              << "1." << minor << " cpu " << a.milli_cpu << "/"
+              << n.requested.milli_cpu << " memory " << a.memory << "/"
+              << n.requested.memory;
+        }
       }
     }
   }

@@ -18,7 +18,7 @@ using ::ms::testing::MakeNode;
 using ::ms::testing::MakePod;
 
 std::string Reasons(const Pod& pod, const NodeInfo& node) {
-  PodFilter f = MakePodFilter(pod);
+  PodFilter f = MakePodFilter(pod, KubeVersion{});
   return absl::StrJoin(FailureReasons(f, CheckNode(f, {node}, 0)), "; ");
 }
 
@@ -109,9 +109,34 @@ TEST(CheckNodeTest, ReasonsInKubeSchedulerOrder) {
   }
 }
 
+// NodeDeclaredFeatures (1.36 on): the last filter, and only for the
+// features the release's kube-scheduler infers.
+TEST(CheckNodeTest, NodeDeclaredFeatures) {
+  Pod pod = MakePod().Req(1000, kGi);
+  pod.required_features =
+      kFeatureRestartAllContainers | kFeatureVolumeBindMountOptions;
+  NodeInfo bare = MakeNode("n");
+  NodeInfo restarts = MakeNode("n");
+  restarts.node.declared_features = kFeatureRestartAllContainers;
+  auto reasons = [&](KubeVersion v, const NodeInfo& node) {
+    PodFilter f = MakePodFilter(pod, v);
+    return absl::StrJoin(FailureReasons(f, CheckNode(f, {node}, 0)), "; ");
+  };
+  EXPECT_EQ(reasons(KubeVersion{.minor = 35}, bare), "");
+  EXPECT_EQ(reasons(KubeVersion{.minor = 36}, bare),
+            "node(s) didn't match Pod's required features");
+  // 1.36 infers no need of bind mount options; 1.37 does.
+  EXPECT_EQ(reasons(KubeVersion{.minor = 36}, restarts), "");
+  EXPECT_EQ(reasons(KubeVersion{.minor = 37}, restarts),
+            "node(s) didn't match Pod's required features");
+  // Any earlier filter's reason comes first.
+  EXPECT_EQ(reasons(KubeVersion{.minor = 37}, MakeNode("n").Unschedulable()),
+            "node(s) were unschedulable");
+}
+
 TEST(FilterSummaryTest, CountsAndSortsLikeKubeScheduler) {
   Pod pod = MakePod().Req(3000, kGi);
-  PodFilter f = MakePodFilter(pod);
+  PodFilter f = MakePodFilter(pod, KubeVersion{});
   std::vector<NodeInfo> nodes = {
       MakeNode("a").Requested(2000, 0), MakeNode("b").Requested(2000, 0),
       MakeNode("c").Requested(2000, 0), MakeNode("d").Unschedulable(),
@@ -132,7 +157,7 @@ TEST(FilterSummaryTest, CountsAndSortsLikeKubeScheduler) {
 // count together, as kube-scheduler counts reasons by their words.
 TEST(FilterSummaryTest, MetricReasonsCountByTheBoundThatApplied) {
   Pod pod = MakePod();
-  PodFilter f = MakePodFilter(pod);
+  PodFilter f = MakePodFilter(pod, KubeVersion{});
   MetricTerm cpu;
   cpu.name = "cpu";
   const std::vector<MetricTerm> metrics = {cpu};
@@ -162,7 +187,7 @@ TEST(FilterSummaryTest, LongMessagesStayUnder1024Bytes) {
     builder.Scalar(absl::StrCat("example.com/", std::string(20, 'k'), i), 1);
   }
   Pod pod = builder;
-  PodFilter f = MakePodFilter(pod);
+  PodFilter f = MakePodFilter(pod, KubeVersion{});
   FilterSummary s;
   s.Reset(&f, nullptr);
   const std::vector<NodeInfo> nodes = {MakeNode("n")};
@@ -175,11 +200,21 @@ TEST(FilterSummaryTest, LongMessagesStayUnder1024Bytes) {
 
 TEST(UnsupportedConstraintsTest, NamesEachConstraint) {
   Pod pod = MakePod();
-  EXPECT_EQ(UnsupportedConstraints(pod), "");
+  const KubeVersion v{};
+  EXPECT_EQ(UnsupportedConstraints(pod, PodRequests(pod, v), v), "");
   pod.has_resource_claims = true;
-  EXPECT_EQ(UnsupportedConstraints(pod),
+  EXPECT_EQ(UnsupportedConstraints(pod, PodRequests(pod, v), v),
             "pod requires dynamic resource allocation (spec.resourceClaims), "
             "which this scheduler does not support yet");
+  // A device class's own extended resource: DynamicResources' from 1.36,
+  // an extended resource like any other before.
+  Pod gpu = MakePod().Scalar("deviceclass.resource.kubernetes.io/gpu", 1);
+  EXPECT_EQ(UnsupportedConstraints(gpu, PodRequests(gpu, v), v),
+            "pod requests deviceclass.resource.kubernetes.io/gpu, a device "
+            "class's extended resource, which this scheduler does not "
+            "support yet");
+  const KubeVersion v135{.minor = 35};
+  EXPECT_EQ(UnsupportedConstraints(gpu, PodRequests(gpu, v135), v135), "");
 }
 
 }  // namespace

@@ -32,7 +32,8 @@ struct Fixture {
   void Nominate(uint32_t node, int32_t priority, Pod p) {
     p.priority = priority;
     p.uid = "uid-" + p.name;
-    nominated.push_back({.node = node, .charge = PodCharge::Of(p)});
+    nominated.push_back(
+        {.node = node, .charge = PodCharge::Of(p, KubeVersion{})});
   }
   Decision Run() {
     DecideInput in{.pod = &pod,
@@ -139,7 +140,7 @@ TEST(NominatedPodsTest, ANodeMustFitWithAndWithoutThem) {
 TEST(NominatedPodsTest, ThePodsOwnNominatedNodeWinsWhenItFits) {
   Fixture f;
   // n1 is emptier, so it would win on scores.
-  f.nodes[1].AddPod(MakePod("busy").Req(1000, kGi));
+  f.nodes[1].AddPod(MakePod("busy").Req(1000, kGi), KubeVersion{});
   f.pod.nominated_node_name = "n2";
   Decision d = f.Run();
   ASSERT_TRUE(d.ok());
@@ -149,7 +150,7 @@ TEST(NominatedPodsTest, ThePodsOwnNominatedNodeWinsWhenItFits) {
             "not considered: the pod's nominated node n2 fits");
 
   // When it no longer fits, every node is considered again.
-  f.nodes[1].AddPod(MakePod("more").Req(2500, kGi));
+  f.nodes[1].AddPod(MakePod("more").Req(2500, kGi), KubeVersion{});
   d = f.Run();
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d.node_index, 0);

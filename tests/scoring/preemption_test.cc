@@ -35,7 +35,7 @@ struct Fixture {
   Workspace ws;
 
   Fixture() { pod.priority = 1000; }
-  void Add(size_t node, const Pod& p) { nodes[node].AddPod(p); }
+  void Add(size_t node, const Pod& p) { nodes[node].AddPod(p, KubeVersion{}); }
   Decision Run() {
     DecideInput in{.pod = &pod,
                    .nodes = &nodes,
@@ -68,7 +68,15 @@ TEST(PreemptionTest, TheFewestPodsThatMakeRoomAreEvicted) {
   ASSERT_TRUE(d.preemption->ok()) << d.filter_summary;
   EXPECT_EQ(d.preemption->node_index, 0);
   EXPECT_THAT(Fixture::Victims(d), ElementsAre("c"));
-  // Success adds nothing to the FailedScheduling message.
+  // From 1.37 success names the node after the filter summary; before, it
+  // adds nothing.
+  EXPECT_EQ(d.filter_summary,
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: found a "
+            "potential placement for pod on node n1, preempting 1 victims");
+  f.config.kube = KubeVersion{.minor = 36};
+  d = f.Run();
+  ASSERT_TRUE(d.preemption.has_value() && d.preemption->ok());
+  EXPECT_EQ(d.preemption->message, "");
   EXPECT_EQ(d.filter_summary, "0/1 nodes are available: 1 Insufficient cpu.");
 }
 
@@ -226,7 +234,8 @@ TEST(PreemptionTest, LowerPriorityNominationsOnTheNodeAreCleared) {
   f.nodes = {MakeNode("n1")};
   f.Add(0, Placed("low", 4000, 0));
   Pod waiting = Placed("waiting", 1000, 1);
-  f.nominated.push_back({.node = 0, .charge = PodCharge::Of(waiting)});
+  f.nominated.push_back(
+      {.node = 0, .charge = PodCharge::Of(waiting, KubeVersion{})});
   Decision d = f.Run();
   ASSERT_TRUE(d.preemption->ok()) << d.filter_summary;
   ASSERT_EQ(d.preemption->lower_nominated.size(), 1u);

@@ -45,7 +45,7 @@ expect() {
 
 expect no-go "" 1 "no go on PATH; tests/testenv needs Go >= $need: install Go $need or newer from https://go.dev/dl/"
 expect debian-12 go1.19.8 1 "is go1.19.8; tests/testenv needs Go >= $need"
-expect one-below go1.23.12 1 "is go1.23.12"
+expect one-below go1.25.12 1 "is go1.25.12"
 expect exact "go$need" 0 ""
 expect no-patch "go${need%.*}" 0 ""
 expect newer go1.30.1 0 ""

@@ -11,6 +11,8 @@ package main
 import (
 	"fmt"
 	"os"
+
+	"k8s.io/component-base/version"
 )
 
 const usage = `usage: testenv <command> [flags]
@@ -22,6 +24,7 @@ commands:
   helm template RELEASE CHART [--values F] [--set K=V]    render a chart (helm's library)
   helm lint CHART [--values F] [--set K=V]                lint a chart, strictly
   oracle < scenarios.jsonl                                kube-scheduler's verdicts
+  version                                                 the Kubernetes release it is built from
   kube-apiserver ...                                      (used by "up")
   kube-controller-manager ...                             (used by "up")
   kube-scheduler ...                                      (used by "up")
@@ -44,6 +47,8 @@ func main() {
 		os.Exit(runHelm(args))
 	case "oracle":
 		os.Exit(runOracle(args))
+	case "version":
+		fmt.Println(version.Get().GitVersion)
 	case "kube-apiserver", "kube-controller-manager", "kube-scheduler":
 		os.Exit(runComponent(cmd, args))
 	case "-h", "--help", "help":

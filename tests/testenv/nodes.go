@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/component-base/version"
 )
 
 // nodeIP is the InternalIP of the node with index i:
@@ -229,7 +230,7 @@ func ensureNode(cs kubernetes.Interface, name, ip string, extra map[string]strin
 			},
 			Images: images,
 			NodeInfo: corev1.NodeSystemInfo{
-				KubeletVersion:          "v1.34.4",
+				KubeletVersion:          version.Get().GitVersion, // the Kubernetes this binary is built from
 				OperatingSystem:         "linux",
 				Architecture:            "amd64",
 				ContainerRuntimeVersion: "fake://0.0.0",

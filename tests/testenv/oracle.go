@@ -1,9 +1,12 @@
 package main
 
-// "testenv oracle": kube-scheduler v1.34's default profile, run in process
-// over scenarios read from stdin, printing every node's Filter verdict and
-// every Score plugin's score. It is the reference for the C++ differential
-// test; see README.md ("testenv oracle") for the input and output format.
+// "testenv oracle": the default profile of the kube-scheduler this binary is
+// built from (go.mod, or the -modfile of another supported version), run in
+// process over scenarios read from stdin, printing every node's Filter
+// verdict and every Score plugin's score. It is the reference for the C++
+// differential test; see README.md ("testenv oracle") for the input and
+// output format. Where the versions' APIs differ, oracle_compat_*.go (split
+// by build tag) does as each version's scheduler.New does.
 //
 // The scheduling logic is schedule_one.go's, step by step, for one pod:
 // findNodesThatFitPod (RunPreFilterPlugins, honouring a PreFilterResult and a
@@ -357,8 +360,9 @@ func (o *oracle) evaluate(in *oracleInput) (*oracleOutput, error) {
 // schedule replicates schedule_one.go for one pod (findNodesThatFitPod, then
 // prioritizeNodes), except that every node is evaluated (there is no
 // percentageOfNodesToScore cut-off, and the pod's own nominated node, if it
-// has one, is not tried first) and that the feasible nodes are scored even
-// when there is only one. Other pods nominated to a node count there as
+// has one, is not tried first; nor is the node hint of OpportunisticBatching,
+// from v1.35, which a fresh framework has none of anyway) and that the
+// feasible nodes are scored even when there is only one. Other pods nominated to a node count there as
 // kube-scheduler counts them (RunFilterPluginsWithNominatedPods with the
 // scenario's nominator); scores are computed without them. When no node
 // fits (a PreFilter rejection included, an error not), DefaultPreemption's

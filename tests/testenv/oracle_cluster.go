@@ -30,7 +30,6 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/policy/install"  // defaulting of policy/v1 objects
 	_ "k8s.io/kubernetes/pkg/apis/storage/install" // defaulting of storage/v1 objects
 	"k8s.io/kubernetes/pkg/features"
-	"k8s.io/kubernetes/pkg/scheduler"
 	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -52,6 +51,9 @@ type oracleObjects struct {
 	api    []runtime.Object // everything, for the fake clientset
 	// Unassigned pods with status.nominatedNodeName: the nominator's pods.
 	nominated []*corev1.Pod
+	// Every pod the scheduler's pod informer sees: placed, pending (the
+	// incoming pod among them) and nominated.
+	pods []*corev1.Pod
 }
 
 // prepareObjects validates the scenario's objects, gives pods the namespace
@@ -108,6 +110,7 @@ func prepareObjects(in *oracleInput, apiDefaults bool) (*oracleObjects, error) {
 			p.UID = types.UID(fmt.Sprintf("oracle-pod-%d", i))
 		}
 		add(p)
+		objs.pods = append(objs.pods, p)
 		if p.Spec.NodeName != "" {
 			objs.placed = append(objs.placed, p)
 		}
@@ -122,6 +125,7 @@ func prepareObjects(in *oracleInput, apiDefaults bool) (*oracleObjects, error) {
 	}
 	add(p) // it exists in a real cluster too, pending
 	objs.pod = p
+	objs.pods = append(objs.pods, p)
 
 	for i := range in.NominatedPods {
 		np := &in.NominatedPods[i]
@@ -145,6 +149,7 @@ func prepareObjects(in *oracleInput, apiDefaults bool) (*oracleObjects, error) {
 		}
 		if np.Namespace != p.Namespace || np.Name != p.Name {
 			objs.api = append(objs.api, np)
+			objs.pods = append(objs.pods, np)
 		}
 		objs.nominated = append(objs.nominated, np)
 	}
@@ -235,7 +240,7 @@ func newOracleCluster(ctx context.Context, registry frameworkruntime.Registry, p
 	}
 	// The scheduler's own factory (its pod informer skips terminal pods),
 	// wrapped to record the VolumeBinding assume caches' handlers.
-	volumeFactory := newVolumeRecordingFactory(scheduler.NewInformerFactory(client, 0))
+	volumeFactory := newVolumeRecordingFactory(newSchedulerInformerFactory(client))
 	c.informers = volumeFactory
 	draManager, draSynced, err := newDRAManager(ctx, client, c.informers)
 	if err != nil {
@@ -243,12 +248,17 @@ func newOracleCluster(ctx context.Context, registry frameworkruntime.Registry, p
 	}
 
 	c.snapshot = internalcache.NewEmptySnapshot()
-	c.framework, err = frameworkruntime.NewFramework(ctx, registry, profile,
+	// The scheduler cache comes before the framework, as in scheduler.New:
+	// newer kube-schedulers hand it to the framework (as its pod group
+	// manager). The version's own options follow the common ones.
+	cache, versionOptions := newSchedulerCache(ctx, c.informers, c.snapshot, objs.pods)
+	options := append([]frameworkruntime.Option{
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(c.informers),
 		frameworkruntime.WithSharedDRAManager(draManager),
 		frameworkruntime.WithSnapshotSharedLister(c.snapshot),
-	)
+	}, versionOptions...)
+	c.framework, err = frameworkruntime.NewFramework(ctx, registry, profile, options...)
 	if err != nil {
 		return nil, fmt.Errorf("building the framework: %w", err)
 	}
@@ -267,7 +277,6 @@ func newOracleCluster(ctx context.Context, registry frameworkruntime.Registry, p
 		return nil, err
 	}
 
-	cache := internalcache.New(ctx, 0, nil)
 	for _, n := range objs.nodes {
 		cache.AddNode(logger, n)
 	}
@@ -304,8 +313,8 @@ func (c *oracleCluster) close() {
 
 // newDRAManager builds the DynamicResources plugin's manager exactly as
 // scheduler.New does when the DynamicResourceAllocation feature is on (it is
-// by default in v1.34), and returns what must sync before scheduling.
-func newDRAManager(ctx context.Context, client clientset.Interface, factory informers.SharedInformerFactory) (framework.SharedDRAManager, []func() bool, error) {
+// by default), and returns what must sync before scheduling.
+func newDRAManager(ctx context.Context, client clientset.Interface, factory informers.SharedInformerFactory) (sharedDRAManager, []func() bool, error) {
 	if !feature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
 		return nil, nil, nil
 	}
@@ -313,15 +322,11 @@ func newDRAManager(ctx context.Context, client clientset.Interface, factory info
 	claimInformer := factory.Resource().V1().ResourceClaims().Informer()
 	claimCache := assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
 	opts := resourceslicetracker.Options{
-		EnableDeviceTaints:       feature.DefaultFeatureGate.Enabled(features.DRADeviceTaints),
 		EnableConsumableCapacity: feature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
 		SliceInformer:            factory.Resource().V1().ResourceSlices(),
 		KubeClient:               client,
 	}
-	if opts.EnableDeviceTaints {
-		opts.TaintInformer = factory.Resource().V1alpha3().DeviceTaintRules()
-		opts.ClassInformer = factory.Resource().V1().DeviceClasses()
-	}
+	setDeviceTaintOptions(&opts, factory) // the feature gate and informers differ by version
 	tracker, err := resourceslicetracker.StartTracker(ctx, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("starting the resource slice tracker: %w", err)
@@ -330,7 +335,14 @@ func newDRAManager(ctx context.Context, client clientset.Interface, factory info
 	// every claim the informer listed (the scheduler waits for it too).
 	claimHandler := claimCache.AddEventHandler(cacheNoopHandler{})
 	manager := dynamicresources.NewDRAManager(ctx, claimCache, tracker, factory)
-	return manager, []func() bool{claimHandler.HasSynced, tracker.HasSynced}, nil
+	synced := []func() bool{claimHandler.HasSynced, tracker.HasSynced}
+	// The scheduler's event handlers that feed the manager (the device
+	// class cache for extended resources, in newer versions).
+	more, err := addDRAManagerHandlers(factory, manager)
+	if err != nil {
+		return nil, nil, err
+	}
+	return manager, append(synced, more...), nil
 }
 
 // checkVolumeHandlers makes sure that, when the framework has the
@@ -427,9 +439,9 @@ func (n *oracleNominator) add(pi fwk.PodInfo, node string) {
 // AddNominatedPod nominates pi to the node nominatingInfo overrides with,
 // else to its status.nominatedNodeName (the queue's rule, without its check
 // that the pod still exists unbound: nothing here binds or deletes).
-func (n *oracleNominator) AddNominatedPod(_ klog.Logger, pi fwk.PodInfo, nominatingInfo *framework.NominatingInfo) {
+func (n *oracleNominator) AddNominatedPod(_ klog.Logger, pi fwk.PodInfo, nominatingInfo *nominatingInfo) {
 	node := pi.GetPod().Status.NominatedNodeName
-	if nominatingInfo.Mode() == framework.ModeOverride {
+	if nominatingInfo.Mode() == modeOverride {
 		node = nominatingInfo.NominatedNodeName
 	}
 	n.add(pi, node)

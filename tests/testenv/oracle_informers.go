@@ -83,30 +83,34 @@ type recordingCoreV1 struct {
 	regs *handlerRegistrations
 }
 
-func (c recordingCoreV1) PersistentVolumes() corev1informers.PersistentVolumeInformer {
+func (c recordingCoreV1) PersistentVolumes() pvInformer {
 	return recordingPVInformer{c.Interface.PersistentVolumes(), c.regs}
 }
 
-func (c recordingCoreV1) PersistentVolumeClaims() corev1informers.PersistentVolumeClaimInformer {
+func (c recordingCoreV1) PersistentVolumeClaims() pvcInformer {
 	return recordingPVCInformer{c.Interface.PersistentVolumeClaims(), c.regs}
 }
 
+// pvInformer and pvcInformer are the types corev1informers.Interface's
+// PersistentVolumes() and PersistentVolumeClaims() return, which differ by
+// version (oracle_compat_*.go). The plugins take the shared informer from
+// their Informer().
 type recordingPVInformer struct {
-	corev1informers.PersistentVolumeInformer
+	pvInformer
 	regs *handlerRegistrations
 }
 
 func (i recordingPVInformer) Informer() cache.SharedIndexInformer {
-	return recordingInformer{i.PersistentVolumeInformer.Informer(), i.regs}
+	return recordingInformer{i.pvInformer.Informer(), i.regs}
 }
 
 type recordingPVCInformer struct {
-	corev1informers.PersistentVolumeClaimInformer
+	pvcInformer
 	regs *handlerRegistrations
 }
 
 func (i recordingPVCInformer) Informer() cache.SharedIndexInformer {
-	return recordingInformer{i.PersistentVolumeClaimInformer.Informer(), i.regs}
+	return recordingInformer{i.pvcInformer.Informer(), i.regs}
 }
 
 // recordingInformer is a shared informer that records the registration of

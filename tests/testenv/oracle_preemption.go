@@ -22,6 +22,10 @@ package main
 //  4. Candidates: SelectCandidate's choice, and every candidate tied with
 //     it on all five criteria of pickOneNodeForPreemption (which breaks the
 //     last tie by Go map order).
+//  5. The status Preempt returns once it has evicted the victims (plain
+//     Success up to v1.36; from v1.37 a message naming the node and the
+//     number of victims: preemptedStatus), for the first of the tied
+//     candidates, which kube-scheduler could have chosen as well.
 //
 // The message is PostFilter's ("preemption: " + the status message), and
 // failedScheduling is the pod's FailedScheduling message: FitError.Error()
@@ -48,8 +52,10 @@ import (
 
 // oraclePreemption is the "preemption" field of an output line.
 type oraclePreemption struct {
-	// PostFilter's message: "preemption: ..." when preemption cannot help,
-	// "" when it found a node.
+	// PostFilter's message: "preemption: ..." when preemption cannot help;
+	// when it found a node, "" up to v1.36 and "preemption: found a
+	// potential placement for pod on node N, preempting K victims" from
+	// v1.37, N being Best[0] (kube-scheduler names its choice among Best).
 	Message string `json:"message"`
 	// Every node on which evicting pods lets the pod fit.
 	Candidates map[string]*oracleCandidate `json:"candidates"`
@@ -153,6 +159,15 @@ func (c *oracleCluster) preempt(ctx context.Context, state fwk.CycleState, pod *
 			out.Best = tiedCandidates(candidates)
 			if i := sort.SearchStrings(out.Best, chosen.Name()); i == len(out.Best) || out.Best[i] != chosen.Name() {
 				return nil, fmt.Errorf("SelectCandidate chose %s, not one of the best %v", chosen.Name(), out.Best)
+			}
+			// 5) Preempt's status once the victims are evicted, for the
+			// first of the best (SelectCandidate's choice among them is
+			// chance, and they all have as many victims): the output does
+			// not vary from run to run.
+			for _, cand := range candidates {
+				if cand.Name() == out.Best[0] {
+					status = preemptedStatus(cand)
+				}
 			}
 		}
 	}

@@ -94,7 +94,7 @@ class NodeBuilder {
   }
   // A pod placed on the node (its requests, ports and labels).
   NodeBuilder& Placed(const Pod& pod) {
-    info_.AddPod(pod);
+    info_.AddPod(pod, KubeVersion{});
     return *this;
   }
   NodeInfo Build() const { return info_; }

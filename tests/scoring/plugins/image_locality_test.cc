@@ -62,7 +62,8 @@ TEST(ImageLocalitySumsTest, ScalesBySpread) {
                     {.name = "z", .image = "il-test/app:1"}};
   std::vector<int64_t> feasible = {-1, -1, -1, 0};
   std::vector<int64_t> sums(4, -7);
-  ASSERT_TRUE(ImageLocalitySums(pod, index, 4, feasible.data(), sums.data()));
+  ASSERT_TRUE(ImageLocalitySums(pod, KubeVersion{}, index, 4, feasible.data(),
+                                sums.data()));
   EXPECT_EQ(sums[0], 400 * kMB + 100 * kMB + 400 * kMB);  // app twice at 2/4
   EXPECT_EQ(sums[1], 800 * kMB);
   EXPECT_EQ(sums[2], 0);
@@ -70,14 +71,47 @@ TEST(ImageLocalitySumsTest, ScalesBySpread) {
   // The index follows a node that drops an image.
   nodes[1] = WithImages("b", {});
   index.Update(1, nodes[1].node);
-  ASSERT_TRUE(ImageLocalitySums(pod, index, 4, feasible.data(), sums.data()));
+  ASSERT_TRUE(ImageLocalitySums(pod, KubeVersion{}, index, 4, feasible.data(),
+                                sums.data()));
   EXPECT_EQ(sums[0], 2 * 200 * kMB + 100 * kMB);  // app now at 1/4, twice
   EXPECT_EQ(sums[1], 0);
 
   Pod elsewhere;
   elsewhere.containers = {{.name = "x", .image = "il-test/unknown"}};
-  EXPECT_FALSE(
-      ImageLocalitySums(elsewhere, index, 4, feasible.data(), sums.data()));
+  EXPECT_FALSE(ImageLocalitySums(elsewhere, KubeVersion{}, index, 4,
+                                 feasible.data(), sums.data()));
+}
+
+// Image volumes: summed from 1.36, counted in the threshold from 1.37.
+// (Image names of their own: a name keeps the size first interned.)
+TEST(ImageLocalitySumsTest, ImageVolumesByRelease) {
+  std::vector<NodeInfo> nodes = {
+      WithImages("a", {{"il-volumes/app:1", 500 * kMB},
+                       {"il-volumes/model:2", 900 * kMB}}),
+      WithImages("b", {{"il-volumes/app:1", 500 * kMB}})};
+  ImageIndex index;
+  index.Build(nodes);
+  Pod pod;
+  pod.containers = {{.name = "x", .image = "il-volumes/app:1"}};
+  pod.image_volumes = {"il-volumes/model:2"};
+  std::vector<int64_t> feasible = {-1, -1};
+  std::vector<int64_t> sums(2, 0);
+  // 1.35: the volume's image is not read; one image in the threshold.
+  ASSERT_TRUE(ImageLocalitySums(pod, KubeVersion{.minor = 35}, index, 2,
+                                feasible.data(), sums.data()));
+  EXPECT_EQ(sums[0], 500 * kMB);
+  EXPECT_EQ(ImageLocalityImages(pod, KubeVersion{.minor = 35}), 1u);
+  // 1.36: summed (900 MB at 1/2), still one image in the threshold.
+  ASSERT_TRUE(ImageLocalitySums(pod, KubeVersion{.minor = 36}, index, 2,
+                                feasible.data(), sums.data()));
+  EXPECT_EQ(sums[0], 500 * kMB + 450 * kMB);
+  EXPECT_EQ(sums[1], 500 * kMB);
+  EXPECT_EQ(ImageLocalityImages(pod, KubeVersion{.minor = 36}), 1u);
+  // 1.37: two images, so a threshold of 2000 MB.
+  EXPECT_EQ(ImageLocalityImages(pod, KubeVersion{.minor = 37}), 2u);
+  // 100 * (950 - 23) / (2000 - 23) = 46; 1.36's 100 * 927 / 977 = 94.
+  EXPECT_EQ(ImageLocalityScore(950 * kMB, 2), 46);
+  EXPECT_EQ(ImageLocalityScore(950 * kMB, 1), 94);
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ NodeInfo Host(const std::string& name, const std::string& zone = "") {
 }
 
 NodeInfo With(NodeInfo node, const Pod& pod) {
-  node.AddPod(pod);
+  node.AddPod(pod, KubeVersion{});
   return node;
 }
 
@@ -226,7 +226,7 @@ TEST(InterPodAffinityScoreTest, TermsOfBothSidesAddUp) {
   const Pod lonely = MakePod("lonely").PreferPodAntiAffinity(
       7, Term("app", "web", kZone));
   NodeInfo unlabelled = MakeNode("n4");
-  unlabelled.AddPod(MakePod("x").Label("app", "cache"));
+  unlabelled.AddPod(MakePod("x").Label("app", "cache"), KubeVersion{});
   const std::vector<NodeInfo> nodes = {With(Host("n1", "a"), cache),
                                        Host("n2", "a"),
                                        With(Host("n3", "b"), lonely),
@@ -282,7 +282,7 @@ TEST(InterPodAffinityIndexTest, AgreesWithAScanOfEveryPod) {
         if (pick(2)) p.Label("tier", "x");
         if (pick(4) == 0) p.PodAntiAffinity(term());
         if (pick(4) == 0) p.PreferPodAffinity(1 + pick(9), term());
-        node.AddPod(p.Build());
+        node.AddPod(p.Build(), KubeVersion{});
       }
       nodes.push_back(std::move(node));
     }
@@ -315,8 +315,10 @@ TEST(InterPodAffinityIndexTest, AgreesWithAScanOfEveryPod) {
 
 TEST(PodLabelIndexTest, FollowsPodsAddedAndRemoved) {
   std::vector<NodeInfo> nodes = {Host("n0"), Host("n1")};
-  const PodCharge web = PodCharge::Of(MakePod("web").Label("app", "web"));
-  const PodCharge db = PodCharge::Of(MakePod("db").Label("app", "db"));
+  const PodCharge web =
+      PodCharge::Of(MakePod("web").Label("app", "web"), KubeVersion{});
+  const PodCharge db =
+      PodCharge::Of(MakePod("db").Label("app", "db"), KubeVersion{});
   nodes[0].AddPod(web);
   PodLabelIndex index;
   index.Build(nodes);

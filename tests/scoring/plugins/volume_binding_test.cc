@@ -1,4 +1,4 @@
-// VolumeBinding: worked examples of kube-scheduler v1.34's rules (the
+// VolumeBinding: worked examples of kube-scheduler's rules (the
 // differential suite compares it with kube-scheduler on random scenarios).
 #include "scoring/plugins/volume_binding.h"
 
@@ -114,6 +114,42 @@ TEST(VolumeBindingTest, WaitForFirstConsumerTakesTheSmallestFittingVolume) {
   EXPECT_EQ(VolumeBindingCheck(f, Named("b"), catalog), 0u);
   // Node c's only PV is someone else's, and the class cannot provision.
   EXPECT_EQ(VolumeBindingCheck(f, Named("c"), catalog), kVolumeBindConflict);
+}
+
+// Score (1.37): per class of the chosen PVs, 100 - requested*100/capacity
+// (integer division), then the classes' rounded mean.
+TEST(VolumeBindingTest, ScoreIsTheRoomTheChosenVolumesLeave) {
+  VolumeCatalog catalog;
+  catalog.UpsertClass(Class("local", BindingMode::kWaitForFirstConsumer));
+  catalog.UpsertClass(Class("ssd", BindingMode::kWaitForFirstConsumer));
+  catalog.UpsertClaim(Claim("data", "local", 5 * kGi));
+  catalog.UpsertClaim(Claim("logs", "local", 1 * kGi));
+  catalog.UpsertClaim(Claim("cache", "ssd", 3 * kGi));
+  catalog.UpsertVolume(Volume("pv-data", "local", 10 * kGi, "a"));
+  catalog.UpsertVolume(Volume("pv-logs", "local", 2 * kGi, "a"));
+  catalog.UpsertVolume(Volume("pv-cache", "ssd", 7 * kGi, "a"));
+  catalog.UpsertVolume(Volume("pv-zero", "ssd", 0, "a"));
+  auto bind = [](const std::string& pv, const std::string& claim) {
+    return VolumeBindings::Bind{.volume = pv, .claim = {"default", claim, ""}};
+  };
+  // local: 6 Gi of 12: u = 50, 50. ssd: 3 of 7: u = 300/7 = 42, 58.
+  // Mean (50 + 58) / 2 = 54.
+  VolumeBindings b{.binds = {bind("pv-data", "data"), bind("pv-logs", "logs"),
+                             bind("pv-cache", "cache")}};
+  EXPECT_EQ(VolumeBindingScore(b, catalog), 54);
+  // One class alone: 100 - 50.
+  b.binds.pop_back();
+  EXPECT_EQ(VolumeBindingScore(b, catalog), 50);
+  // (50 + 0) / 2 = 25: a PV of no capacity scores its class 0.
+  b.binds.push_back(bind("pv-zero", "cache"));
+  EXPECT_EQ(VolumeBindingScore(b, catalog), 25);
+  // ssd: 43 Gi of 100: u = 43, 57; (50 + 57) / 2 = 53.5 rounds up.
+  catalog.UpsertClaim(Claim("big", "ssd", 43 * kGi));
+  catalog.UpsertVolume(Volume("pv-big", "ssd", 100 * kGi, "a"));
+  b.binds.back() = bind("pv-big", "big");
+  EXPECT_EQ(VolumeBindingScore(b, catalog), 54);
+  // Nothing bound to an existing PV: 0 on every node.
+  EXPECT_EQ(VolumeBindingScore(VolumeBindings{}, catalog), 0);
 }
 
 TEST(VolumeBindingTest, APreBoundVolumeIsTheOnlyChoice) {
