@@ -49,7 +49,8 @@ for v in "${versions[@]}"; do
     result=FAILED
     failed=1
   fi
-  scenarios="$(grep -m 1 -o '^[0-9]* scenarios' "$build_dir/Testing/Temporary/LastTest.log" || true)"
+  scenarios="$(sed -n 's/^\([0-9]* scenarios\), .*, \([0-9]* disagreements\)$/\1, \2/p' \
+    "$build_dir/Testing/Temporary/LastTest.log" | head -n 1)"
   tests="$(grep -m 1 -o '[0-9]*% tests passed, [0-9]* tests failed out of [0-9]*' "$log" || true)"
   summary+=("$(printf '%-6s %-7s %s; differential: %s; %ss' "$v" "$result" \
     "$tests" "${scenarios:-no count}" $((SECONDS - started)))")
