@@ -59,11 +59,15 @@ std::string Histogram(const std::map<std::string, int>& counts, size_t n) {
 
 using Victims = std::vector<std::shared_ptr<const PodInfo>>;
 
-// filterPodsWithPDBViolation: splits `pods` (in order) into those whose
-// eviction would exceed a budget, and the others.
+// filterPodsWithPDBViolation (FilterVictimsWithPDBViolation from 1.37):
+// splits `pods` (in order) into those whose eviction would exceed a
+// budget, and the others. Each pod takes one from every budget selecting
+// it; from 1.37 it stops at the first budget it exceeds, so a pod that
+// two budgets select and the first already forbids leaves the second's
+// allowance to the pods after it.
 void SplitByBudget(const Victims& pods,
                    const std::vector<PodDisruptionBudget>* budgets,
-                   Victims& violating, Victims& others) {
+                   KubeVersion kube, Victims& violating, Victims& others) {
   std::vector<int64_t> allowed;
   if (budgets != nullptr) {
     for (const PodDisruptionBudget& b : *budgets) {
@@ -83,7 +87,12 @@ void SplitByBudget(const Victims& pods,
                        pod->name) > 0) {
           continue;
         }
-        if (--allowed[j] < 0) violated = true;
+        if (--allowed[j] < 0) {
+          violated = true;
+          // From 1.37 the first budget a pod would exceed settles it: the
+          // budgets after it are not charged for it.
+          if (kube.AtLeast(37)) break;
+        }
       }
     }
     (violated ? violating : others).push_back(pod);
@@ -129,7 +138,7 @@ bool SelectVictims(const PreemptionInput& in, PreemptionFilter& filter,
   };
   std::stable_sort(potential.begin(), potential.end(), more_important);
   Victims violating, others;
-  SplitByBudget(potential, in.budgets, violating, others);
+  SplitByBudget(potential, in.budgets, in.kube, violating, others);
   out = Candidate{.node = i};
   // Puts `p` back; keeps it a victim when the pod no longer fits.
   auto reprieve = [&](const std::shared_ptr<const PodInfo>& p) {

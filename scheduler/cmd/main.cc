@@ -179,6 +179,17 @@ absl::StatusOr<RunSettings> ReadRunFlags(Config& config) {
   return out;
 }
 
+// metrics_scheduler_kube_rules_info: whose kube-scheduler rules apply.
+void AddKubeRulesInfo(Registry& registry, KubeVersion kube) {
+  registry.AddGauge(
+      "metrics_scheduler_kube_rules_info",
+      "Always 1: the Kubernetes release whose kube-scheduler rules the "
+      "scheduler follows (the cluster's, or --kube-version).",
+      {"release"}, [release = kube.ToString()] {
+        return Registry::GaugeSamples{{{release}, 1}};
+      });
+}
+
 // metrics_scheduler_build_info: the version of this build.
 void AddBuildInfo(Registry& registry) {
   registry.AddGauge("metrics_scheduler_build_info",
@@ -401,6 +412,7 @@ int Run(Config config) {
     LOG(INFO) << kube.status().message();
     return kExitOk;
   }
+  AddKubeRulesInfo(registry, *kube);
   Lifecycle lifecycle(stop);
   KubeLeaseStore lease_store(client);
   KubeSchedulerApi api(client);

@@ -1486,12 +1486,18 @@ TEST_F(EndToEndTest, FollowsTheRulesOfTheClustersRelease) {
                                  ": following kube-scheduler ",
                                  rules->ToString(), "'s rules")))
       << asked->Log();
+  EXPECT_EQ(
+      asked->Metric(absl::StrCat("metrics_scheduler_kube_rules_info{release=\"",
+                                 rules->ToString(), "\"}")),
+      1);
   SchedulerProcess* told = StartScheduler(
       Params(), "told", {"--kube-version=1.35", "--leader-elect=false"});
   ASSERT_NE(told, nullptr);
   EXPECT_TRUE(absl::StrContains(
       told->Log(), "following kube-scheduler 1.35's rules (--kube-version)"))
       << told->Log();
+  EXPECT_EQ(told->Metric("metrics_scheduler_kube_rules_info{release=\"1.35\"}"),
+            1);
 }
 
 // Pod (anti-)affinity, as kube-scheduler places such pods.

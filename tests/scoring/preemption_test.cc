@@ -149,6 +149,43 @@ TEST(PreemptionTest, ABudgetSteersTheChoiceToTheOtherNode) {
   EXPECT_EQ(d.preemption->node_index, 0);
 }
 
+// A pod two budgets select, the first of which forbids its eviction: up
+// to 1.36 it takes from the second too, from 1.37 it stops at the first,
+// leaving the second's allowance to the next pod.
+TEST(PreemptionTest, APodStopsAtTheFirstBudgetItExceedsFrom137) {
+  Fixture f;
+  f.nodes = {MakeNode("n1")};
+  Pod both = Placed("both", 2000, 5);
+  both.labels = {{"app", "web"}, {"tier", "fe"}};
+  Pod front = Placed("front", 2000, 1);
+  front.labels = {{"tier", "fe"}};
+  f.Add(0, both);
+  f.Add(0, front);
+  auto budget = [](const std::string& name, const std::string& key,
+                   const std::string& value, int32_t allowed) {
+    return PodDisruptionBudget{
+        .name = name,
+        .namespace_ = "default",
+        .selector = LabelSelector{.match_labels = {{key, value}}},
+        .disruptions_allowed = allowed};
+  };
+  f.budgets = {budget("web", "app", "web", 0), budget("fe", "tier", "fe", 1)};
+  // "both" is reprieved, "front" evicted: under 1.36 "both" took fe's one
+  // disruption, so evicting "front" exceeds it.
+  f.config.kube = KubeVersion{.minor = 36};
+  Decision d = f.Run();
+  ASSERT_TRUE(d.preemption.has_value() && d.preemption->ok())
+      << d.filter_summary;
+  EXPECT_THAT(Fixture::Victims(d), ElementsAre("front"));
+  EXPECT_EQ(d.preemption->budget_violations, 1);
+  f.config.kube = KubeVersion{.minor = 37};
+  d = f.Run();
+  ASSERT_TRUE(d.preemption.has_value() && d.preemption->ok())
+      << d.filter_summary;
+  EXPECT_THAT(Fixture::Victims(d), ElementsAre("front"));
+  EXPECT_EQ(d.preemption->budget_violations, 0);
+}
+
 TEST(PreemptionTest, OnlyPodsOfLowerPriorityAreVictims) {
   Fixture f;
   f.nodes = {MakeNode("n1")};
