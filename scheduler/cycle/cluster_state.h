@@ -24,6 +24,7 @@
 #ifndef METRICS_SCHEDULER_SCHEDULER_CYCLE_CLUSTER_STATE_H_
 #define METRICS_SCHEDULER_SCHEDULER_CYCLE_CLUSTER_STATE_H_
 
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -241,9 +242,10 @@ class ClusterState {
   // By pod key.
   std::unordered_map<std::string, Nominated> nominated_ ABSL_GUARDED_BY(mu_);
   std::vector<NominatedPod> nominated_view_ ABSL_GUARDED_BY(mu_);
-  // By key; budgets_view_ lists them for decisions, rebuilt on change.
-  std::unordered_map<std::string, PodDisruptionBudget> budgets_
-      ABSL_GUARDED_BY(mu_);
+  // By key; budgets_view_ lists them for decisions, rebuilt on change, in
+  // key order (from 1.37 preemption's budget count depends on the order:
+  // scoring/preemption.cc, SplitByBudget).
+  std::map<std::string, PodDisruptionBudget> budgets_ ABSL_GUARDED_BY(mu_);
   std::vector<PodDisruptionBudget> budgets_view_ ABSL_GUARDED_BY(mu_);
   bool budgets_changed_ ABSL_GUARDED_BY(mu_) = false;
   NamespaceLabels namespaces_ ABSL_GUARDED_BY(mu_);
