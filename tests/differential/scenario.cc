@@ -588,9 +588,11 @@ class Generator {
   // What newer releases read of an incoming pod's spec, from f_: an init
   // container restarting every container on an exit code, with a bind
   // mount option (NodeDeclaredFeatures); host network in a user namespace;
-  // an image volume (ImageLocality), when the pod has no volumes.
+  // an image volume (ImageLocality), when the pod has no volumes. Not the
+  // node features in scenarios with storage: the nodes they rule out would
+  // leave too few for the pods with claims.
   void NewerSpec(Fields& spec) {
-    if (f_.Chance(0.06)) {
+    if (f_.Chance(0.06) && !storage_) {
       Fields init = {
           {"name", Q("restarter")},
           {"image", Q(f_.Pick(kImages))},
@@ -611,7 +613,7 @@ class Generator {
         spec.push_back({"initContainers", Arr({Obj(init)})});
       }
     }
-    if (f_.Chance(0.05)) {
+    if (f_.Chance(0.05) && !storage_) {
       spec.push_back({"hostNetwork", "true"});
       spec.push_back({"hostUsers", "false"});
     }

@@ -128,6 +128,17 @@ func (c *oracleCluster) preempt(ctx context.Context, state fwk.CycleState, pod *
 			if err != nil {
 				return nil, err
 			}
+			// kube-scheduler takes the budgets in its informer cache's
+			// order, which is not fixed; from v1.37 the violations it counts
+			// depend on it where budgets overlap (a victim stops at the first
+			// budget it exceeds). The oracle gives the answer for the
+			// namespace/name order, the one our side uses.
+			sort.Slice(pdbs, func(i, j int) bool {
+				if pdbs[i].Namespace != pdbs[j].Namespace {
+					return pdbs[i].Namespace < pdbs[j].Namespace
+				}
+				return pdbs[i].Name < pdbs[j].Name
+			})
 			candidates, nodeStatuses, err = ev.DryRunPreemption(ctx, state, pod, potential, pdbs, 0, int32(len(potential)))
 			if err != nil && len(candidates) == 0 {
 				return nil, fmt.Errorf("DryRunPreemption: %w", err)
