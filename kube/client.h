@@ -165,6 +165,7 @@ inline constexpr char kVolumesPath[] = "/api/v1/persistentvolumes";
 inline constexpr char kStorageClassesPath[] =
     "/apis/storage.k8s.io/v1/storageclasses";
 inline constexpr char kCsiNodesPath[] = "/apis/storage.k8s.io/v1/csinodes";
+inline constexpr char kCsiDriversPath[] = "/apis/storage.k8s.io/v1/csidrivers";
 
 class KubeClient {
  public:

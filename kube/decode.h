@@ -7,8 +7,8 @@
 // Lists and watch events are decoded by two templates, DecodeList<T> and
 // DecodeWatchEvent<T>, for every kind T the scheduler watches: Pod, Node,
 // Namespace, Workload, PodDisruptionBudget, PersistentVolumeClaim,
-// PersistentVolume, StorageClass and CsiNode. KubeClient and the informers'
-// sources call them; each kind's decoder is in its own file
+// PersistentVolume, StorageClass, CsiNode and CsiDriver. KubeClient and the
+// informers' sources call them; each kind's decoder is in its own file
 // (kube/decode_core.h says which).
 //
 // Failure contract: malformed JSON, a field of the wrong type, an enum value
@@ -70,12 +70,13 @@ struct RejectedObject {
   std::string error;  // names the field, e.g. `unknown toleration operator "Gt"`
 
   // The informer's key: the name for cluster-scoped resources (nodes,
-  // namespaces, persistentvolumes, storageclasses, csinodes),
+  // namespaces, persistentvolumes, storageclasses, csinodes, csidrivers),
   // "namespace/name" for the namespaced ones.
   std::string Key() const {
     return resource == "nodes" || resource == "namespaces" ||
                    resource == "persistentvolumes" ||
-                   resource == "storageclasses" || resource == "csinodes"
+                   resource == "storageclasses" || resource == "csinodes" ||
+                   resource == "csidrivers"
                ? name
                : namespace_ + "/" + name;
   }

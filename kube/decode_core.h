@@ -9,7 +9,7 @@
 //   decode_workload.cc  Namespace, Workload, PodDisruptionBudget; and the
 //                       Lease, decoded alone
 //   decode_storage.cc   PersistentVolumeClaim, PersistentVolume,
-//                       StorageClass, CsiNode
+//                       StorageClass, CsiNode, CsiDriver
 // decode_core.cc has the helpers below, timestamps and the apiserver's
 // error Status.
 //

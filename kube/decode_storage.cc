@@ -274,6 +274,7 @@ CsiNode CsiNodeFrom(od::value v) {
             od::value dv = df.value();
             if (dkey == "name") {
               name = String(dv);
+              node.drivers.insert(name);
             } else if (dkey == "allocatable" && !IsNull(dv)) {
               for (od::field af : dv.get_object()) {
                 od::value c = af.value();
@@ -290,6 +291,29 @@ CsiNode CsiNodeFrom(od::value v) {
     }
   }
   return node;
+}
+
+CsiDriver CsiDriverFrom(od::value v) {
+  CsiDriver driver;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "metadata") {
+      for (od::field mf : value.get_object()) {
+        Identity(mf.unescaped_key(), mf.value(), driver);
+      }
+    } else if (key == "spec" && !IsNull(value)) {
+      for (od::field sf : value.get_object()) {
+        od::value sv = sf.value();
+        if (std::string_view(sf.unescaped_key()) ==
+                "preventPodSchedulingIfMissing" &&
+            !IsNull(sv)) {
+          driver.prevent_scheduling_if_missing = bool(sv);
+        }
+      }
+    }
+  }
+  return driver;
 }
 
 }  // namespace
@@ -348,6 +372,19 @@ struct Codec<CsiNode> {
   }
 };
 
+template <>
+struct Codec<CsiDriver> {
+  static CsiDriver From(od::value v, const DecodeContext<CsiDriver>&) {
+    return CsiDriverFrom(v);
+  }
+  static const char* Resource(const DecodeContext<CsiDriver>&) {
+    return "csidrivers";
+  }
+  static std::string ListName(const DecodeContext<CsiDriver>&) {
+    return "CSIDriverList";
+  }
+};
+
 }  // namespace decode_internal
 
 template absl::StatusOr<ObjectList<PersistentVolumeClaim>> DecodeList(
@@ -366,5 +403,9 @@ template absl::StatusOr<ObjectList<CsiNode>> DecodeList(
     absl::string_view, const DecodeContext<CsiNode>&);
 template absl::StatusOr<WatchEvent<CsiNode>> DecodeWatchEvent(
     absl::string_view, const DecodeContext<CsiNode>&);
+template absl::StatusOr<ObjectList<CsiDriver>> DecodeList(
+    absl::string_view, const DecodeContext<CsiDriver>&);
+template absl::StatusOr<WatchEvent<CsiDriver>> DecodeWatchEvent(
+    absl::string_view, const DecodeContext<CsiDriver>&);
 
 }  // namespace ms::kube

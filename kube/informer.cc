@@ -124,4 +124,8 @@ InformerSource<CsiNode> CsiNodeSource(KubeClient& client) {
   return KindSource<CsiNode>(client, kCsiNodesPath, {});
 }
 
+InformerSource<CsiDriver> CsiDriverSource(KubeClient& client) {
+  return KindSource<CsiDriver>(client, kCsiDriversPath, {});
+}
+
 }  // namespace ms::kube

@@ -129,10 +129,12 @@ void MakeTombstone(const std::string& key, const std::string& uid,
 inline std::string KeyOf(const PersistentVolume& v) { return v.name; }
 inline std::string KeyOf(const StorageClass& c) { return c.name; }
 inline std::string KeyOf(const CsiNode& n) { return n.name; }
+inline std::string KeyOf(const CsiDriver& d) { return d.name; }
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version,
                    PersistentVolumeClaim* claim);
-// Cluster-scoped storage objects: PersistentVolume, StorageClass, CsiNode.
+// Cluster-scoped storage objects: PersistentVolume, StorageClass, CsiNode,
+// CsiDriver.
 template <typename T>
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version, T* object) {
@@ -431,11 +433,12 @@ InformerSource<Namespace> NamespaceSource(KubeClient& client,
 InformerSource<Workload> WorkloadSource(KubeClient& client, WorkloadKind kind,
                                         ListOptions options);
 // PersistentVolumeClaims in every namespace, PersistentVolumes,
-// StorageClasses, CSINodes.
+// StorageClasses, CSINodes, CSIDrivers.
 InformerSource<PersistentVolumeClaim> ClaimSource(KubeClient& client);
 InformerSource<PersistentVolume> VolumeSource(KubeClient& client);
 InformerSource<StorageClass> StorageClassSource(KubeClient& client);
 InformerSource<CsiNode> CsiNodeSource(KubeClient& client);
+InformerSource<CsiDriver> CsiDriverSource(KubeClient& client);
 // PodDisruptionBudgets in every namespace.
 InformerSource<PodDisruptionBudget> BudgetSource(KubeClient& client);
 

@@ -1,7 +1,8 @@
 // Persistent storage as the volume plugins read it: the claims a pod names,
-// PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes.
+// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and
+// CSIDrivers.
 //
-// Plain values decoded by kube/ with only the fields kube-scheduler v1.34's
+// Plain values decoded by kube/ with only the fields kube-scheduler's
 // VolumeRestrictions, NodeVolumeLimits, VolumeBinding and VolumeZone read,
 // each already resolved the way those plugins resolve it (a claim's class
 // from the beta annotation or the spec; a volume mode absent meaning
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -122,15 +124,29 @@ struct StorageClass {
   friend bool operator==(const StorageClass&, const StorageClass&) = default;
 };
 
-// A CSINode: per CSI driver on the node, how many volumes it may attach
-// (drivers that report no limit are left out).
+// A CSINode: the CSI drivers registered on the node and, per driver, how
+// many volumes it may attach (drivers that report no limit are left out).
 struct CsiNode {
   std::string name;  // the node's
   std::string uid;
   std::string resource_version;
+  std::set<std::string> drivers;                 // spec.drivers[].name
   std::map<std::string, int64_t> attach_limits;  // driver -> count
 
   friend bool operator==(const CsiNode&, const CsiNode&) = default;
+};
+
+// A CSIDriver (storage.k8s.io/v1), with the one field NodeVolumeLimits
+// reads: from Kubernetes 1.37 (VolumeLimitScaling) a driver that sets
+// spec.preventPodSchedulingIfMissing keeps pods with its volumes off nodes
+// whose CSINode does not list it.
+struct CsiDriver {
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  bool prevent_scheduling_if_missing = false;
+
+  friend bool operator==(const CsiDriver&, const CsiDriver&) = default;
 };
 
 // What binding a pod's unbound WaitForFirstConsumer claims takes once its

@@ -654,7 +654,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
       in.volumes != nullptr ? *in.volumes : *kNoVolumes;
   std::string refused;
   if (!in.pod->claims.empty() || !in.pod->inline_disks.empty()) {
-    refused = PreFilterVolumes(*in.pod, catalog, &s.volumes);
+    refused = PreFilterVolumes(*in.pod, catalog, cfg.kube, &s.volumes);
     pf.volumes = &s.volumes;
   }
   if (refused.empty()) {

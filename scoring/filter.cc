@@ -10,8 +10,8 @@
 namespace ms {
 namespace {
 
-// The fixed reasons by bit, in bit order (scalar resources and metrics are
-// worded apart).
+// The fixed reasons by bit, in bit order (scalar resources, CSI drivers and
+// metrics are worded apart).
 constexpr const char* kFixedReasons[] = {kReasonUnschedulable,
                                          kReasonNodeName,
                                          kReasonUntoleratedTaint,
@@ -36,6 +36,7 @@ constexpr const char* kFixedReasons[] = {kReasonUnschedulable,
                                          kReasonPodAntiAffinity,
                                          kReasonExistingAntiAffinity,
                                          kReasonNodeFeatures,
+                                         nullptr /* CSI driver */,
                                          nullptr /* metrics */,
                                          nullptr,
                                          nullptr};
@@ -50,6 +51,16 @@ std::string MetricIndexReason(const std::vector<MetricTerm>* metrics,
     return MetricReason((*metrics)[metric].name, bit, bound);
   }
   return MetricReason(absl::StrCat("#", metric), bit, bound);
+}
+
+// The driver of volume `index` of the pod's CSI volumes.
+const std::string& CsiDriverName(const PodFilter& f, int index) {
+  static const std::string* const kUnknown = new std::string("unknown");
+  if (f.volumes == nullptr || index < 0 ||
+      static_cast<size_t>(index) >= f.volumes->csi.size()) {
+    return *kUnknown;
+  }
+  return f.volumes->csi[index].first;
 }
 
 // PodTopologySpread's failure bit for the node; 0 when it fits or the
@@ -67,14 +78,20 @@ uint32_t SpreadFailure(const PodTopologySpreadFilter* spread, size_t i) {
   return 0;
 }
 
-// The volume plugins' failure bits for node i (0: it fits).
-uint32_t VolumeFailures(const VolumeFilters& v, const NodeInfo& info) {
+// The volume plugins' failure bits for node i (0: it fits); for
+// kFailCsiDriverMissing, *csi_driver is the volume's index in v.csi.
+uint32_t VolumeFailures(const VolumeFilters& v, const NodeInfo& info,
+                        int* csi_driver) {
   if (!v.disks->empty() && !InlineDisksFit(*v.disks, info)) {
     return kFailDiskConflict;
   }
   if ((v.rwop_in_use > 0 || !v.disks->empty()) &&
       v.rwop_in_use + v.rwop_added > 0) {
     return kFailReadWriteOncePod;
+  }
+  if (v.csi_drivers_required && !v.csi.empty()) {
+    *csi_driver = MissingCsiDriver(v.csi, info.node.name, *v.catalog);
+    if (*csi_driver >= 0) return kFailCsiDriverMissing;
   }
   if (!NodeVolumeLimitsFits(v.csi, info, *v.catalog)) return kFailVolumeLimits;
   const uint32_t binding = VolumeBindingCheck(v.binding, info.node, *v.catalog);
@@ -103,8 +120,9 @@ std::string MetricReason(absl::string_view name, uint32_t bit, double bound) {
 }
 
 std::string PreFilterVolumes(const Pod& pod, const VolumeCatalog& catalog,
-                             VolumeFilters* out) {
+                             KubeVersion kube, VolumeFilters* out) {
   out->catalog = &catalog;
+  out->csi_drivers_required = kube.AtLeast(37);
   out->disks = &pod.inline_disks;
   out->rwop_added = 0;
   if (std::string why = PreFilterVolumeRestrictions(
@@ -167,7 +185,9 @@ NodeCheck CheckNode(const PodFilter& f, const NodeInfo& info, size_t i) {
                  bit(fit.scalars != 0, kFailScalar);
     c.scalars = fit.scalars;
   } else if (uint32_t volumes =
-                 f.volumes != nullptr ? VolumeFailures(*f.volumes, info) : 0;
+                 f.volumes != nullptr
+                     ? VolumeFailures(*f.volumes, info, &c.csi_driver)
+                     : 0;
              volumes != 0) {
     c.failures = volumes;
   } else if (uint32_t spread = SpreadFailure(f.topology_spread, i);
@@ -207,6 +227,8 @@ std::vector<std::string> FailureReasons(
               absl::StrCat("Insufficient ", f.requests.scalar[i].first));
         }
       }
+    } else if ((1u << bit) == kFailCsiDriverMissing) {
+      out.push_back(CsiDriverMissingReason(CsiDriverName(f, c.csi_driver)));
     } else if ((1u << bit) & kFailMetric) {
       out.push_back(
           MetricIndexReason(metrics, c.metric, 1u << bit, c.metric_bound));
@@ -223,6 +245,7 @@ void FilterSummary::Reset(const PodFilter* filter,
   metrics_config_ = metrics;
   std::fill(std::begin(counts_), std::end(counts_), 0);
   scalars_.clear();
+  csi_drivers_.clear();
   metrics_.clear();
 }
 
@@ -236,6 +259,16 @@ void FilterSummary::Add(const NodeCheck& c) {
         if (scalars_.size() <= static_cast<size_t>(i)) scalars_.resize(i + 1);
         ++scalars_[i];
       }
+    }
+  }
+  if (c.failures & kFailCsiDriverMissing) {
+    const std::string& driver = CsiDriverName(*filter_, c.csi_driver);
+    auto seen = std::find_if(csi_drivers_.begin(), csi_drivers_.end(),
+                             [&](const auto& d) { return d.first == driver; });
+    if (seen != csi_drivers_.end()) {
+      ++seen->second;
+    } else {
+      csi_drivers_.emplace_back(driver, 1);
     }
   }
   if ((c.failures & kFailMetric) && c.metric >= 0) {
@@ -266,6 +299,9 @@ std::string FilterSummary::Message(int num_nodes) const {
       reasons.push_back(absl::StrCat(scalars_[i], " Insufficient ",
                                      filter_->requests.scalar[i].first));
     }
+  }
+  for (const auto& [driver, count] : csi_drivers_) {
+    reasons.push_back(absl::StrCat(count, " ", CsiDriverMissingReason(driver)));
   }
   // Bounds that differ may read the same (printed to six digits): counted
   // together then, as kube-scheduler counts by reason.

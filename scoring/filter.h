@@ -78,15 +78,19 @@ struct VolumeFilters {
   int rwop_in_use = 0;
   int rwop_added = 0;
   std::vector<CsiVolume> csi;   // NodeVolumeLimits
+  // NodeVolumeLimits from 1.37: a CSIDriver may require its driver on the
+  // node (MissingCsiDriver).
+  bool csi_drivers_required = false;
   VolumeBindingFilter binding;  // VolumeBinding
   VolumeTopology zone;          // VolumeZone
 };
 
 // Runs the volume plugins' pre-filters in kube-scheduler's order
-// (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone): the
-// first rejection, which holds for every node, or "" with *out filled.
+// (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) under
+// `kube`'s rules: the first rejection, which holds for every node, or ""
+// with *out filled.
 std::string PreFilterVolumes(const Pod& pod, const VolumeCatalog& catalog,
-                             VolumeFilters* out);
+                             KubeVersion kube, VolumeFilters* out);
 
 // Pre-filter: the per-pod part of filtering, computed once per decision.
 struct PodFilter {
@@ -120,6 +124,9 @@ struct NodeCheck {
   uint32_t failures = 0;  // FilterFailure bits; 0 = feasible
   uint64_t scalars = 0;  // bit i: requests.scalar[i] is insufficient
   int metric = -1;       // a kFailMetric bit: the metric's index
+  // kFailCsiDriverMissing: the index of the volume in VolumeFilters::csi
+  // whose driver is missing.
+  int csi_driver = -1;
   // kFailMetricAbove or kFailMetricBelow: the bound the value crossed (the
   // node's for this pod, filter_bounds.h) and where it came from.
   double metric_bound = 0;
@@ -179,6 +186,8 @@ class FilterSummary {
   const std::vector<MetricTerm>* metrics_config_ = nullptr;
   int counts_[kNumFilterFailures] = {};
   std::vector<int> scalars_;  // by request index
+  // kFailCsiDriverMissing: nodes by the driver missing there.
+  std::vector<std::pair<std::string, int>> csi_drivers_;
   // One entry per (metric, bit, bound) seen; few: the bounds that applied.
   std::vector<MetricCount> metrics_;
 };

@@ -34,19 +34,22 @@ enum FilterFailure : uint32_t {
   kFailPodAntiAffinity = 1u << 21,
   kFailExistingAntiAffinity = 1u << 22,
   kFailNodeFeatures = 1u << 23,  // NodeDeclaredFeatures (1.36 on)
+  // NodeVolumeLimits from 1.37: a CSI driver that wants pods kept off nodes
+  // without it is missing there; NodeCheck::csi_driver says which.
+  kFailCsiDriverMissing = 1u << 24,
   // Not filter plugins: the metrics' own filters, set by Decide only;
   // NodeCheck::metric says which metric. A metric with `missing: exclude`
   // had no usable value on the node; a fresh value was above the metric's
   // `filter.max` or below its `filter.min`.
-  kFailMissingMetric = 1u << 24,
-  kFailMetricAbove = 1u << 25,
-  kFailMetricBelow = 1u << 26,
+  kFailMissingMetric = 1u << 25,
+  kFailMetricAbove = 1u << 26,
+  kFailMetricBelow = 1u << 27,
 };
 inline constexpr uint32_t kFailMetric =
     kFailMissingMetric | kFailMetricAbove | kFailMetricBelow;
 // How many FilterFailure bits there are; every table indexed by bit has
 // this many entries.
-inline constexpr int kNumFilterFailures = 27;
+inline constexpr int kNumFilterFailures = 28;
 static_assert(kFailMetricBelow == 1u << (kNumFilterFailures - 1));
 
 }  // namespace ms

@@ -14,7 +14,8 @@ constexpr char kNotHelpful[] = "Preemption is not helpful for scheduling";
 constexpr char kNoVictims[] = "No preemption victims found for incoming pod";
 
 // Filter failures that removing pods cannot fix (UnschedulableAndUnresolvable
-// in kube-scheduler).
+// in kube-scheduler). kFailCsiDriverMissing is not among them: kube-scheduler
+// reports it as Unschedulable, so preemption tries such a node in vain.
 constexpr uint32_t kUnresolvable =
     kFailUnschedulable | kFailNodeName | kFailTaint | kFailEnforcedAffinity |
     kFailAffinity | kFailVolumeNodeConflict | kFailVolumeBindConflict |

@@ -83,6 +83,15 @@ void VolumeCatalog::RemoveCsiNode(const std::string& name) {
   csi_nodes_.erase(name);
 }
 
+void VolumeCatalog::UpsertCsiDriver(CsiDriver driver) {
+  const std::string name = driver.name;
+  csi_drivers_[name] = std::move(driver);
+}
+
+void VolumeCatalog::RemoveCsiDriver(const std::string& name) {
+  csi_drivers_.erase(name);
+}
+
 const PersistentVolumeClaim* VolumeCatalog::Claim(
     const std::string& namespace_, const std::string& name) const {
   const Entry<PersistentVolumeClaim>* e =
@@ -101,6 +110,10 @@ const StorageClass* VolumeCatalog::Class(const std::string& name) const {
 
 const CsiNode* VolumeCatalog::Csi(const std::string& node) const {
   return Find(csi_nodes_, node);
+}
+
+const CsiDriver* VolumeCatalog::Driver(const std::string& name) const {
+  return Find(csi_drivers_, name);
 }
 
 std::vector<const PersistentVolume*> VolumeCatalog::VolumesOfClass(

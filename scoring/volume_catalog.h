@@ -1,8 +1,8 @@
 // VolumeCatalog: the cluster's storage as the volume plugins see it.
 //
-// PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes as
-// their informers deliver them, which claims placed pods use, and what
-// this scheduler has assumed of them:
+// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and
+// CSIDrivers as their informers deliver them, which claims placed pods
+// use, and what this scheduler has assumed of them:
 //
 //   catalog.UpsertClaim(claim);                 // informers
 //   catalog.AddUsers(pod.namespace_, pod.claims);  // a pod charged to a node
@@ -40,6 +40,8 @@ class VolumeCatalog {
   void RemoveClass(const std::string& name);
   void UpsertCsiNode(CsiNode node);
   void RemoveCsiNode(const std::string& name);
+  void UpsertCsiDriver(CsiDriver driver);
+  void RemoveCsiDriver(const std::string& name);
 
   // The objects, assumptions included; null when unknown. Valid until the
   // catalog next changes.
@@ -48,6 +50,7 @@ class VolumeCatalog {
   const PersistentVolume* Volume(const std::string& name) const;
   const StorageClass* Class(const std::string& name) const;
   const CsiNode* Csi(const std::string& node) const;
+  const CsiDriver* Driver(const std::string& name) const;
   // The PVs of a storage class ("" included), by name.
   std::vector<const PersistentVolume*> VolumesOfClass(
       const std::string& storage_class) const;
@@ -81,6 +84,7 @@ class VolumeCatalog {
   std::map<std::string, std::set<std::string>> volumes_by_class_;
   absl::flat_hash_map<std::string, StorageClass> classes_;
   absl::flat_hash_map<std::string, CsiNode> csi_nodes_;
+  absl::flat_hash_map<std::string, CsiDriver> csi_drivers_;
   absl::flat_hash_map<std::string, int> users_;  // claim key -> pods
 };
 

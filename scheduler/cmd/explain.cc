@@ -130,6 +130,9 @@ absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client,
   ASSIGN_OR_RETURN(kube::ObjectList<CsiNode> csi_nodes,
                    client.List<CsiNode>(kube::kCsiNodesPath, {}));
   view.csi_nodes = std::move(csi_nodes.items);
+  ASSIGN_OR_RETURN(kube::ObjectList<CsiDriver> csi_drivers,
+                   client.List<CsiDriver>(kube::kCsiDriversPath, {}));
+  view.csi_drivers = std::move(csi_drivers.items);
   ASSIGN_OR_RETURN(kube::ObjectList<PodDisruptionBudget> budgets,
                    client.List<PodDisruptionBudget>(kube::kBudgetsPath, {}));
   view.budgets = std::move(budgets.items);
@@ -169,6 +172,7 @@ void LoadState(const ClusterView& cluster, const Pod& pod,
     state.UpsertStorageClass(c);
   }
   for (const CsiNode& n : cluster.csi_nodes) state.UpsertCsiNode(n);
+  for (const CsiDriver& d : cluster.csi_drivers) state.UpsertCsiDriver(d);
   for (const Pod& p : cluster.assigned) {
     if (p.Key() != pod.Key()) state.UpsertAssignedPod(p);
   }

@@ -69,6 +69,7 @@ struct ClusterView {
   std::vector<PersistentVolume> volumes;
   std::vector<StorageClass> storage_classes;
   std::vector<CsiNode> csi_nodes;
+  std::vector<CsiDriver> csi_drivers;
 };
 
 // Asks the cluster's release, and lists the nodes, the pods assigned to them,

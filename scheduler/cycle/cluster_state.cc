@@ -225,6 +225,16 @@ void ClusterState::RemoveCsiNode(const CsiNode& node) {
   volumes_.RemoveCsiNode(node.name);
 }
 
+void ClusterState::UpsertCsiDriver(const CsiDriver& driver) {
+  absl::MutexLock lock(&mu_);
+  volumes_.UpsertCsiDriver(driver);
+}
+
+void ClusterState::RemoveCsiDriver(const CsiDriver& driver) {
+  absl::MutexLock lock(&mu_);
+  volumes_.RemoveCsiDriver(driver.name);
+}
+
 uint64_t ClusterState::AwaitVolumes(
     uint64_t seen, absl::Time deadline,
     absl::FunctionRef<void(const VolumeCatalog&)> fn) const {

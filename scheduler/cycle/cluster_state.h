@@ -115,8 +115,8 @@ class ClusterState {
   void UpsertWorkload(const Workload& workload);
   void RemoveWorkload(const Workload& workload);
 
-  // PersistentVolumeClaim, PersistentVolume, StorageClass and CSINode
-  // informers, for the volume plugins. Any change may let a pod with
+  // PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode and
+  // CSIDriver informers, for the volume plugins. Any change may let a pod with
   // claims fit (the caller retries unschedulable pods).
   void UpsertClaim(const PersistentVolumeClaim& claim);
   void RemoveClaim(const PersistentVolumeClaim& claim);
@@ -126,6 +126,8 @@ class ClusterState {
   void RemoveStorageClass(const StorageClass& storage_class);
   void UpsertCsiNode(const CsiNode& node);
   void RemoveCsiNode(const CsiNode& node);
+  void UpsertCsiDriver(const CsiDriver& driver);
+  void RemoveCsiDriver(const CsiDriver& driver);
 
   // What the binder waits for once it has written a pod's volume bindings:
   // the claims as the informer shows them, PVs the same. Null when unknown.

@@ -48,7 +48,7 @@ ClusterWatch::ClusterWatch(kube::KubeClient& client, const Config& config,
   for (const char* resource :
        {"pods", "nodes", "namespaces", "poddisruptionbudgets",
         "persistentvolumeclaims", "persistentvolumes", "storageclasses",
-        "csinodes"}) {
+        "csinodes", "csidrivers"}) {
     rejected_.With({resource});
   }
   for (WorkloadKind kind : kWorkloadKinds) {
@@ -103,8 +103,8 @@ void ClusterWatch::WatchCluster(kube::KubeClient& client, const Config& config,
         scheduler.OnBudget(b, deleted);
       },
       count);
-  // PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes:
-  // for the volume plugins.
+  // PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes,
+  // CSIDrivers: for the volume plugins.
   auto storage = [&scheduler](const auto& object, bool deleted) {
     scheduler.OnStorage(object, deleted);
   };
@@ -117,6 +117,8 @@ void ClusterWatch::WatchCluster(kube::KubeClient& client, const Config& config,
                     kube::StorageClassSource(client), storage, count);
   Add<CsiNode>("csinodes", "csinodes informer", kube::CsiNodeSource(client),
                storage, count);
+  Add<CsiDriver>("csidrivers", "csidrivers informer",
+                 kube::CsiDriverSource(client), storage, count);
   Add<Node>(
       "nodes", "nodes informer",
       kube::NodeSource(client,

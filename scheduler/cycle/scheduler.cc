@@ -300,6 +300,11 @@ void Scheduler::OnStorage(const CsiNode& node, bool deleted) {
   queue_.MoveAllToActive();
 }
 
+void Scheduler::OnStorage(const CsiDriver& driver, bool deleted) {
+  deleted ? state_.RemoveCsiDriver(driver) : state_.UpsertCsiDriver(driver);
+  queue_.MoveAllToActive();
+}
+
 void Scheduler::OnNodeDeleted(const Node& node) {
   state_.RemoveNode(node.name);
   absl::MutexLock lock(&nodes_mu_);

@@ -123,12 +123,13 @@ class Scheduler {
   void OnWorkload(const Workload& workload);
   void OnWorkloadDeleted(const Workload& workload);
   // PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes,
-  // for the volume plugins; any change may let a pod with claims fit, so
-  // unschedulable pods are retried.
+  // CSIDrivers, for the volume plugins; any change may let a pod with claims
+  // fit, so unschedulable pods are retried.
   void OnStorage(const PersistentVolumeClaim& claim, bool deleted);
   void OnStorage(const PersistentVolume& volume, bool deleted);
   void OnStorage(const StorageClass& storage_class, bool deleted);
   void OnStorage(const CsiNode& node, bool deleted);
+  void OnStorage(const CsiDriver& driver, bool deleted);
 
   // Schedules until Stop(). (A housekeeping thread, started with the
   // Scheduler, flushes the queue, hands the node list to the metrics

@@ -71,4 +71,22 @@ bool NodeVolumeLimitsFits(const std::vector<CsiVolume>& volumes,
   return true;
 }
 
+int MissingCsiDriver(const std::vector<CsiVolume>& volumes,
+                     const std::string& node, const VolumeCatalog& catalog) {
+  const CsiNode* csi = catalog.Csi(node);
+  for (size_t i = 0; i < volumes.size(); ++i) {
+    const std::string& name = volumes[i].first;
+    const CsiDriver* driver = catalog.Driver(name);
+    if (driver == nullptr || !driver->prevent_scheduling_if_missing) continue;
+    if (csi == nullptr || !csi->drivers.contains(name)) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+std::string CsiDriverMissingReason(const std::string& driver) {
+  return absl::StrCat(driver, " CSI driver is not installed on the node");
+}
+
 }  // namespace ms

@@ -11,6 +11,11 @@
 // them, stay within the limit; else kReasonVolumeLimits. A node without a
 // CSINode, or without limits, always fits.
 //
+// From Kubernetes 1.37 (VolumeLimitScaling) a CSIDriver that sets
+// preventPodSchedulingIfMissing keeps the pod off nodes whose CSINode does
+// not list that driver (no CSINode: not listed); a driver without a
+// CSIDriver object is taken as installed. This check comes first.
+//
 // Not implemented: in-tree volumes migrated to CSI (awsElasticBlockStore,
 // gcePersistentDisk, azureDisk, cinder, ... PVs and inline volumes), which
 // kube-scheduler translates to their CSI drivers, and VolumeAttachments not
@@ -40,6 +45,16 @@ std::vector<CsiVolume> PreFilterNodeVolumeLimits(const Pod& pod,
 
 bool NodeVolumeLimitsFits(const std::vector<CsiVolume>& volumes,
                           const NodeInfo& node, const VolumeCatalog& catalog);
+
+// 1.37: the index in `volumes` of the first volume whose driver is
+// required on the node and missing there; -1 when none is.
+// (kube-scheduler names whichever its map iteration meets first.)
+int MissingCsiDriver(const std::vector<CsiVolume>& volumes,
+                     const std::string& node, const VolumeCatalog& catalog);
+
+// The reason for MissingCsiDriver's driver: "<driver> CSI driver is not
+// installed on the node".
+std::string CsiDriverMissingReason(const std::string& driver);
 
 }  // namespace ms
 

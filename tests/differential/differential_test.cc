@@ -206,6 +206,10 @@ Result Ours(const Scenario& s) {
       kube::DecodeList<CsiNode>(ListJson(s.csi_nodes));
   if (!csi_nodes.ok()) return {.error = csi_nodes.status().ToString()};
   for (const CsiNode& n : csi_nodes->items) state.UpsertCsiNode(n);
+  absl::StatusOr<kube::ObjectList<CsiDriver>> csi_drivers =
+      kube::DecodeList<CsiDriver>(ListJson(s.csi_drivers));
+  if (!csi_drivers.ok()) return {.error = csi_drivers.status().ToString()};
+  for (const CsiDriver& d : csi_drivers->items) state.UpsertCsiDriver(d);
   for (const std::string& json : s.placed) {
     absl::StatusOr<Pod> pod = kube::DecodePod(json);
     if (!pod.ok()) return {.error = pod.status().ToString()};
@@ -607,6 +611,8 @@ struct VolumeCoverage {
     count(any(s.claims, "volumeAttributesClassName"), "claims with a VolumeAttributesClass");
     count(!s.csi_nodes.empty(), "CSINodes");
     count(any(s.csi_nodes, "\"count\":0"), "CSINodes with an attach limit of 0");
+    count(any(s.csi_drivers, "\"preventPodSchedulingIfMissing\":true"),
+          "CSIDrivers that must be on the node");
     if (!theirs.pre_filter_rejection.empty() &&
         IsVolumePlugin(theirs.pre_filter_rejection) && !theirs.nodes.empty()) {
       ++pre_filter[absl::StrCat(theirs.pre_filter_rejection, ": ",
@@ -620,6 +626,15 @@ struct VolumeCoverage {
         ++filter[absl::StrCat(v.plugin, ": ", v.reasons)];
       }
     }
+  }
+
+  // How many nodes' filter rejections read `reason`.
+  size_t Filtered(std::string_view reason) const {
+    size_t n = 0;
+    for (const auto& [key, count] : filter) {
+      n += key.find(reason) != std::string::npos ? count : 0;
+    }
+    return n;
   }
 
   // How many scenarios' pre-filter, or nodes' filter, `plugin` rejected.
@@ -1362,6 +1377,10 @@ TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
       EXPECT_GT(VolumeCoverage::Of(volumes.pre_filter, plugin), 0u) << plugin;
     }
     EXPECT_GT(volumes.feasible_with_claims, all.nodes / 40);
+    if (OracleVersion().AtLeast(37)) {  // VolumeLimitScaling
+      EXPECT_GT(volumes.Filtered("CSI driver is not installed on the node"),
+                0u);
+    }
     // Nominated pods in about a quarter of the scenarios; the nodes they
     // count on are rejected for resources, and some fit.
     EXPECT_GT(nominated.scenarios, count / 8);

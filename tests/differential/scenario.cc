@@ -100,6 +100,8 @@ constexpr uint64_t kNominatedSalt = 0x6e6f6d696e617465ULL;  // "nominate"
 constexpr uint64_t kPreemptionSalt = 0x707265656d707421ULL;  // "preempt!"
 // And for what newer releases read (Kubernetes 1.36 and 1.37).
 constexpr uint64_t kNewerSalt = 0x6e65776572313336ULL;  // "newer136"
+// And for the CSIDrivers.
+constexpr uint64_t kCsiDriverSalt = 0x6373696472697672ULL;  // "csidrivr"
 
 // kube-scheduler sorts a node's possible victims with sort.Slice, an
 // insertion sort (stable, as ours) up to this many; no node gets more
@@ -159,7 +161,8 @@ class Generator {
         d_(StorageSeed(~seed)),
         n_(StorageSeed(seed ^ kNominatedSalt)),
         p_(StorageSeed(seed ^ kPreemptionSalt)),
-        f_(StorageSeed(seed ^ kNewerSalt)) {}
+        f_(StorageSeed(seed ^ kNewerSalt)),
+        c_(StorageSeed(seed ^ kCsiDriverSalt)) {}
 
   Scenario Make(uint64_t seed) {
     Scenario s;
@@ -1620,6 +1623,24 @@ class Generator {
     }
   }
 
+  // CSIDrivers of the two CSI drivers, which may ask (from 1.37) that pods
+  // with their volumes stay off nodes whose CSINode does not list them.
+  // Never storageCapacity: CSIStorageCapacity is not implemented.
+  void CsiDrivers() {
+    for (const char* driver : {kDriver, kDriver2}) {
+      if (!c_.Chance(0.2)) continue;
+      Fields spec = {{"attachRequired", "true"}};
+      if (c_.Chance(0.7)) {
+        spec.push_back({"preventPodSchedulingIfMissing",
+                        c_.Chance(0.8) ? "true" : "false"});
+      }
+      s_->csi_drivers.push_back(
+          Obj({{"metadata",
+                Meta(driver, "", absl::StrCat("uid-csidriver-", driver))},
+               {"spec", Obj(spec)}}));
+    }
+  }
+
   void Storage() {
     StorageClasses();
     for (const std::string& ns : kNamespaces) {
@@ -1628,6 +1649,7 @@ class Generator {
     }
     FreeVolumes();
     CsiNodes();
+    CsiDrivers();
   }
 
   std::string ClaimVolume(const std::string& volume, const std::string& claim) {
@@ -1813,6 +1835,7 @@ class Generator {
   Random n_;  // nominated pods' own stream
   Random p_;  // preemption's own stream
   Random f_;  // newer releases' fields' own stream
+  Random c_;  // the CSIDrivers' own stream
   bool storage_ = false;
   Scenario* s_ = nullptr;
   int num_nodes_ = 0;
@@ -1857,6 +1880,7 @@ std::string Scenario::OracleLine() const {
               {"persistentVolumes", Arr(volumes)},
               {"storageClasses", Arr(storage_classes)},
               {"csiNodes", Arr(csi_nodes)},
+              {"csiDrivers", Arr(csi_drivers)},
               {"nominatedPods", Arr(nominated)},
               {"podDisruptionBudgets", Arr(budgets)},
               {"pod", pod}});
@@ -1880,7 +1904,8 @@ std::string Scenario::Describe() const {
         std::pair{"persistentVolumeClaims", &claims},
         std::pair{"persistentVolumes", &volumes},
         std::pair{"storageClasses", &storage_classes},
-        std::pair{"csiNodes", &csi_nodes}}) {
+        std::pair{"csiNodes", &csi_nodes},
+        std::pair{"csiDrivers", &csi_drivers}}) {
     absl::StrAppend(&out, kind, ":\n");
     for (const std::string& s : *items) absl::StrAppend(&out, "  - ", s, "\n");
   }

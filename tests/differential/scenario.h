@@ -19,11 +19,12 @@
 // their first consumer (with selectors, ReadWriteOncePod, a selected node),
 // immediate and unbound, lost or being deleted; generic ephemeral volumes'
 // claims, owned by their pod or not, or not created yet; CSINodes with
-// attach limits; placed pods using claims; an incoming pod with up to three
-// claims, some missing. Left out is what kube-scheduler itself decides by
+// attach limits; CSIDrivers that must be on the node (or need not); placed
+// pods using claims; an incoming pod with up to three claims, some
+// missing. Left out is what kube-scheduler itself decides by
 // chance (two candidate PVs of a class with one capacity, two delayed
 // claims of a pod with one request: Go map order, an unstable sort) and
-// what we do not implement (CSIDriver, CSIStorageCapacity,
+// what we do not implement (CSIDriver's storageCapacity, CSIStorageCapacity,
 // VolumeAttachment, in-tree volume sources, classes without a binding
 // mode).
 //
@@ -88,6 +89,7 @@ struct Scenario {
   std::vector<std::string> volumes;  // PersistentVolumes
   std::vector<std::string> storage_classes;
   std::vector<std::string> csi_nodes;
+  std::vector<std::string> csi_drivers;
   std::vector<std::string> budgets;  // PodDisruptionBudgets
   // Whether the preemption part made preemption matter (priorities,
   // nodes filled): the scores' coverage leaves these out.

@@ -918,6 +918,41 @@ TEST(DecodeStorageTest, ClaimVolumeClassAndCsiNode) {
   ASSERT_TRUE(csi.ok()) << csi.status();
   EXPECT_EQ(csi->items[0].attach_limits,
             (std::map<std::string, int64_t>{{"csi.example.com", 39}}));
+  EXPECT_EQ(
+      csi->items[0].drivers,
+      (std::set<std::string>{"csi.example.com", "unlimited.example.com"}));
+}
+
+TEST(DecodeStorageTest, CsiDriver) {
+  absl::StatusOr<ObjectList<CsiDriver>> drivers = DecodeList<CsiDriver>(R"({
+    "metadata":{"resourceVersion":"81"},
+    "items":[{"metadata":{"name":"csi.example.com","uid":"d1",
+       "resourceVersion":"9"},
+      "spec":{"attachRequired":true,"preventPodSchedulingIfMissing":true}},
+     {"metadata":{"name":"other.example.com"},
+      "spec":{"preventPodSchedulingIfMissing":null}},
+     {"metadata":{"name":"off.example.com"},
+      "spec":{"preventPodSchedulingIfMissing":false}}]})");
+  ASSERT_TRUE(drivers.ok()) << drivers.status();
+  ASSERT_EQ(drivers->items.size(), 3u);
+  EXPECT_EQ(drivers->items[0],
+            (CsiDriver{.name = "csi.example.com",
+                       .uid = "d1",
+                       .resource_version = "9",
+                       .prevent_scheduling_if_missing = true}));
+  EXPECT_FALSE(drivers->items[1].prevent_scheduling_if_missing);
+  EXPECT_FALSE(drivers->items[2].prevent_scheduling_if_missing);
+  // A field of the wrong type refuses that object alone.
+  absl::StatusOr<ObjectList<CsiDriver>> bad = DecodeList<CsiDriver>(R"({
+    "metadata":{"resourceVersion":"82"},
+    "items":[{"metadata":{"name":"bad"},
+      "spec":{"preventPodSchedulingIfMissing":"yes"}},
+     {"metadata":{"name":"good"},"spec":{}}]})");
+  ASSERT_TRUE(bad.ok()) << bad.status();
+  ASSERT_EQ(bad->items.size(), 1u);
+  EXPECT_EQ(bad->items[0].name, "good");
+  ASSERT_EQ(bad->rejected.size(), 1u);
+  EXPECT_EQ(bad->rejected[0].Key(), "bad");
 }
 
 TEST(DecodeStorageTest, PodClaimsIncludeGenericEphemeralVolumes) {

@@ -1851,6 +1851,75 @@ TEST_F(EndToEndTest, WaitForFirstConsumerClaimGetsAMatchingVolume) {
   EXPECT_EQ(Placements()["second"], "");
 }
 
+// From 1.37 (VolumeLimitScaling) a CSIDriver may keep pods with its
+// volumes off nodes whose CSINode does not list it: the pod is told which
+// driver is missing, and once a node's CSINode lists it the claim is to be
+// provisioned there. Before 1.37 the driver does not count.
+TEST_F(EndToEndTest, ACsiDriverMissingFromTheNodesKeepsItsPodsOff) {
+  kube::KubeClient admin(env_.AdminConfig());
+  absl::StatusOr<std::string> release = admin.ServerVersion();
+  ASSERT_TRUE(release.ok()) << release.status();
+  absl::StatusOr<KubeVersion> rules = ParseKubeVersion(*release);
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  for (int i = 0; i < 3; ++i) AddNode(Node(i));
+  const std::string driver = suite_ + ".csi.example.com";
+  env_.AdminOk("POST", "/apis/storage.k8s.io/v1/csidrivers",
+               absl::StrCat(R"({"apiVersion":"storage.k8s.io/v1",)",
+                            R"("kind":"CSIDriver","metadata":{"name":")",
+                            driver, R"("},"spec":{"attachRequired":true,)",
+                            R"("preventPodSchedulingIfMissing":true}})"));
+  cluster_objects_.push_back("/apis/storage.k8s.io/v1/csidrivers/" + driver);
+  const std::string storage_class = suite_ + "-csi";
+  env_.AdminOk(
+      "POST", "/apis/storage.k8s.io/v1/storageclasses",
+      absl::StrCat(R"({"apiVersion":"storage.k8s.io/v1",)",
+                   R"("kind":"StorageClass","metadata":{"name":")",
+                   storage_class, R"("},"provisioner":")", driver,
+                   R"(","volumeBindingMode":"WaitForFirstConsumer"})"));
+  cluster_objects_.push_back("/apis/storage.k8s.io/v1/storageclasses/" +
+                             storage_class);
+  env_.AdminOk(
+      "POST", "/api/v1/namespaces/" + suite_ + "/persistentvolumeclaims",
+      absl::StrCat(
+          R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":)",
+          R"({"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],)",
+          R"("storageClassName":")", storage_class,
+          R"(","resources":{"requests":{"storage":"1Gi"}}}})"));
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  CreatePodWithClaim("web", "data");
+  if (rules->AtLeast(37)) {
+    EventsWith("web", absl::StrCat("0/3 nodes are available: 3 ", driver,
+                                   " CSI driver is not installed on the "
+                                   "node."));
+    EXPECT_EQ(Placements()["web"], "");
+    env_.AdminOk(
+        "POST", "/apis/storage.k8s.io/v1/csinodes",
+        absl::StrCat(R"({"apiVersion":"storage.k8s.io/v1","kind":"CSINode",)",
+                     R"("metadata":{"name":")", Node(1),
+                     R"("},"spec":{"drivers":[{"name":")", driver,
+                     R"(","nodeID":")", Node(1), R"("}]}})"));
+    cluster_objects_.push_back("/apis/storage.k8s.io/v1/csinodes/" + Node(1));
+  }
+  // The claim is handed to the provisioner with the node chosen (nothing
+  // provisions it here, so the pod stays unbound).
+  std::string claim;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        claim = Claim("data");
+        return absl::StrContains(claim, "volume.kubernetes.io/selected-node");
+      },
+      absl::Seconds(60)))
+      << claim << "\n"
+      << s->Log();
+  if (rules->AtLeast(37)) {
+    EXPECT_TRUE(absl::StrContains(
+        claim, absl::StrCat(R"("volume.kubernetes.io/selected-node":")",
+                            Node(1), "\"")))
+        << claim;
+  }
+}
+
 // A pod of another scheduler nominated to a node (as a preemption leaves
 // it): its room there is not taken, until the nomination is cleared.
 TEST_F(EndToEndTest, ANominatedPodsRoomIsKept) {

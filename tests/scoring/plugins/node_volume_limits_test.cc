@@ -1,9 +1,10 @@
-// NodeVolumeLimits: worked examples of kube-scheduler v1.34's rules.
+// NodeVolumeLimits: worked examples of kube-scheduler's rules.
 #include "scoring/plugins/node_volume_limits.h"
 
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "scoring/filter.h"
 #include "scoring/volume_catalog.h"
@@ -50,6 +51,69 @@ TEST(NodeVolumeLimitsTest, CsiAttachLimitsCountDistinctVolumes) {
   catalog.UpsertClaim(Claim("fresh", "csi"));
   EXPECT_FALSE(NodeVolumeLimitsFits(
       PreFilterNodeVolumeLimits(WithClaims({{"fresh"}}), catalog), a, catalog));
+}
+
+// 1.37 (VolumeLimitScaling): a CSIDriver with preventPodSchedulingIfMissing
+// keeps the pod off nodes whose CSINode does not list the driver.
+TEST(NodeVolumeLimitsTest, DriverThatMustBeOnTheNode) {
+  constexpr char kCsi[] = "csi.example.com";
+  VolumeCatalog catalog;
+  catalog.UpsertClass(Class("csi", BindingMode::kWaitForFirstConsumer, kCsi));
+  catalog.UpsertClass(
+      Class("nfs", BindingMode::kWaitForFirstConsumer, "example.com/nfs"));
+  catalog.UpsertClaim(Claim("fresh", "csi"));
+  catalog.UpsertClaim(Claim("share", "nfs"));
+  catalog.UpsertCsiDriver(
+      {.name = kCsi, .prevent_scheduling_if_missing = true});
+  // "a" lists the driver (without a limit), "b" another one, "c" has no
+  // CSINode.
+  catalog.UpsertCsiNode({.name = "a", .drivers = {kCsi}});
+  catalog.UpsertCsiNode({.name = "b", .drivers = {"example.com/nfs"}});
+  const Pod pod = WithClaims({{"share"}, {"fresh"}});
+  const std::vector<CsiVolume> volumes =
+      PreFilterNodeVolumeLimits(pod, catalog);
+  ASSERT_EQ(volumes.size(), 2u);
+  EXPECT_EQ(MissingCsiDriver(volumes, "a", catalog), -1);
+  EXPECT_EQ(MissingCsiDriver(volumes, "b", catalog), 1);  // "fresh"
+  EXPECT_EQ(MissingCsiDriver(volumes, "c", catalog), 1);
+
+  // Through the filter phase: only from 1.37, before the attach limits.
+  const std::vector<NodeInfo> nodes = {MakeNode("a"), MakeNode("b"),
+                                       MakeNode("c")};
+  auto reasons = [&](KubeVersion kube, size_t i) {
+    VolumeFilters v;
+    EXPECT_EQ(PreFilterVolumes(pod, catalog, kube, &v), "");
+    PodFilter f = MakePodFilter(pod, kube);
+    f.volumes = &v;
+    return absl::StrJoin(FailureReasons(f, CheckNode(f, nodes, i)), "; ");
+  };
+  EXPECT_EQ(reasons(KubeVersion{.minor = 36}, 1), "");
+  EXPECT_EQ(reasons(KubeVersion{.minor = 37}, 0), "");
+  EXPECT_EQ(reasons(KubeVersion{.minor = 37}, 1),
+            "csi.example.com CSI driver is not installed on the node");
+  EXPECT_EQ(reasons(KubeVersion{.minor = 37}, 2),
+            "csi.example.com CSI driver is not installed on the node");
+
+  // The FailedScheduling message counts nodes by the driver missing.
+  VolumeFilters v;
+  ASSERT_EQ(PreFilterVolumes(pod, catalog, KubeVersion{.minor = 37}, &v), "");
+  PodFilter f = MakePodFilter(pod, KubeVersion{.minor = 37});
+  f.volumes = &v;
+  FilterSummary summary;
+  summary.Reset(&f, nullptr);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    summary.Add(CheckNode(f, nodes, i));
+  }
+  EXPECT_EQ(summary.Message(3),
+            "0/3 nodes are available: 2 csi.example.com CSI driver is not "
+            "installed on the node.");
+
+  // A driver that does not ask for it, or without a CSIDriver object, is
+  // taken as installed everywhere.
+  catalog.UpsertCsiDriver({.name = kCsi});
+  EXPECT_EQ(MissingCsiDriver(volumes, "c", catalog), -1);
+  catalog.RemoveCsiDriver(kCsi);
+  EXPECT_EQ(MissingCsiDriver(volumes, "c", catalog), -1);
 }
 
 }  // namespace
