@@ -7,9 +7,9 @@
 // Lists and watch events are decoded by two templates, DecodeList<T> and
 // DecodeWatchEvent<T>, for every kind T the scheduler watches: Pod, Node,
 // Namespace, Workload, PodDisruptionBudget, PersistentVolumeClaim,
-// PersistentVolume, StorageClass, CsiNode and CsiDriver. KubeClient and the
-// informers' sources call them; each kind's decoder is in its own file
-// (kube/decode_core.h says which).
+// PersistentVolume, StorageClass, CsiNode, CsiDriver and DeviceClass.
+// KubeClient and the informers' sources call them; each kind's decoder is
+// in its own file (kube/decode_core.h says which).
 //
 // Failure contract: malformed JSON, a field of the wrong type, an enum value
 // this decoder does not know or an invalid quantity returns InvalidArgument
@@ -31,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "model/device_class.h"
 #include "model/disruption_budget.h"
 #include "model/node.h"
 #include "model/pod.h"
@@ -70,13 +71,14 @@ struct RejectedObject {
   std::string error;  // names the field, e.g. `unknown toleration operator "Gt"`
 
   // The informer's key: the name for cluster-scoped resources (nodes,
-  // namespaces, persistentvolumes, storageclasses, csinodes, csidrivers),
+  // namespaces, persistentvolumes, storageclasses, csinodes, csidrivers,
+  // deviceclasses),
   // "namespace/name" for the namespaced ones.
   std::string Key() const {
     return resource == "nodes" || resource == "namespaces" ||
                    resource == "persistentvolumes" ||
                    resource == "storageclasses" || resource == "csinodes" ||
-                   resource == "csidrivers"
+                   resource == "csidrivers" || resource == "deviceclasses"
                ? name
                : namespace_ + "/" + name;
   }

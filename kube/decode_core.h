@@ -10,6 +10,7 @@
 //                       Lease, decoded alone
 //   decode_storage.cc   PersistentVolumeClaim, PersistentVolume,
 //                       StorageClass, CsiNode, CsiDriver
+//   decode_device.cc    DeviceClass
 // decode_core.cc has the helpers below, timestamps and the apiserver's
 // error Status.
 //

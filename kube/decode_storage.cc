@@ -1,5 +1,6 @@
 // The storage objects the volume plugins read (model/volumes.h):
-// PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes.
+// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and
+// CSIDrivers.
 #include <cstdint>
 #include <map>
 #include <optional>

@@ -128,4 +128,8 @@ InformerSource<CsiDriver> CsiDriverSource(KubeClient& client) {
   return KindSource<CsiDriver>(client, kCsiDriversPath, {});
 }
 
+InformerSource<DeviceClass> DeviceClassSource(KubeClient& client) {
+  return KindSource<DeviceClass>(client, kDeviceClassesPath, {});
+}
+
 }  // namespace ms::kube

@@ -106,6 +106,10 @@ struct InformerOptions {
   std::function<void(absl::Duration d)> sleep;
   // Times the watches; null: the real clock.
   const Clock* clock = nullptr;
+  // The kind's API group may not be served (turned off on the apiserver):
+  // a list answered 404 then counts as synced with no objects, is logged
+  // once, and is tried again every max_backoff.
+  bool absent_is_empty = false;
 };
 
 // How an informer names an object, and the tombstone it makes for one.
@@ -130,11 +134,12 @@ inline std::string KeyOf(const PersistentVolume& v) { return v.name; }
 inline std::string KeyOf(const StorageClass& c) { return c.name; }
 inline std::string KeyOf(const CsiNode& n) { return n.name; }
 inline std::string KeyOf(const CsiDriver& d) { return d.name; }
+inline std::string KeyOf(const DeviceClass& c) { return c.name; }
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version,
                    PersistentVolumeClaim* claim);
-// Cluster-scoped storage objects: PersistentVolume, StorageClass, CsiNode,
-// CsiDriver.
+// Cluster-scoped objects: PersistentVolume, StorageClass, CsiNode,
+// CsiDriver, DeviceClass.
 template <typename T>
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version, T* object) {
@@ -210,6 +215,16 @@ class Informer {
             [&](ObjectList<T>& page) { ApplyPage(relist, page); });
         if (!version.ok()) {
           KeepPages(relist);
+          if (options_.absent_is_empty && absl::IsNotFound(version.status())) {
+            if (!synced_.HasBeenNotified()) {
+              LOG(WARNING) << name_ << ": not served by the apiserver, taken "
+                           << "as empty (retried every " << options_.max_backoff
+                           << "): " << version.status();
+              synced_.Notify();
+            }
+            Wait(options_.max_backoff);
+            continue;
+          }
           BackOff("list failed", version.status());
           continue;
         }
@@ -262,10 +277,14 @@ class Informer {
       LOG(WARNING) << name_ << ": " << what << " in " << wait << ": "
                    << status;
     }
+    Wait(wait);
+  }
+
+  void Wait(absl::Duration d) {
     if (options_.sleep) {
-      options_.sleep(wait);
+      options_.sleep(d);
     } else {
-      stopping_.WaitForNotificationWithTimeout(wait);
+      stopping_.WaitForNotificationWithTimeout(d);
     }
   }
 
@@ -439,6 +458,8 @@ InformerSource<PersistentVolume> VolumeSource(KubeClient& client);
 InformerSource<StorageClass> StorageClassSource(KubeClient& client);
 InformerSource<CsiNode> CsiNodeSource(KubeClient& client);
 InformerSource<CsiDriver> CsiDriverSource(KubeClient& client);
+// DeviceClasses.
+InformerSource<DeviceClass> DeviceClassSource(KubeClient& client);
 // PodDisruptionBudgets in every namespace.
 InformerSource<PodDisruptionBudget> BudgetSource(KubeClient& client);
 

@@ -647,6 +647,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
 
   // 1. Pre-filter.
   PodFilter pf = MakePodFilter(*in.pod, cfg.kube, &cfg.added_affinity);
+  SetDeviceClassResources(in.device_resources, cfg.kube, &pf);
   const PodScoring pod{.requests = pf.requests,
                        .non_zero = PodScoringRequests(*in.pod)};
   static const VolumeCatalog* const kNoVolumes = new VolumeCatalog();
@@ -658,7 +659,7 @@ Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
     pf.volumes = &s.volumes;
   }
   if (refused.empty()) {
-    refused = UnsupportedConstraints(*in.pod, pf.requests, cfg.kube);
+    refused = UnsupportedConstraints(*in.pod);
   }
   if (!refused.empty()) {
     d.filter_summary =

@@ -115,6 +115,10 @@ struct DecideInput {
   // Optional: the cluster's claims, volumes, classes and CSINodes, for a
   // pod with claims. Null: none known (such a pod's claims are missing).
   const VolumeCatalog* volumes = nullptr;
+  // Optional: the extended resources DeviceClasses provide (from 1.36, on a
+  // node that does not advertise one, a pod's request for it is for
+  // dynamic resource allocation). Null: none.
+  const DeviceClassResources* device_resources = nullptr;
   // Optional: the nominated pods, any order. Null: none.
   const std::vector<NominatedPod>* nominated = nullptr;
   // Optional: the PodDisruptionBudgets, for preemption. Null: none.

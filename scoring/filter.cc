@@ -10,8 +10,8 @@
 namespace ms {
 namespace {
 
-// The fixed reasons by bit, in bit order (scalar resources, CSI drivers and
-// metrics are worded apart).
+// The fixed reasons by bit, in bit order (scalar resources, CSI drivers,
+// device classes and metrics are worded apart).
 constexpr const char* kFixedReasons[] = {kReasonUnschedulable,
                                          kReasonNodeName,
                                          kReasonUntoleratedTaint,
@@ -37,6 +37,7 @@ constexpr const char* kFixedReasons[] = {kReasonUnschedulable,
                                          kReasonExistingAntiAffinity,
                                          kReasonNodeFeatures,
                                          nullptr /* CSI driver */,
+                                         nullptr /* device class */,
                                          nullptr /* metrics */,
                                          nullptr,
                                          nullptr};
@@ -61,6 +62,38 @@ const std::string& CsiDriverName(const PodFilter& f, int index) {
     return *kUnknown;
   }
   return f.volumes->csi[index].first;
+}
+
+// NodeResourcesFit, leaving to dynamic resource allocation the requests a
+// DeviceClass provides that the node does not advertise (*delegated gets
+// their bits), as kube-scheduler's shouldDelegateResourceToDRA does.
+FitResult FitLeavingDevices(const PodFilter& f, const NodeInfo& info,
+                            uint64_t* delegated) {
+  FitResult fit = Fit(f.requests, info);
+  if (f.device_scalars == 0) return fit;
+  for (size_t i = 0; i < f.requests.scalar.size() && i < 64; ++i) {
+    const uint64_t bit = uint64_t{1} << i;
+    if ((f.device_scalars & bit) != 0 &&
+        info.node.allocatable.Scalar(f.requests.scalar[i].first) <= 0) {
+      *delegated |= bit;
+    }
+  }
+  fit.scalars &= ~*delegated;
+  return fit;
+}
+
+// The reason for request i of `f`, which only a DeviceClass provides.
+std::string DeviceClassReason(const PodFilter& f, size_t i) {
+  const std::string& name = f.requests.scalar[i].first;
+  std::string device_class = "?";
+  if (f.device_resources != nullptr) {
+    auto it = f.device_resources->find(name);
+    if (it != f.device_resources->end()) device_class = it->second;
+  }
+  return absl::StrCat("node(s) could provide ", name,
+                      " only through DeviceClass ", device_class,
+                      " (dynamic resource allocation is not supported by "
+                      "this scheduler yet)");
 }
 
 // PodTopologySpread's failure bit for the node; 0 when it fits or the
@@ -138,6 +171,19 @@ std::string PreFilterVolumes(const Pod& pod, const VolumeCatalog& catalog,
   return PreFilterVolumeZone(pod, catalog, &out->zone);
 }
 
+void SetDeviceClassResources(const DeviceClassResources* classes,
+                             KubeVersion kube, PodFilter* f) {
+  f->device_scalars = 0;
+  f->device_resources = classes;
+  if (classes == nullptr || classes->empty() || !kube.AtLeast(36)) return;
+  for (size_t i = 0; i < f->requests.scalar.size() && i < 64; ++i) {
+    const auto& [name, value] = f->requests.scalar[i];
+    if (value > 0 && classes->contains(name)) {
+      f->device_scalars |= uint64_t{1} << i;
+    }
+  }
+}
+
 PodFilter MakePodFilter(const Pod& pod, KubeVersion kube,
                         const std::vector<NodeSelectorTerm>* added_affinity) {
   if (added_affinity != nullptr && added_affinity->empty()) {
@@ -163,6 +209,7 @@ NodeCheck CheckNode(const PodFilter& f, const NodeInfo& info, size_t i) {
   NodeCheck c;
   const Node& node = info.node;
   const Pod& pod = *f.pod;
+  uint64_t delegated = 0;  // requests left to dynamic resource allocation
   if (!NodeUnschedulableFilter(f.tolerates_unschedulable, node)) {
     c.failures = kFailUnschedulable;
   } else if (!NodeNameFilter(pod, node)) {
@@ -177,7 +224,8 @@ NodeCheck CheckNode(const PodFilter& f, const NodeInfo& info, size_t i) {
   } else if (!f.host_ports.empty() &&
              HostPortsConflict(f.host_ports, info.used_host_ports)) {
     c.failures = kFailPorts;
-  } else if (FitResult fit = Fit(f.requests, info); !fit.fits()) {
+  } else if (FitResult fit = FitLeavingDevices(f, info, &delegated);
+             !fit.fits()) {
     auto bit = [](bool set, FilterFailure f) { return set ? f : 0u; };
     c.failures = bit(fit.too_many_pods, kFailTooManyPods) |
                  bit(fit.cpu, kFailCpu) | bit(fit.memory, kFailMemory) |
@@ -211,6 +259,10 @@ NodeCheck CheckNode(const PodFilter& f, const NodeInfo& info, size_t i) {
   if (c.failures == 0 && (f.required_features & ~node.declared_features) != 0) {
     c.failures = kFailNodeFeatures;
   }
+  if (c.failures == 0 && delegated != 0) {
+    c.failures = kFailDeviceClassResource;
+    c.device_scalars = delegated;
+  }
   return c;
 }
 
@@ -229,6 +281,12 @@ std::vector<std::string> FailureReasons(
       }
     } else if ((1u << bit) == kFailCsiDriverMissing) {
       out.push_back(CsiDriverMissingReason(CsiDriverName(f, c.csi_driver)));
+    } else if ((1u << bit) == kFailDeviceClassResource) {
+      for (size_t i = 0; i < f.requests.scalar.size() && i < 64; ++i) {
+        if (c.device_scalars & (uint64_t{1} << i)) {
+          out.push_back(DeviceClassReason(f, i));
+        }
+      }
     } else if ((1u << bit) & kFailMetric) {
       out.push_back(
           MetricIndexReason(metrics, c.metric, 1u << bit, c.metric_bound));
@@ -246,6 +304,7 @@ void FilterSummary::Reset(const PodFilter* filter,
   std::fill(std::begin(counts_), std::end(counts_), 0);
   scalars_.clear();
   csi_drivers_.clear();
+  device_scalars_.clear();
   metrics_.clear();
 }
 
@@ -258,6 +317,16 @@ void FilterSummary::Add(const NodeCheck& c) {
       if (c.scalars & (uint64_t{1} << i)) {
         if (scalars_.size() <= static_cast<size_t>(i)) scalars_.resize(i + 1);
         ++scalars_[i];
+      }
+    }
+  }
+  if (c.failures & kFailDeviceClassResource) {
+    for (int i = 0; i < 64; ++i) {
+      if (c.device_scalars & (uint64_t{1} << i)) {
+        if (device_scalars_.size() <= static_cast<size_t>(i)) {
+          device_scalars_.resize(i + 1);
+        }
+        ++device_scalars_[i];
       }
     }
   }
@@ -300,6 +369,13 @@ std::string FilterSummary::Message(int num_nodes) const {
                                      filter_->requests.scalar[i].first));
     }
   }
+  for (size_t i = 0; i < device_scalars_.size(); ++i) {
+    if (device_scalars_[i] > 0 && filter_ != nullptr &&
+        i < filter_->requests.scalar.size()) {
+      reasons.push_back(absl::StrCat(device_scalars_[i], " ",
+                                     DeviceClassReason(*filter_, i)));
+    }
+  }
   for (const auto& [driver, count] : csi_drivers_) {
     reasons.push_back(absl::StrCat(count, " ", CsiDriverMissingReason(driver)));
   }
@@ -340,20 +416,10 @@ std::string FilterSummary::Message(int num_nodes) const {
   return msg;
 }
 
-std::string UnsupportedConstraints(const Pod& pod, const Resources& requests,
-                                   KubeVersion kube) {
+std::string UnsupportedConstraints(const Pod& pod) {
   if (pod.has_resource_claims) {
     return "pod requires dynamic resource allocation (spec.resourceClaims), "
            "which this scheduler does not support yet";
-  }
-  if (kube.AtLeast(36)) {
-    for (const auto& [name, value] : requests.scalar) {
-      if (value > 0 && absl::StartsWith(name, kDeviceClassResourcePrefix)) {
-        return absl::StrCat("pod requests ", name,
-                            ", a device class's extended resource, which "
-                            "this scheduler does not support yet");
-      }
-    }
   }
   return "";
 }

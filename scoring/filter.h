@@ -6,7 +6,9 @@
 // TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit
 // (which reports every insufficient resource at once), VolumeRestrictions,
 // NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread,
-// InterPodAffinity and, from Kubernetes 1.36, NodeDeclaredFeatures.
+// InterPodAffinity and, from Kubernetes 1.36, NodeDeclaredFeatures. Last, a
+// request that only dynamic resource allocation could meet on the node
+// (DynamicResources' place) fails it.
 // The reason strings are kube-scheduler's, so FailedScheduling events read
 // the same. As in kube-scheduler there is no readiness filter: a node
 // that is not ready, unreachable or without network carries the node
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "model/device_class.h"
 #include "model/kube_version.h"
 #include "model/node.h"
 #include "model/node_features.h"
@@ -111,6 +114,11 @@ struct PodFilter {
   // NodeDeclaredFeatures: the node features (model/node_features.h) the
   // pod needs under the release's rules; 0 skips the plugin.
   uint32_t required_features = 0;
+  // From 1.36, bit i: requests.scalar[i] is an extended resource a
+  // DeviceClass provides (SetDeviceClassResources), left to dynamic
+  // resource allocation on a node that does not advertise it.
+  uint64_t device_scalars = 0;
+  const DeviceClassResources* device_resources = nullptr;
 };
 
 // `kube`: the release whose rules compute the pod's requests
@@ -120,6 +128,12 @@ PodFilter MakePodFilter(
     const Pod& pod, KubeVersion kube,
     const std::vector<NodeSelectorTerm>* added_affinity = nullptr);
 
+// NodeResourcesFit from 1.36 (DRAExtendedResource): marks the requests of
+// `f` that `classes` (which must outlive `f`) provide. Before 1.36 such a
+// name is an extended resource like any other.
+void SetDeviceClassResources(const DeviceClassResources* classes,
+                             KubeVersion kube, PodFilter* f);
+
 struct NodeCheck {
   uint32_t failures = 0;  // FilterFailure bits; 0 = feasible
   uint64_t scalars = 0;  // bit i: requests.scalar[i] is insufficient
@@ -127,6 +141,9 @@ struct NodeCheck {
   // kFailCsiDriverMissing: the index of the volume in VolumeFilters::csi
   // whose driver is missing.
   int csi_driver = -1;
+  // kFailDeviceClassResource: bit i: requests.scalar[i] could only be
+  // allocated from a DeviceClass on the node.
+  uint64_t device_scalars = 0;
   // kFailMetricAbove or kFailMetricBelow: the bound the value crossed (the
   // node's for this pod, filter_bounds.h) and where it came from.
   double metric_bound = 0;
@@ -188,22 +205,15 @@ class FilterSummary {
   std::vector<int> scalars_;  // by request index
   // kFailCsiDriverMissing: nodes by the driver missing there.
   std::vector<std::pair<std::string, int>> csi_drivers_;
+  std::vector<int> device_scalars_;  // kFailDeviceClassResource, by request
   // One entry per (metric, bit, bound) seen; few: the bounds that applied.
   std::vector<MetricCount> metrics_;
 };
 
-// The extended resources a DeviceClass provides by its own name
-// (deviceclass.resource.kubernetes.io/<class>): from Kubernetes 1.36 the
-// DynamicResources plugin allocates them from devices.
-inline constexpr char kDeviceClassResourcePrefix[] =
-    "deviceclass.resource.kubernetes.io/";
-
 // Pre-filter: constraints the pod requires that this scheduler does not
-// implement (dynamic resource allocation: resource claims, and from 1.36 a
-// device class's implicit extended resource, in `requests`), as a
+// implement (dynamic resource allocation's resource claims), as a
 // sentence; empty when there are none. Such a pod is never placed.
-std::string UnsupportedConstraints(const Pod& pod, const Resources& requests,
-                                   KubeVersion kube);
+std::string UnsupportedConstraints(const Pod& pod);
 
 // kube-scheduler caps event messages; FilterSummary keeps under this.
 inline constexpr size_t kMaxMessageBytes = 1024;

@@ -37,19 +37,24 @@ enum FilterFailure : uint32_t {
   // NodeVolumeLimits from 1.37: a CSI driver that wants pods kept off nodes
   // without it is missing there; NodeCheck::csi_driver says which.
   kFailCsiDriverMissing = 1u << 24,
+  // From 1.36: a request a DeviceClass provides, which the node does not
+  // advertise, so that only dynamic resource allocation could meet it
+  // there (DynamicResources, which this scheduler does not implement);
+  // NodeCheck::device_scalars says which.
+  kFailDeviceClassResource = 1u << 25,
   // Not filter plugins: the metrics' own filters, set by Decide only;
   // NodeCheck::metric says which metric. A metric with `missing: exclude`
   // had no usable value on the node; a fresh value was above the metric's
   // `filter.max` or below its `filter.min`.
-  kFailMissingMetric = 1u << 25,
-  kFailMetricAbove = 1u << 26,
-  kFailMetricBelow = 1u << 27,
+  kFailMissingMetric = 1u << 26,
+  kFailMetricAbove = 1u << 27,
+  kFailMetricBelow = 1u << 28,
 };
 inline constexpr uint32_t kFailMetric =
     kFailMissingMetric | kFailMetricAbove | kFailMetricBelow;
 // How many FilterFailure bits there are; every table indexed by bit has
 // this many entries.
-inline constexpr int kNumFilterFailures = 28;
+inline constexpr int kNumFilterFailures = 29;
 static_assert(kFailMetricBelow == 1u << (kNumFilterFailures - 1));
 
 }  // namespace ms

@@ -20,7 +20,8 @@ constexpr uint32_t kUnresolvable =
     kFailUnschedulable | kFailNodeName | kFailTaint | kFailEnforcedAffinity |
     kFailAffinity | kFailVolumeNodeConflict | kFailVolumeBindConflict |
     kFailVolumeMissing | kFailVolumeZone | kFailTopologySpreadLabel |
-    kFailPodAffinity | kFailNodeFeatures | kFailMetric;
+    kFailPodAffinity | kFailNodeFeatures | kFailDeviceClassResource |
+    kFailMetric;
 
 // Whether removing pods could make the node fit (NodeResourcesFit: unless
 // the pod asks for more of an insufficient resource than the node has).

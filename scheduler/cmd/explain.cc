@@ -133,6 +133,14 @@ absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client,
   ASSIGN_OR_RETURN(kube::ObjectList<CsiDriver> csi_drivers,
                    client.List<CsiDriver>(kube::kCsiDriversPath, {}));
   view.csi_drivers = std::move(csi_drivers.items);
+  // A cluster with resource.k8s.io turned off has no DeviceClasses.
+  absl::StatusOr<kube::ObjectList<DeviceClass>> device_classes =
+      client.List<DeviceClass>(kube::kDeviceClassesPath, {});
+  if (device_classes.ok()) {
+    view.device_classes = std::move(device_classes->items);
+  } else if (!absl::IsNotFound(device_classes.status())) {
+    return device_classes.status();
+  }
   ASSIGN_OR_RETURN(kube::ObjectList<PodDisruptionBudget> budgets,
                    client.List<PodDisruptionBudget>(kube::kBudgetsPath, {}));
   view.budgets = std::move(budgets.items);
@@ -173,6 +181,9 @@ void LoadState(const ClusterView& cluster, const Pod& pod,
   }
   for (const CsiNode& n : cluster.csi_nodes) state.UpsertCsiNode(n);
   for (const CsiDriver& d : cluster.csi_drivers) state.UpsertCsiDriver(d);
+  for (const DeviceClass& c : cluster.device_classes) {
+    state.UpsertDeviceClass(c);
+  }
   for (const Pod& p : cluster.assigned) {
     if (p.Key() != pod.Key()) state.UpsertAssignedPod(p);
   }

@@ -70,6 +70,7 @@ struct ClusterView {
   std::vector<StorageClass> storage_classes;
   std::vector<CsiNode> csi_nodes;
   std::vector<CsiDriver> csi_drivers;
+  std::vector<DeviceClass> device_classes;
 };
 
 // Asks the cluster's release, and lists the nodes, the pods assigned to them,

@@ -235,6 +235,18 @@ void ClusterState::RemoveCsiDriver(const CsiDriver& driver) {
   volumes_.RemoveCsiDriver(driver.name);
 }
 
+void ClusterState::UpsertDeviceClass(const DeviceClass& device_class) {
+  absl::MutexLock lock(&mu_);
+  device_classes_[device_class.name] = device_class;
+  device_resources_ = IndexDeviceClasses(device_classes_);
+}
+
+void ClusterState::RemoveDeviceClass(const DeviceClass& device_class) {
+  absl::MutexLock lock(&mu_);
+  device_classes_.erase(device_class.name);
+  device_resources_ = IndexDeviceClasses(device_classes_);
+}
+
 uint64_t ClusterState::AwaitVolumes(
     uint64_t seen, absl::Time deadline,
     absl::FunctionRef<void(const VolumeCatalog&)> fn) const {
@@ -370,6 +382,7 @@ Decision ClusterState::DecideAndAssume(const DecisionRequest& request,
                     .namespaces = &namespaces_,
                     .workloads = &workloads_,
                     .volumes = &volumes_,
+                    .device_resources = &device_resources_,
                     .nominated = NominatedView(),
                     .budgets = &budgets_view_,
                     .preempt = request.preempt,

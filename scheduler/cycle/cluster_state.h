@@ -36,6 +36,7 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "metrics/node_set.h"
+#include "model/device_class.h"
 #include "model/disruption_budget.h"
 #include "model/kube_version.h"
 #include "model/metrics.h"
@@ -128,6 +129,9 @@ class ClusterState {
   void RemoveCsiNode(const CsiNode& node);
   void UpsertCsiDriver(const CsiDriver& driver);
   void RemoveCsiDriver(const CsiDriver& driver);
+  // DeviceClass informer: the extended resources they provide (from 1.36).
+  void UpsertDeviceClass(const DeviceClass& device_class);
+  void RemoveDeviceClass(const DeviceClass& device_class);
 
   // What the binder waits for once it has written a pod's volume bindings:
   // the claims as the informer shows them, PVs the same. Null when unknown.
@@ -254,6 +258,8 @@ class ClusterState {
   WorkloadSelectors workloads_ ABSL_GUARDED_BY(mu_);
   VolumeCatalog volumes_ ABSL_GUARDED_BY(mu_);
   uint64_t volume_changes_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, DeviceClass> device_classes_ ABSL_GUARDED_BY(mu_);
+  DeviceClassResources device_resources_ ABSL_GUARDED_BY(mu_);
   size_t num_assumed_ ABSL_GUARDED_BY(mu_) = 0;
 
   MetricViews metric_views_ ABSL_GUARDED_BY(mu_);

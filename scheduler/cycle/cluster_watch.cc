@@ -12,7 +12,8 @@ void ClusterWatch::Add(
     const std::string& name, const std::string& part,
     kube::InformerSource<T> source,
     std::function<void(const T&, bool deleted)> on_change,
-    std::function<void(const kube::RejectedObject&)> on_reject) {
+    std::function<void(const kube::RejectedObject&)> on_reject,
+    kube::InformerOptions options) {
   LivenessMonitor::Part& busy_part = liveness_.Register(part);
   auto handler = [this, &busy_part, on_change](bool deleted) {
     return [this, &busy_part, on_change, deleted](const T& object) {
@@ -25,7 +26,8 @@ void ClusterWatch::Add(
       kube::InformerHandlers<T>{.on_add = handler(false),
                                 .on_update = handler(false),
                                 .on_delete = handler(true),
-                                .on_reject = std::move(on_reject)});
+                                .on_reject = std::move(on_reject)},
+      std::move(options));
   informers_.push_back({.start = [informer] { informer->Start(); },
                         .cancel = [informer] { informer->Cancel(); },
                         .stop = [informer] { informer->Stop(); },
@@ -48,7 +50,7 @@ ClusterWatch::ClusterWatch(kube::KubeClient& client, const Config& config,
   for (const char* resource :
        {"pods", "nodes", "namespaces", "poddisruptionbudgets",
         "persistentvolumeclaims", "persistentvolumes", "storageclasses",
-        "csinodes", "csidrivers"}) {
+        "csinodes", "csidrivers", "deviceclasses"}) {
     rejected_.With({resource});
   }
   for (WorkloadKind kind : kWorkloadKinds) {
@@ -119,6 +121,14 @@ void ClusterWatch::WatchCluster(kube::KubeClient& client, const Config& config,
                storage, count);
   Add<CsiDriver>("csidrivers", "csidrivers informer",
                  kube::CsiDriverSource(client), storage, count);
+  // DeviceClasses: the extended resources dynamic resource allocation
+  // provides. A cluster with resource.k8s.io turned off has none.
+  Add<DeviceClass>("deviceclasses", "deviceclasses informer",
+                   kube::DeviceClassSource(client),
+                   [&scheduler](const DeviceClass& c, bool deleted) {
+                     scheduler.OnDeviceClass(c, deleted);
+                   },
+                   count, {.absent_is_empty = true});
   Add<Node>(
       "nodes", "nodes informer",
       kube::NodeSource(client,

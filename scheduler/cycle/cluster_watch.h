@@ -67,7 +67,8 @@ class ClusterWatch {
   void Add(const std::string& name, const std::string& part,
            kube::InformerSource<T> source,
            std::function<void(const T&, bool deleted)> on_change,
-           std::function<void(const kube::RejectedObject&)> on_reject);
+           std::function<void(const kube::RejectedObject&)> on_reject,
+           kube::InformerOptions options = {});
 
   // The cluster's objects, then the pending pods (see the constructor).
   void WatchCluster(kube::KubeClient& client, const Config& config,

@@ -305,6 +305,12 @@ void Scheduler::OnStorage(const CsiDriver& driver, bool deleted) {
   queue_.MoveAllToActive();
 }
 
+void Scheduler::OnDeviceClass(const DeviceClass& device_class, bool deleted) {
+  deleted ? state_.RemoveDeviceClass(device_class)
+          : state_.UpsertDeviceClass(device_class);
+  queue_.MoveAllToActive();
+}
+
 void Scheduler::OnNodeDeleted(const Node& node) {
   state_.RemoveNode(node.name);
   absl::MutexLock lock(&nodes_mu_);

@@ -130,6 +130,9 @@ class Scheduler {
   void OnStorage(const StorageClass& storage_class, bool deleted);
   void OnStorage(const CsiNode& node, bool deleted);
   void OnStorage(const CsiDriver& driver, bool deleted);
+  // DeviceClasses: which extended resources dynamic resource allocation
+  // provides (a pod asking for one is retried when they change).
+  void OnDeviceClass(const DeviceClass& device_class, bool deleted);
 
   // Schedules until Stop(). (A housekeeping thread, started with the
   // Scheduler, flushes the queue, hands the node list to the metrics

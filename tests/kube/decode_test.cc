@@ -923,6 +923,26 @@ TEST(DecodeStorageTest, ClaimVolumeClassAndCsiNode) {
       (std::set<std::string>{"csi.example.com", "unlimited.example.com"}));
 }
 
+TEST(DecodeDeviceClassTest, ExtendedResourceName) {
+  absl::StatusOr<ObjectList<DeviceClass>> classes = DecodeList<DeviceClass>(R"({
+    "kind":"DeviceClassList","metadata":{"resourceVersion":"90"},
+    "items":[{"metadata":{"name":"gpu","uid":"c1","resourceVersion":"7"},
+      "spec":{"selectors":[{"cel":{"expression":"true"}}],
+        "extendedResourceName":"example.com/gpu"}},
+     {"metadata":{"name":"plain"},"spec":{}},
+     {"metadata":{"name":"bad"},"spec":{"extendedResourceName":3}}]})");
+  ASSERT_TRUE(classes.ok()) << classes.status();
+  ASSERT_EQ(classes->items.size(), 2u);
+  EXPECT_EQ(classes->items[0],
+            (DeviceClass{.name = "gpu",
+                         .uid = "c1",
+                         .resource_version = "7",
+                         .extended_resource_name = "example.com/gpu"}));
+  EXPECT_EQ(classes->items[1].extended_resource_name, "");
+  ASSERT_EQ(classes->rejected.size(), 1u);
+  EXPECT_EQ(classes->rejected[0].Key(), "bad");
+}
+
 TEST(DecodeStorageTest, CsiDriver) {
   absl::StatusOr<ObjectList<CsiDriver>> drivers = DecodeList<CsiDriver>(R"({
     "metadata":{"resourceVersion":"81"},

@@ -340,6 +340,40 @@ TEST(InformerBackoffTest, FailuresAndRelistsBackOffWithJitterAndEventsReset) {
   informer.Stop();
 }
 
+// A kind whose API group is not served (404): with absent_is_empty the
+// informer counts as synced with nothing and asks again every max_backoff,
+// delivering the objects once the group is served; without it, a 404 is a
+// failure like any other and the informer never syncs on it.
+TEST(InformerBackoffTest, AnUnservedKindIsEmptyAndAskedAgain) {
+  ScriptedSource source;
+  source.AddFailedList(absl::NotFoundError("the server could not find it"));
+  source.AddFailedList(absl::NotFoundError("the server could not find it"));
+  source.AddList({MakeNode("a", "1")}, "10");
+  Waits waits;
+  Delivered delivered;
+  Informer<Node> informer("deviceclasses", source.Source(),
+                          delivered.Handlers(),
+                          {.max_backoff = absl::Seconds(30),
+                           .sleep = waits.Sleep(),
+                           .absent_is_empty = true});
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(absl::Seconds(30)));
+  ASSERT_TRUE(WaitFor([&] { return delivered.Events() == Events{"add a@1"}; }));
+  EXPECT_EQ(waits.Get(), (std::vector<absl::Duration>{absl::Seconds(30),
+                                                      absl::Seconds(30)}));
+  informer.Stop();
+
+  ScriptedSource strict;
+  strict.AddFailedList(absl::NotFoundError("the server could not find it"));
+  Waits strict_waits;
+  Informer<Node> other("nodes", strict.Source(), delivered.Handlers(),
+                       {.sleep = strict_waits.Sleep()});
+  other.Start();
+  ASSERT_TRUE(WaitFor([&] { return strict_waits.Get().size() >= 3; }));
+  EXPECT_FALSE(other.HasSynced());
+  other.Stop();
+}
+
 TEST(InformerBackoffTest, BackoffIsCappedAndJitterOnlyStretchesIt) {
   for (double r : {0.0, 0.999}) {
     ScriptedSource source;

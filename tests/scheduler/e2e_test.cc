@@ -1920,6 +1920,60 @@ TEST_F(EndToEndTest, ACsiDriverMissingFromTheNodesKeepsItsPodsOff) {
   }
 }
 
+// From 1.36 (DRAExtendedResource) an extended resource a DeviceClass
+// provides goes only where a device plugin advertises it: on other nodes
+// only dynamic resource allocation could meet it, so the pod is told
+// which DeviceClass, and is placed once a node advertises the resource.
+// Before 1.36 the class changes nothing: "Insufficient" as for any other.
+TEST_F(EndToEndTest, ADeviceClassResourceGoesWhereADevicePluginAdvertisesIt) {
+  kube::KubeClient admin(env_.AdminConfig());
+  absl::StatusOr<std::string> release = admin.ServerVersion();
+  ASSERT_TRUE(release.ok()) << release.status();
+  absl::StatusOr<KubeVersion> rules = ParseKubeVersion(*release);
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  for (int i = 0; i < 3; ++i) AddNode(Node(i));
+  const std::string device_class = suite_ + "-gpu";
+  const std::string resource = "example.com/" + device_class;
+  env_.AdminOk("POST", "/apis/resource.k8s.io/v1/deviceclasses",
+               absl::StrCat(R"({"apiVersion":"resource.k8s.io/v1",)",
+                            R"("kind":"DeviceClass","metadata":{"name":")",
+                            device_class, R"("},"spec":{)",
+                            R"("extendedResourceName":")", resource, R"("}})"));
+  cluster_objects_.push_back("/apis/resource.k8s.io/v1/deviceclasses/" +
+                             device_class);
+  SchedulerProcess* s = StartScheduler(Params());
+  ASSERT_NE(s, nullptr);
+  std::string spec = PodSpecJson("{}");
+  const std::string requests = R"("requests":{"cpu":"100m","memory":"64Mi"})";
+  spec.replace(
+      spec.find(requests), requests.size(),
+      absl::StrCat(R"("requests":{"cpu":"100m","memory":"64Mi",")", resource,
+                   R"(":"1"},"limits":{")", resource, R"(":"1"})"));
+  env_.AdminOk("POST", "/api/v1/namespaces/" + suite_ + "/pods",
+               absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":)",
+                            R"({"name":"gpu"},"spec":)", spec, "}"));
+  EventsWith(
+      "gpu",
+      rules->AtLeast(36)
+          ? absl::StrCat("0/3 nodes are available: 3 node(s) could "
+                         "provide ",
+                         resource, " only through DeviceClass ", device_class,
+                         " (dynamic resource allocation is not "
+                         "supported by this scheduler yet).")
+          : absl::StrCat("0/3 nodes are available: 3 Insufficient ", resource,
+                         "."));
+  EXPECT_EQ(Placements()["gpu"], "");
+  // A device plugin on node 2 advertises two.
+  const std::string two = absl::StrCat(R"({")", resource, R"(":"2"})");
+  env_.AdminOk("PATCH", "/api/v1/nodes/" + Node(2) + "/status",
+               absl::StrCat(R"({"status":{"capacity":)", two,
+                            R"(,"allocatable":)", two, "}}"),
+               "application/strategic-merge-patch+json");
+  EXPECT_TRUE(WaitFor([&] { return Placements()["gpu"] == Node(2); },
+                      absl::Seconds(60)))
+      << s->Log();
+}
+
 // A pod of another scheduler nominated to a node (as a preemption leaves
 // it): its room there is not taken, until the nomination is cleared.
 TEST_F(EndToEndTest, ANominatedPodsRoomIsKept) {

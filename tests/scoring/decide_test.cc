@@ -49,6 +49,7 @@ struct Fixture {
   Workspace ws;
   bool prepare = false;  // pass a MetricTable, as the scheduler does
   MetricTable prepared;
+  const DeviceClassResources* device_resources = nullptr;
   // The last configuration decided with: a Decision's term names are views
   // into it, so it must outlive the Decision, as the scheduler's does.
   ScoringConfig config;
@@ -57,17 +58,18 @@ struct Fixture {
                bool force_fallback = false) {
     config = std::move(cfg);
     if (prepare) prepared.Build(columns, nodes.size());
-    DecideInput in{.pod = &pod,
-                   .nodes = &nodes,
-                   .metrics = &columns,
-                   .metric_table = prepare ? &prepared : nullptr,
-                   .unseen = unseen.empty() ? nullptr : &unseen,
-                   .recent_placements = placements.empty() ? nullptr
-                                                           : &placements,
-                   .now_ms = kNow,
-                   .seed = seed,
-                   .force_fallback = force_fallback,
-                   .explain = explain};
+    DecideInput in{
+        .pod = &pod,
+        .nodes = &nodes,
+        .metrics = &columns,
+        .metric_table = prepare ? &prepared : nullptr,
+        .unseen = unseen.empty() ? nullptr : &unseen,
+        .recent_placements = placements.empty() ? nullptr : &placements,
+        .device_resources = device_resources,
+        .now_ms = kNow,
+        .seed = seed,
+        .force_fallback = force_fallback,
+        .explain = explain};
     return Decide(in, config, ws);
   }
 };
@@ -685,6 +687,31 @@ TEST(DecideTest, UnsupportedConstraintsAreNeverPlaced) {
             "0/3 nodes are available: pod requires dynamic resource "
             "allocation (spec.resourceClaims), which this scheduler does not "
             "support yet.");
+}
+
+// A request only a DeviceClass could meet (1.36 on) keeps the pod off
+// the nodes that do not advertise it; one whose device plugin does takes
+// it.
+TEST(DecideTest, DeviceClassResourcesOnlyWhereAdvertised) {
+  Fixture f;
+  f.nodes = {MakeNode("a"), MakeNode("b").Scalar("example.com/gpu", 1, 0),
+             MakeNode("c")};
+  f.pod = MakePod().Req(100, 100 * kMi).Scalar("example.com/gpu", 1);
+  const DeviceClassResources classes = IndexDeviceClasses(
+      {{"gpu", DeviceClass{.name = "gpu",
+                           .extended_resource_name = "example.com/gpu"}}});
+  f.device_resources = &classes;
+  Decision d = f.Run(MetricsOnly({}));
+  ASSERT_TRUE(d.ok()) << d.filter_summary;
+  EXPECT_EQ(f.nodes[d.node_index].node.name, "b");
+  EXPECT_EQ(d.num_feasible, 1);
+  f.nodes[1] = MakeNode("b");
+  d = f.Run(MetricsOnly({}));
+  EXPECT_FALSE(d.ok());
+  EXPECT_EQ(d.filter_summary,
+            "0/3 nodes are available: 3 node(s) could provide example.com/gpu "
+            "only through DeviceClass gpu (dynamic resource allocation is not "
+            "supported by this scheduler yet).");
 }
 
 TEST(DecideTest, ExplanationTable) {

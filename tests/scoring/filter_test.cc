@@ -200,21 +200,72 @@ TEST(FilterSummaryTest, LongMessagesStayUnder1024Bytes) {
 
 TEST(UnsupportedConstraintsTest, NamesEachConstraint) {
   Pod pod = MakePod();
-  const KubeVersion v{};
-  EXPECT_EQ(UnsupportedConstraints(pod, PodRequests(pod, v), v), "");
+  EXPECT_EQ(UnsupportedConstraints(pod), "");
   pod.has_resource_claims = true;
-  EXPECT_EQ(UnsupportedConstraints(pod, PodRequests(pod, v), v),
+  EXPECT_EQ(UnsupportedConstraints(pod),
             "pod requires dynamic resource allocation (spec.resourceClaims), "
             "which this scheduler does not support yet");
-  // A device class's own extended resource: DynamicResources' from 1.36,
-  // an extended resource like any other before.
-  Pod gpu = MakePod().Scalar("deviceclass.resource.kubernetes.io/gpu", 1);
-  EXPECT_EQ(UnsupportedConstraints(gpu, PodRequests(gpu, v), v),
-            "pod requests deviceclass.resource.kubernetes.io/gpu, a device "
-            "class's extended resource, which this scheduler does not "
-            "support yet");
-  const KubeVersion v135{.minor = 35};
-  EXPECT_EQ(UnsupportedConstraints(gpu, PodRequests(gpu, v135), v135), "");
+}
+
+// From 1.36 a request a DeviceClass provides is left to dynamic resource
+// allocation on a node that does not advertise it: such a node fails, last
+// and with a reason naming the class; a node whose device plugin
+// advertises it is checked as before.
+TEST(CheckNodeTest, DeviceClassResources) {
+  const DeviceClassResources classes = IndexDeviceClasses(
+      {{"gpu", DeviceClass{.name = "gpu",
+                           .extended_resource_name = "example.com/gpu"}}});
+  Pod pod = MakePod().Req(1000, kGi).Scalar("example.com/gpu", 1);
+  const std::vector<NodeInfo> nodes = {
+      MakeNode("plugin").Scalar("example.com/gpu", 2, 0),
+      MakeNode("full").Scalar("example.com/gpu", 1, 1),
+      MakeNode("none"),
+      MakeNode("busy").Requested(4000, 0),
+  };
+  auto reasons = [&](KubeVersion kube, size_t i) {
+    PodFilter f = MakePodFilter(pod, kube);
+    SetDeviceClassResources(&classes, kube, &f);
+    return absl::StrJoin(FailureReasons(f, CheckNode(f, nodes, i)), "; ");
+  };
+  const KubeVersion v136{.minor = 36};
+  const std::string dra =
+      "node(s) could provide example.com/gpu only through DeviceClass gpu "
+      "(dynamic resource allocation is not supported by this scheduler yet)";
+  EXPECT_EQ(reasons(v136, 0), "");
+  EXPECT_EQ(reasons(v136, 1), "Insufficient example.com/gpu");
+  EXPECT_EQ(reasons(v136, 2), dra);
+  // NodeResourcesFit leaves the device out: only cpu is reported.
+  EXPECT_EQ(reasons(v136, 3), "Insufficient cpu");
+  // Before 1.36 an extended resource like any other.
+  EXPECT_EQ(reasons(KubeVersion{.minor = 35}, 2),
+            "Insufficient example.com/gpu");
+  // The class's own name is one of its resources; one no class has is not.
+  Pod own = MakePod().Scalar("deviceclass.resource.kubernetes.io/gpu", 1);
+  Pod unknown = MakePod().Scalar("deviceclass.resource.kubernetes.io/tpu", 1);
+  for (const auto& [p, want] :
+       {std::pair{&own, std::string("node(s) could provide "
+                                    "deviceclass.resource.kubernetes.io/gpu "
+                                    "only through DeviceClass gpu (dynamic "
+                                    "resource allocation is not supported by "
+                                    "this scheduler yet)")},
+        std::pair{&unknown, std::string("Insufficient "
+                                        "deviceclass.resource.kubernetes.io/"
+                                        "tpu")}}) {
+    PodFilter f = MakePodFilter(*p, v136);
+    SetDeviceClassResources(&classes, v136, &f);
+    EXPECT_EQ(absl::StrJoin(FailureReasons(f, CheckNode(f, nodes, 2)), "; "),
+              want);
+  }
+  // The FailedScheduling message counts the nodes by resource.
+  PodFilter f = MakePodFilter(pod, v136);
+  SetDeviceClassResources(&classes, v136, &f);
+  FilterSummary summary;
+  summary.Reset(&f, nullptr);
+  for (size_t i = 1; i < nodes.size(); ++i) summary.Add(CheckNode(f, nodes, i));
+  EXPECT_EQ(summary.Message(3),
+            absl::StrCat("0/3 nodes are available: 1 Insufficient cpu, 1 "
+                         "Insufficient example.com/gpu, 1 ",
+                         dra, "."));
 }
 
 }  // namespace
