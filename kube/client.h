@@ -166,6 +166,8 @@ inline constexpr char kStorageClassesPath[] =
     "/apis/storage.k8s.io/v1/storageclasses";
 inline constexpr char kCsiNodesPath[] = "/apis/storage.k8s.io/v1/csinodes";
 inline constexpr char kCsiDriversPath[] = "/apis/storage.k8s.io/v1/csidrivers";
+inline constexpr char kCapacitiesPath[] =
+    "/apis/storage.k8s.io/v1/csistoragecapacities";
 // DeviceClasses (model/device_class.h).
 inline constexpr char kDeviceClassesPath[] =
     "/apis/resource.k8s.io/v1/deviceclasses";

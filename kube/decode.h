@@ -7,7 +7,8 @@
 // Lists and watch events are decoded by two templates, DecodeList<T> and
 // DecodeWatchEvent<T>, for every kind T the scheduler watches: Pod, Node,
 // Namespace, Workload, PodDisruptionBudget, PersistentVolumeClaim,
-// PersistentVolume, StorageClass, CsiNode, CsiDriver and DeviceClass.
+// PersistentVolume, StorageClass, CsiNode, CsiDriver, CsiStorageCapacity
+// and DeviceClass.
 // KubeClient and the informers' sources call them; each kind's decoder is
 // in its own file (kube/decode_core.h says which).
 //

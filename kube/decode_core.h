@@ -9,7 +9,8 @@
 //   decode_workload.cc  Namespace, Workload, PodDisruptionBudget; and the
 //                       Lease, decoded alone
 //   decode_storage.cc   PersistentVolumeClaim, PersistentVolume,
-//                       StorageClass, CsiNode, CsiDriver
+//                       StorageClass, CsiNode, CsiDriver,
+//                       CsiStorageCapacity
 //   decode_device.cc    DeviceClass
 // decode_core.cc has the helpers below, timestamps and the apiserver's
 // error Status.

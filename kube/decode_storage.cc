@@ -1,6 +1,7 @@
 // The storage objects the volume plugins read (model/volumes.h):
-// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and
-// CSIDrivers.
+// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes,
+// CSIDrivers and CSIStorageCapacities.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -11,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kube/decode_core.h"
+#include "model/quantity.h"
 #include "model/volumes.h"
 
 namespace ms::kube {
@@ -305,16 +307,56 @@ CsiDriver CsiDriverFrom(od::value v) {
       }
     } else if (key == "spec" && !IsNull(value)) {
       for (od::field sf : value.get_object()) {
+        std::string_view skey = sf.unescaped_key();
         od::value sv = sf.value();
-        if (std::string_view(sf.unescaped_key()) ==
-                "preventPodSchedulingIfMissing" &&
-            !IsNull(sv)) {
+        if (IsNull(sv)) continue;
+        if (skey == "preventPodSchedulingIfMissing") {
           driver.prevent_scheduling_if_missing = bool(sv);
+        } else if (skey == "storageCapacity") {
+          driver.storage_capacity = bool(sv);
         }
       }
     }
   }
   return driver;
+}
+
+// One quantity of storage, in bytes.
+int64_t Bytes(od::value v) {
+  std::string_view text = v;
+  absl::StatusOr<int64_t> parsed = ParseQuantityValue(AbslView(text));
+  if (absl::IsOutOfRange(parsed.status())) return kMaxQuantity;
+  if (!parsed.ok()) throw DecodeError{std::string(parsed.status().message())};
+  return std::clamp(*parsed, -kMaxQuantity, kMaxQuantity);
+}
+
+CsiStorageCapacity CapacityFrom(od::value v) {
+  CsiStorageCapacity c;
+  for (od::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    od::value value = f.value();
+    if (key == "metadata") {
+      for (od::field mf : value.get_object()) {
+        std::string_view mkey = mf.unescaped_key();
+        if (mkey == "namespace") {
+          c.namespace_ = String(mf.value());
+        } else {
+          Identity(mkey, mf.value(), c);
+        }
+      }
+    } else if (IsNull(value)) {
+      continue;
+    } else if (key == "storageClassName") {
+      c.storage_class = String(value);
+    } else if (key == "nodeTopology") {
+      c.node_topology = Selector(value);
+    } else if (key == "capacity") {
+      c.capacity = Bytes(value);
+    } else if (key == "maximumVolumeSize") {
+      c.maximum_volume_size = Bytes(value);
+    }
+  }
+  return c;
 }
 
 }  // namespace
@@ -374,6 +416,20 @@ struct Codec<CsiNode> {
 };
 
 template <>
+struct Codec<CsiStorageCapacity> {
+  static CsiStorageCapacity From(od::value v,
+                                 const DecodeContext<CsiStorageCapacity>&) {
+    return CapacityFrom(v);
+  }
+  static const char* Resource(const DecodeContext<CsiStorageCapacity>&) {
+    return "csistoragecapacities";
+  }
+  static std::string ListName(const DecodeContext<CsiStorageCapacity>&) {
+    return "CSIStorageCapacityList";
+  }
+};
+
+template <>
 struct Codec<CsiDriver> {
   static CsiDriver From(od::value v, const DecodeContext<CsiDriver>&) {
     return CsiDriverFrom(v);
@@ -404,6 +460,10 @@ template absl::StatusOr<ObjectList<CsiNode>> DecodeList(
     absl::string_view, const DecodeContext<CsiNode>&);
 template absl::StatusOr<WatchEvent<CsiNode>> DecodeWatchEvent(
     absl::string_view, const DecodeContext<CsiNode>&);
+template absl::StatusOr<ObjectList<CsiStorageCapacity>> DecodeList(
+    absl::string_view, const DecodeContext<CsiStorageCapacity>&);
+template absl::StatusOr<WatchEvent<CsiStorageCapacity>> DecodeWatchEvent(
+    absl::string_view, const DecodeContext<CsiStorageCapacity>&);
 template absl::StatusOr<ObjectList<CsiDriver>> DecodeList(
     absl::string_view, const DecodeContext<CsiDriver>&);
 template absl::StatusOr<WatchEvent<CsiDriver>> DecodeWatchEvent(

@@ -57,6 +57,12 @@ void MakeTombstone(const std::string& key, const std::string& uid,
   NamespacedTombstone(key, uid, resource_version, budget);
 }
 
+void MakeTombstone(const std::string& key, const std::string& uid,
+                   const std::string& resource_version,
+                   CsiStorageCapacity* capacity) {
+  NamespacedTombstone(key, uid, resource_version, capacity);
+}
+
 namespace {
 
 // A source listing and watching `path` with `options`, decoding with
@@ -126,6 +132,10 @@ InformerSource<CsiNode> CsiNodeSource(KubeClient& client) {
 
 InformerSource<CsiDriver> CsiDriverSource(KubeClient& client) {
   return KindSource<CsiDriver>(client, kCsiDriversPath, {});
+}
+
+InformerSource<CsiStorageCapacity> CapacitySource(KubeClient& client) {
+  return KindSource<CsiStorageCapacity>(client, kCapacitiesPath, {});
 }
 
 InformerSource<DeviceClass> DeviceClassSource(KubeClient& client) {

@@ -135,6 +135,10 @@ inline std::string KeyOf(const StorageClass& c) { return c.name; }
 inline std::string KeyOf(const CsiNode& n) { return n.name; }
 inline std::string KeyOf(const CsiDriver& d) { return d.name; }
 inline std::string KeyOf(const DeviceClass& c) { return c.name; }
+inline std::string KeyOf(const CsiStorageCapacity& c) { return c.Key(); }
+void MakeTombstone(const std::string& key, const std::string& uid,
+                   const std::string& resource_version,
+                   CsiStorageCapacity* capacity);
 void MakeTombstone(const std::string& key, const std::string& uid,
                    const std::string& resource_version,
                    PersistentVolumeClaim* claim);
@@ -458,6 +462,8 @@ InformerSource<PersistentVolume> VolumeSource(KubeClient& client);
 InformerSource<StorageClass> StorageClassSource(KubeClient& client);
 InformerSource<CsiNode> CsiNodeSource(KubeClient& client);
 InformerSource<CsiDriver> CsiDriverSource(KubeClient& client);
+// CSIStorageCapacities in every namespace.
+InformerSource<CsiStorageCapacity> CapacitySource(KubeClient& client);
 // DeviceClasses.
 InformerSource<DeviceClass> DeviceClassSource(KubeClient& client);
 // PodDisruptionBudgets in every namespace.

@@ -56,4 +56,19 @@ bool TermMatches(const PodAffinityTerm& term, const std::string& pod_namespace,
           Selects(term.namespace_selector, LabelsOf(namespaces, pod_namespace)));
 }
 
+bool WidenNamespaceSelectorsAsBefore137(PodAffinityRules* rules) {
+  bool changed = false;
+  auto widen = [&](PodAffinityTerm& term) {
+    std::optional<LabelSelector>& s = term.namespace_selector;
+    if (s && (!s->match_labels.empty() || !s->match_expressions.empty()) &&
+        Selects(s, Labels{})) {
+      s = LabelSelector{};
+      changed = true;
+    }
+  };
+  for (PodAffinityTerm& t : rules->required) widen(t);
+  for (WeightedPodAffinityTerm& t : rules->preferred) widen(t.term);
+  return changed;
+}
+
 }  // namespace ms

@@ -105,6 +105,16 @@ struct PodAffinityRules {
 bool TermMatches(const PodAffinityTerm& term, const std::string& pod_namespace,
                  const Labels& pod_labels, const NamespaceLabels& namespaces);
 
+// kube-scheduler 1.34 to 1.36 match the incoming pod's own terms against
+// no namespace labels once they have listed the namespaces a
+// namespaceSelector selects (the selector was meant to be cleared, but
+// was cleared on a copy; fixed in 1.37), so a selector that is not empty
+// yet selects a namespace without labels (only NotIn and DoesNotExist
+// requirements) selects every namespace. This rewrites such selectors of
+// `rules` to the empty selector, which selects every namespace; whether
+// any was.
+bool WidenNamespaceSelectorsAsBefore137(PodAffinityRules* rules);
+
 }  // namespace ms
 
 #endif  // METRICS_SCHEDULER_MODEL_POD_AFFINITY_H_

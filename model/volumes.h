@@ -1,6 +1,6 @@
 // Persistent storage as the volume plugins read it: the claims a pod names,
-// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and
-// CSIDrivers.
+// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes,
+// CSIDrivers and CSIStorageCapacities.
 //
 // Plain values decoded by kube/ with only the fields kube-scheduler's
 // VolumeRestrictions, NodeVolumeLimits, VolumeBinding and VolumeZone read,
@@ -136,17 +136,43 @@ struct CsiNode {
   friend bool operator==(const CsiNode&, const CsiNode&) = default;
 };
 
-// A CSIDriver (storage.k8s.io/v1), with the one field NodeVolumeLimits
-// reads: from Kubernetes 1.37 (VolumeLimitScaling) a driver that sets
+// A CSIDriver (storage.k8s.io/v1), with the fields the volume plugins
+// read: a driver that sets spec.storageCapacity has VolumeBinding check
+// its CSIStorageCapacity objects before provisioning; from Kubernetes 1.37
+// (VolumeLimitScaling) a driver that sets
 // spec.preventPodSchedulingIfMissing keeps pods with its volumes off nodes
 // whose CSINode does not list it.
 struct CsiDriver {
   std::string name;
   std::string uid;
   std::string resource_version;
+  bool storage_capacity = false;
   bool prevent_scheduling_if_missing = false;
 
   friend bool operator==(const CsiDriver&, const CsiDriver&) = default;
+};
+
+// A CSIStorageCapacity (storage.k8s.io/v1): how much a storage class's
+// driver can provision for the nodes its topology selects.
+struct CsiStorageCapacity {
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  std::string storage_class;  // storageClassName
+  // nodeTopology; absent: no node has access.
+  std::optional<LabelSelector> node_topology;
+  std::optional<int64_t> capacity;             // bytes
+  std::optional<int64_t> maximum_volume_size;  // bytes
+
+  std::string Key() const { return namespace_ + "/" + name; }
+  // The largest volume it allows: maximumVolumeSize, else capacity.
+  std::optional<int64_t> VolumeLimit() const {
+    return maximum_volume_size ? maximum_volume_size : capacity;
+  }
+
+  friend bool operator==(const CsiStorageCapacity&,
+                         const CsiStorageCapacity&) = default;
 };
 
 // What binding a pod's unbound WaitForFirstConsumer claims takes once its

@@ -19,6 +19,9 @@
 namespace ms {
 
 struct Workspace::Scratch {
+  // The incoming pod, when its release reads it otherwise
+  // (PodAsTheReleaseReadsIt).
+  std::optional<Pod> release_pod;
   NodeTable own_table;
   MetricTable own_metrics;
   std::vector<MetricPlan> plans;           // [metric]
@@ -61,6 +64,27 @@ Workspace& Workspace::operator=(Workspace&&) noexcept = default;
 namespace {
 
 using Scratch = Workspace::Scratch;
+
+// The incoming pod as `kube`'s InterPodAffinity reads its terms: before
+// 1.37 a namespaceSelector that selects a namespace without labels
+// selects every namespace (WidenNamespaceSelectorsAsBefore137). `copy`
+// holds the pod so read, when it differs.
+const Pod* PodAsTheReleaseReadsIt(const Pod& pod, KubeVersion kube,
+                                  std::optional<Pod>* copy) {
+  if (kube.AtLeast(37) ||
+      (pod.pod_affinity.empty() && pod.pod_anti_affinity.empty())) {
+    return &pod;
+  }
+  PodAffinityRules affinity = pod.pod_affinity;
+  PodAffinityRules anti = pod.pod_anti_affinity;
+  const bool widened_affinity = WidenNamespaceSelectorsAsBefore137(&affinity);
+  const bool widened_anti = WidenNamespaceSelectorsAsBefore137(&anti);
+  if (!widened_affinity && !widened_anti) return &pod;
+  *copy = pod;
+  (*copy)->pod_affinity = std::move(affinity);
+  (*copy)->pod_anti_affinity = std::move(anti);
+  return &**copy;
+}
 
 // Nodes per block of the scoring pass: the block's scratch rows stay in the
 // L1 cache between the metric, built-in and combining loops.
@@ -637,9 +661,11 @@ void RunPreemption(const DecideInput& in, const ScoringConfig& cfg,
 
 }  // namespace
 
-Decision Decide(const DecideInput& in, const ScoringConfig& cfg,
+Decision Decide(const DecideInput& input, const ScoringConfig& cfg,
                 Workspace& ws) {
   Scratch& s = *ws.scratch_;
+  DecideInput in = input;
+  in.pod = PodAsTheReleaseReadsIt(*input.pod, cfg.kube, &s.release_pod);
   const std::vector<NodeInfo>& nodes = *in.nodes;
   const size_t n = nodes.size();
   Decision d;

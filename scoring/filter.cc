@@ -38,6 +38,7 @@ constexpr const char* kFixedReasons[] = {kReasonUnschedulable,
                                          kReasonNodeFeatures,
                                          nullptr /* CSI driver */,
                                          nullptr /* device class */,
+                                         kReasonVolumeNotEnoughSpace,
                                          nullptr /* metrics */,
                                          nullptr,
                                          nullptr};
@@ -134,7 +135,8 @@ uint32_t VolumeFailures(const VolumeFilters& v, const NodeInfo& info,
     };
     return bit(kVolumeNodeConflict, kFailVolumeNodeConflict) |
            bit(kVolumeBindConflict, kFailVolumeBindConflict) |
-           bit(kVolumeMissing, kFailVolumeMissing);
+           bit(kVolumeMissing, kFailVolumeMissing) |
+           bit(kVolumeNotEnoughSpace, kFailVolumeNotEnoughSpace);
   }
   if (!VolumeZoneFits(v.zone, info.node)) return kFailVolumeZone;
   return 0;

@@ -42,19 +42,22 @@ enum FilterFailure : uint32_t {
   // there (DynamicResources, which this scheduler does not implement);
   // NodeCheck::device_scalars says which.
   kFailDeviceClassResource = 1u << 25,
+  // VolumeBinding: no CSIStorageCapacity with room for a claim to be
+  // provisioned selects the node.
+  kFailVolumeNotEnoughSpace = 1u << 26,
   // Not filter plugins: the metrics' own filters, set by Decide only;
   // NodeCheck::metric says which metric. A metric with `missing: exclude`
   // had no usable value on the node; a fresh value was above the metric's
   // `filter.max` or below its `filter.min`.
-  kFailMissingMetric = 1u << 26,
-  kFailMetricAbove = 1u << 27,
-  kFailMetricBelow = 1u << 28,
+  kFailMissingMetric = 1u << 27,
+  kFailMetricAbove = 1u << 28,
+  kFailMetricBelow = 1u << 29,
 };
 inline constexpr uint32_t kFailMetric =
     kFailMissingMetric | kFailMetricAbove | kFailMetricBelow;
 // How many FilterFailure bits there are; every table indexed by bit has
 // this many entries.
-inline constexpr int kNumFilterFailures = 29;
+inline constexpr int kNumFilterFailures = 30;
 static_assert(kFailMetricBelow == 1u << (kNumFilterFailures - 1));
 
 }  // namespace ms

@@ -21,7 +21,7 @@ constexpr uint32_t kUnresolvable =
     kFailAffinity | kFailVolumeNodeConflict | kFailVolumeBindConflict |
     kFailVolumeMissing | kFailVolumeZone | kFailTopologySpreadLabel |
     kFailPodAffinity | kFailNodeFeatures | kFailDeviceClassResource |
-    kFailMetric;
+    kFailVolumeNotEnoughSpace | kFailMetric;
 
 // Whether removing pods could make the node fit (NodeResourcesFit: unless
 // the pod asks for more of an insufficient resource than the node has).

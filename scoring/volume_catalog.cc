@@ -92,6 +92,15 @@ void VolumeCatalog::RemoveCsiDriver(const std::string& name) {
   csi_drivers_.erase(name);
 }
 
+void VolumeCatalog::UpsertCapacity(CsiStorageCapacity capacity) {
+  const std::string key = capacity.Key();
+  capacities_[key] = std::move(capacity);
+}
+
+void VolumeCatalog::RemoveCapacity(const std::string& key) {
+  capacities_.erase(key);
+}
+
 const PersistentVolumeClaim* VolumeCatalog::Claim(
     const std::string& namespace_, const std::string& name) const {
   const Entry<PersistentVolumeClaim>* e =

@@ -1,8 +1,8 @@
 // VolumeCatalog: the cluster's storage as the volume plugins see it.
 //
-// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and
-// CSIDrivers as their informers deliver them, which claims placed pods
-// use, and what this scheduler has assumed of them:
+// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes,
+// CSIDrivers and CSIStorageCapacities as their informers deliver them, which
+// claims placed pods use, and what this scheduler has assumed of them:
 //
 //   catalog.UpsertClaim(claim);                 // informers
 //   catalog.AddUsers(pod.namespace_, pod.claims);  // a pod charged to a node
@@ -42,6 +42,8 @@ class VolumeCatalog {
   void RemoveCsiNode(const std::string& name);
   void UpsertCsiDriver(CsiDriver driver);
   void RemoveCsiDriver(const std::string& name);
+  void UpsertCapacity(CsiStorageCapacity capacity);
+  void RemoveCapacity(const std::string& key);  // "namespace/name"
 
   // The objects, assumptions included; null when unknown. Valid until the
   // catalog next changes.
@@ -51,6 +53,10 @@ class VolumeCatalog {
   const StorageClass* Class(const std::string& name) const;
   const CsiNode* Csi(const std::string& node) const;
   const CsiDriver* Driver(const std::string& name) const;
+  // The CSIStorageCapacities, by namespace/name.
+  const std::map<std::string, CsiStorageCapacity>& Capacities() const {
+    return capacities_;
+  }
   // The PVs of a storage class ("" included), by name.
   std::vector<const PersistentVolume*> VolumesOfClass(
       const std::string& storage_class) const;
@@ -85,6 +91,7 @@ class VolumeCatalog {
   absl::flat_hash_map<std::string, StorageClass> classes_;
   absl::flat_hash_map<std::string, CsiNode> csi_nodes_;
   absl::flat_hash_map<std::string, CsiDriver> csi_drivers_;
+  std::map<std::string, CsiStorageCapacity> capacities_;
   absl::flat_hash_map<std::string, int> users_;  // claim key -> pods
 };
 

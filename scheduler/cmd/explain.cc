@@ -133,6 +133,9 @@ absl::StatusOr<ClusterView> ReadCluster(kube::KubeClient& client,
   ASSIGN_OR_RETURN(kube::ObjectList<CsiDriver> csi_drivers,
                    client.List<CsiDriver>(kube::kCsiDriversPath, {}));
   view.csi_drivers = std::move(csi_drivers.items);
+  ASSIGN_OR_RETURN(kube::ObjectList<CsiStorageCapacity> capacities,
+                   client.List<CsiStorageCapacity>(kube::kCapacitiesPath, {}));
+  view.capacities = std::move(capacities.items);
   // A cluster with resource.k8s.io turned off has no DeviceClasses.
   absl::StatusOr<kube::ObjectList<DeviceClass>> device_classes =
       client.List<DeviceClass>(kube::kDeviceClassesPath, {});
@@ -181,6 +184,9 @@ void LoadState(const ClusterView& cluster, const Pod& pod,
   }
   for (const CsiNode& n : cluster.csi_nodes) state.UpsertCsiNode(n);
   for (const CsiDriver& d : cluster.csi_drivers) state.UpsertCsiDriver(d);
+  for (const CsiStorageCapacity& c : cluster.capacities) {
+    state.UpsertCapacity(c);
+  }
   for (const DeviceClass& c : cluster.device_classes) {
     state.UpsertDeviceClass(c);
   }

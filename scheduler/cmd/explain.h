@@ -70,6 +70,7 @@ struct ClusterView {
   std::vector<StorageClass> storage_classes;
   std::vector<CsiNode> csi_nodes;
   std::vector<CsiDriver> csi_drivers;
+  std::vector<CsiStorageCapacity> capacities;
   std::vector<DeviceClass> device_classes;
 };
 

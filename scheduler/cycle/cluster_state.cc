@@ -235,6 +235,16 @@ void ClusterState::RemoveCsiDriver(const CsiDriver& driver) {
   volumes_.RemoveCsiDriver(driver.name);
 }
 
+void ClusterState::UpsertCapacity(const CsiStorageCapacity& capacity) {
+  absl::MutexLock lock(&mu_);
+  volumes_.UpsertCapacity(capacity);
+}
+
+void ClusterState::RemoveCapacity(const CsiStorageCapacity& capacity) {
+  absl::MutexLock lock(&mu_);
+  volumes_.RemoveCapacity(capacity.Key());
+}
+
 void ClusterState::UpsertDeviceClass(const DeviceClass& device_class) {
   absl::MutexLock lock(&mu_);
   device_classes_[device_class.name] = device_class;

@@ -116,9 +116,10 @@ class ClusterState {
   void UpsertWorkload(const Workload& workload);
   void RemoveWorkload(const Workload& workload);
 
-  // PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode and
-  // CSIDriver informers, for the volume plugins. Any change may let a pod with
-  // claims fit (the caller retries unschedulable pods).
+  // PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode,
+  // CSIDriver and CSIStorageCapacity informers, for the volume plugins. Any
+  // change may let a pod with claims fit (the caller retries unschedulable
+  // pods).
   void UpsertClaim(const PersistentVolumeClaim& claim);
   void RemoveClaim(const PersistentVolumeClaim& claim);
   void UpsertVolume(const PersistentVolume& volume);
@@ -129,6 +130,8 @@ class ClusterState {
   void RemoveCsiNode(const CsiNode& node);
   void UpsertCsiDriver(const CsiDriver& driver);
   void RemoveCsiDriver(const CsiDriver& driver);
+  void UpsertCapacity(const CsiStorageCapacity& capacity);
+  void RemoveCapacity(const CsiStorageCapacity& capacity);
   // DeviceClass informer: the extended resources they provide (from 1.36).
   void UpsertDeviceClass(const DeviceClass& device_class);
   void RemoveDeviceClass(const DeviceClass& device_class);

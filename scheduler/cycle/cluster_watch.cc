@@ -50,7 +50,7 @@ ClusterWatch::ClusterWatch(kube::KubeClient& client, const Config& config,
   for (const char* resource :
        {"pods", "nodes", "namespaces", "poddisruptionbudgets",
         "persistentvolumeclaims", "persistentvolumes", "storageclasses",
-        "csinodes", "csidrivers", "deviceclasses"}) {
+        "csinodes", "csidrivers", "csistoragecapacities", "deviceclasses"}) {
     rejected_.With({resource});
   }
   for (WorkloadKind kind : kWorkloadKinds) {
@@ -106,7 +106,7 @@ void ClusterWatch::WatchCluster(kube::KubeClient& client, const Config& config,
       },
       count);
   // PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes,
-  // CSIDrivers: for the volume plugins.
+  // CSIDrivers, CSIStorageCapacities: for the volume plugins.
   auto storage = [&scheduler](const auto& object, bool deleted) {
     scheduler.OnStorage(object, deleted);
   };
@@ -121,6 +121,9 @@ void ClusterWatch::WatchCluster(kube::KubeClient& client, const Config& config,
                storage, count);
   Add<CsiDriver>("csidrivers", "csidrivers informer",
                  kube::CsiDriverSource(client), storage, count);
+  Add<CsiStorageCapacity>("csistoragecapacities",
+                          "csistoragecapacities informer",
+                          kube::CapacitySource(client), storage, count);
   // DeviceClasses: the extended resources dynamic resource allocation
   // provides. A cluster with resource.k8s.io turned off has none.
   Add<DeviceClass>("deviceclasses", "deviceclasses informer",

@@ -305,6 +305,11 @@ void Scheduler::OnStorage(const CsiDriver& driver, bool deleted) {
   queue_.MoveAllToActive();
 }
 
+void Scheduler::OnStorage(const CsiStorageCapacity& capacity, bool deleted) {
+  deleted ? state_.RemoveCapacity(capacity) : state_.UpsertCapacity(capacity);
+  queue_.MoveAllToActive();
+}
+
 void Scheduler::OnDeviceClass(const DeviceClass& device_class, bool deleted) {
   deleted ? state_.RemoveDeviceClass(device_class)
           : state_.UpsertDeviceClass(device_class);

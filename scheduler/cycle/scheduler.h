@@ -123,13 +123,14 @@ class Scheduler {
   void OnWorkload(const Workload& workload);
   void OnWorkloadDeleted(const Workload& workload);
   // PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes,
-  // CSIDrivers, for the volume plugins; any change may let a pod with claims
-  // fit, so unschedulable pods are retried.
+  // CSIDrivers, CSIStorageCapacities, for the volume plugins; any change may
+  // let a pod with claims fit, so unschedulable pods are retried.
   void OnStorage(const PersistentVolumeClaim& claim, bool deleted);
   void OnStorage(const PersistentVolume& volume, bool deleted);
   void OnStorage(const StorageClass& storage_class, bool deleted);
   void OnStorage(const CsiNode& node, bool deleted);
   void OnStorage(const CsiDriver& driver, bool deleted);
+  void OnStorage(const CsiStorageCapacity& capacity, bool deleted);
   // DeviceClasses: which extended resources dynamic resource allocation
   // provides (a pod asking for one is retried when they change).
   void OnDeviceClass(const DeviceClass& device_class, bool deleted);

@@ -79,19 +79,35 @@ bool MatchesTopology(const std::vector<TopologySelectorTerm>& terms,
   return false;
 }
 
-// checkVolumeProvisions without capacity: whether the class of each claim
-// can provision on the node.
-bool Provisionable(const PersistentVolumeClaim& claim, const Labels& labels,
-                   const VolumeCatalog& catalog) {
-  const StorageClass* sc = catalog.Class(claim.storage_class);
-  if (sc == nullptr) return false;  // the class went away after pre-filter
-  if (sc->provisioner.empty() || sc->provisioner == kNoProvisioner) {
-    return false;
-  }
-  return MatchesTopology(sc->allowed_topologies, labels);
-}
-
 }  // namespace
+
+Provisioning CheckProvisioning(const PersistentVolumeClaim& claim,
+                               const Labels& labels,
+                               const VolumeCatalog& catalog,
+                               const CsiStorageCapacity** capacity) {
+  if (capacity != nullptr) *capacity = nullptr;
+  const StorageClass* sc = catalog.Class(claim.storage_class);
+  if (sc == nullptr) return Provisioning::kNotProvisionable;  // gone since
+  if (sc->provisioner.empty() || sc->provisioner == kNoProvisioner ||
+      !MatchesTopology(sc->allowed_topologies, labels)) {
+    return Provisioning::kNotProvisionable;
+  }
+  // hasEnoughCapacity: only for a request, and a CSI driver that opts in.
+  if (claim.storage_request == 0) return Provisioning::kProvisionable;
+  const CsiDriver* driver = catalog.Driver(sc->provisioner);
+  if (driver == nullptr || !driver->storage_capacity) {
+    return Provisioning::kProvisionable;
+  }
+  for (const auto& [key, c] : catalog.Capacities()) {
+    const std::optional<int64_t> limit = c.VolumeLimit();
+    if (c.storage_class == sc->name && limit &&
+        *limit >= claim.storage_request && Selects(c.node_topology, labels)) {
+      if (capacity != nullptr) *capacity = &c;
+      return Provisioning::kProvisionable;
+    }
+  }
+  return Provisioning::kNoSpace;
+}
 
 std::string PreFilterVolumeBinding(const Pod& pod, const VolumeCatalog& catalog,
                                    VolumeBindingFilter* out) {
@@ -136,6 +152,9 @@ std::string PreFilterVolumeBinding(const Pod& pod, const VolumeCatalog& catalog,
     }
   }
   if (immediate) return "pod has unbound immediate PersistentVolumeClaims";
+  for (const PersistentVolumeClaim* claim : out->delayed) {
+    if (!claim->selected_node.empty()) out->selected.push_back(claim);
+  }
   std::stable_sort(out->delayed.begin(), out->delayed.end(),
                    [](const PersistentVolumeClaim* a,
                       const PersistentVolumeClaim* b) {
@@ -167,8 +186,7 @@ uint32_t VolumeBindingCheck(const VolumeBindingFilter& f, const Node& node,
   // filter pass over every node needs the verdict alone.
   VolumeBindings bindings;
   std::vector<const PersistentVolumeClaim*> provision;
-  for (const PersistentVolumeClaim* claim : f.delayed) {
-    if (claim->selected_node.empty()) continue;
+  for (const PersistentVolumeClaim* claim : f.selected) {
     if (claim->selected_node != node.name) {
       return failures | kVolumeBindConflict;
     }
@@ -194,8 +212,13 @@ uint32_t VolumeBindingCheck(const VolumeBindingFilter& f, const Node& node,
          .prebound = BoundToClaim(*pv, *claim)});
   }
   for (const PersistentVolumeClaim* claim : provision) {
-    if (!Provisionable(*claim, node.labels, catalog)) {
-      return failures | kVolumeBindConflict;
+    switch (CheckProvisioning(*claim, node.labels, catalog, nullptr)) {
+      case Provisioning::kProvisionable:
+        break;
+      case Provisioning::kNotProvisionable:
+        return failures | kVolumeBindConflict;
+      case Provisioning::kNoSpace:
+        return failures | kVolumeNotEnoughSpace;
     }
     if (out == nullptr) continue;
     bindings.provisions.push_back({claim->namespace_, claim->name,
@@ -208,7 +231,7 @@ uint32_t VolumeBindingCheck(const VolumeBindingFilter& f, const Node& node,
   return failures;
 }
 
-int64_t VolumeBindingScore(const VolumeBindings& bindings,
+int64_t VolumeBindingScore(const VolumeBindings& bindings, const Labels& labels,
                            const VolumeCatalog& catalog) {
   struct Room {
     int64_t requested = 0;
@@ -223,6 +246,23 @@ int64_t VolumeBindingScore(const VolumeBindings& bindings,
     Room& room = by_class[pv->storage_class];
     room.requested += claim->storage_request;
     room.capacity += pv->capacity;
+  }
+  if (bindings.binds.empty()) {
+    for (const VolumeBindings::Provision& p : bindings.provisions) {
+      const PersistentVolumeClaim* claim = catalog.Claim(p.namespace_, p.name);
+      const CsiStorageCapacity* capacity = nullptr;
+      if (claim == nullptr ||
+          CheckProvisioning(*claim, labels, catalog, &capacity) !=
+              Provisioning::kProvisionable ||
+          capacity == nullptr) {
+        continue;
+      }
+      Room& room = by_class[claim->storage_class];
+      // The class's capacity on the node, once however many claims share
+      // it.
+      room.capacity = capacity->capacity.value_or(0);
+      room.requested += claim->storage_request;
+    }
   }
   if (by_class.empty()) return 0;
   int64_t sum = 0;
@@ -259,7 +299,8 @@ class VolumeBindingPlugin final : public NormalizedScorePlugin {
         VolumeBindings bindings;
         VolumeBindingCheck(*ctx.volume_binding, (*ctx.nodes)[i].node,
                            *ctx.volume_catalog, &bindings);
-        raw_[i] = VolumeBindingScore(bindings, *ctx.volume_catalog);
+        raw_[i] = VolumeBindingScore(bindings, (*ctx.nodes)[i].node.labels,
+                                     *ctx.volume_catalog);
         if (!first) first = raw_[i];
         differ |= raw_[i] != *first;
       }

@@ -1,5 +1,4 @@
-// VolumeBinding (kube-scheduler: plugins/volumebinding), without CSI
-// storage capacity.
+// VolumeBinding (kube-scheduler: plugins/volumebinding).
 //
 // Pre-filter, over the pod's claims (persistentVolumeClaim and generic
 // ephemeral volumes) in spec order; the first failure rejects the pod on
@@ -22,15 +21,15 @@
 //     matching); a claim pre-bound by a PV is matched to that PV or to
 //     nothing; the rest must be provisionable on the node (a provisioner
 //     other than kubernetes.io/no-provisioner, allowedTopologies matching
-//     the node's labels).
+//     the node's labels, and, for a claim with a storage request whose
+//     provisioner is a CSIDriver with storageCapacity, a
+//     CSIStorageCapacity of its class selecting the node with room for
+//     the request: CheckProvisioning). They are taken claims with a
+//     selected node first, in spec order, then the others smallest first;
+//     the first that cannot be provisioned decides the reason.
 // On success VolumeBindingCheck also says what the node's binding takes
 // (model/volumes.h: VolumeBindings), which the binder writes before
 // binding the pod.
-//
-// Not implemented: CSI storage capacity (CSIDriver.spec.storageCapacity
-// and CSIStorageCapacity objects), so "did not have enough free storage" is
-// never reported; the provisioner reports it instead (the pod is retried).
-// See docs/limitations.md.
 #ifndef METRICS_SCHEDULER_SCORING_PLUGINS_VOLUME_BINDING_H_
 #define METRICS_SCHEDULER_SCORING_PLUGINS_VOLUME_BINDING_H_
 
@@ -54,11 +53,15 @@ inline constexpr char kReasonVolumeBindConflict[] =
     "node(s) didn't find available persistent volumes to bind";
 inline constexpr char kReasonVolumeMissing[] =
     "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
+inline constexpr char kReasonVolumeNotEnoughSpace[] =
+    "node(s) did not have enough free storage";
 
 struct VolumeBindingFilter {
   bool active = false;  // the pod has claims
   std::vector<const PersistentVolumeClaim*> bound;
   std::vector<const PersistentVolumeClaim*> delayed;  // smallest first
+  // The delayed claims with a selected node, in spec order.
+  std::vector<const PersistentVolumeClaim*> selected;
   // Per delayed claim: the PVs of its class.
   std::vector<std::vector<const PersistentVolume*>> candidates;
 };
@@ -73,7 +76,25 @@ enum VolumeBindingFailure : uint32_t {
   kVolumeNodeConflict = 1u << 0,
   kVolumeBindConflict = 1u << 1,
   kVolumeMissing = 1u << 2,
+  kVolumeNotEnoughSpace = 1u << 3,
 };
+
+// checkVolumeProvisions for one claim to be provisioned on a node with
+// `labels`.
+enum class Provisioning {
+  kProvisionable,
+  kNotProvisionable,  // no provisioner, or allowedTopologies exclude it
+  kNoSpace,           // no CSIStorageCapacity with room selects the node
+};
+// *capacity (if given) is the CSIStorageCapacity that has room, the first
+// by namespace/name (kube-scheduler: the first its lister yields), or null
+// when capacity is not checked: a claim without a storage request (a
+// request of 0 counts as none), a provisioner that is not a CSIDriver
+// with storageCapacity.
+Provisioning CheckProvisioning(const PersistentVolumeClaim& claim,
+                               const Labels& labels,
+                               const VolumeCatalog& catalog,
+                               const CsiStorageCapacity** capacity);
 
 // Filter: the failures on `node` (0: it fits). When it fits and `out` is
 // set, *out is what binding the pod there takes.
@@ -82,19 +103,19 @@ uint32_t VolumeBindingCheck(const VolumeBindingFilter& filter,
                             VolumeBindings* out = nullptr);
 
 // Score (Kubernetes 1.37 on, whose StorageCapacityScoring gate is on by
-// default; before, the plugin does not score): how much room the PVs a
-// node's binding takes leave, with the default shape {0: 10, 100: 0}. Per
-// storage class of the chosen PVs (`bindings.binds`, the claims waiting
-// for their first consumer matched to existing PVs):
-//   u = sum of the claims' requests * 100 / sum of the PVs' capacities
-//       (integer division; 100 when the capacity is 0 or below the
-//       requests),
+// default; before, the plugin does not score): how much room a node's
+// binding leaves, with the default shape {0: 10, 100: 0}. Per storage
+// class of the chosen PVs (`bindings.binds`, the claims waiting for their
+// first consumer matched to existing PVs), or when no PV is chosen, of the
+// claims to be provisioned whose CSIStorageCapacity on the node
+// (CheckProvisioning, on the node's `labels`) was checked:
+//   u = sum of the claims' requests * 100 / capacity (the PVs' summed; the
+//       class's CSIStorageCapacity.capacity once), integer division, 100
+//       when the capacity is 0 or below the requests,
 //   class score = 100 - u;
 // the node's score is the classes' mean, rounded half away from 0; 0 with
-// no PV chosen. kube-scheduler scores claims to be provisioned by the free
-// capacity of CSIStorageCapacity objects instead; we read none, so such a
-// node scores 0 (docs/limitations.md).
-int64_t VolumeBindingScore(const VolumeBindings& bindings,
+// no class.
+int64_t VolumeBindingScore(const VolumeBindings& bindings, const Labels& labels,
                            const VolumeCatalog& catalog);
 
 // The volumeBinding term: VolumeBindingScore of each feasible node's

@@ -210,6 +210,12 @@ Result Ours(const Scenario& s) {
       kube::DecodeList<CsiDriver>(ListJson(s.csi_drivers));
   if (!csi_drivers.ok()) return {.error = csi_drivers.status().ToString()};
   for (const CsiDriver& d : csi_drivers->items) state.UpsertCsiDriver(d);
+  absl::StatusOr<kube::ObjectList<CsiStorageCapacity>> capacities =
+      kube::DecodeList<CsiStorageCapacity>(ListJson(s.capacities));
+  if (!capacities.ok()) return {.error = capacities.status().ToString()};
+  for (const CsiStorageCapacity& c : capacities->items) {
+    state.UpsertCapacity(c);
+  }
   for (const std::string& json : s.placed) {
     absl::StatusOr<Pod> pod = kube::DecodePod(json);
     if (!pod.ok()) return {.error = pod.status().ToString()};
@@ -613,6 +619,11 @@ struct VolumeCoverage {
     count(any(s.csi_nodes, "\"count\":0"), "CSINodes with an attach limit of 0");
     count(any(s.csi_drivers, "\"preventPodSchedulingIfMissing\":true"),
           "CSIDrivers that must be on the node");
+    count(any(s.csi_drivers, "\"storageCapacity\":true"),
+          "CSIDrivers that report capacity");
+    count(!s.capacities.empty(), "CSIStorageCapacities");
+    count(any(s.capacities, "maximumVolumeSize"),
+          "CSIStorageCapacities with a maximumVolumeSize");
     if (!theirs.pre_filter_rejection.empty() &&
         IsVolumePlugin(theirs.pre_filter_rejection) && !theirs.nodes.empty()) {
       ++pre_filter[absl::StrCat(theirs.pre_filter_rejection, ": ",
@@ -1376,7 +1387,10 @@ TEST(DifferentialTest, AgreesWithKubeSchedulerOnRandomScenarios) {
     for (const char* plugin : {"VolumeRestrictions", "VolumeBinding", "VolumeZone"}) {
       EXPECT_GT(VolumeCoverage::Of(volumes.pre_filter, plugin), 0u) << plugin;
     }
-    EXPECT_GT(volumes.feasible_with_claims, all.nodes / 40);
+    // About one node in 40 (CSI drivers that must be on the node and CSI
+    // capacity reject some of the rest).
+    EXPECT_GT(volumes.feasible_with_claims, all.nodes / 50);
+    EXPECT_GT(volumes.Filtered("node(s) did not have enough free storage"), 0u);
     if (OracleVersion().AtLeast(37)) {  // VolumeLimitScaling
       EXPECT_GT(volumes.Filtered("CSI driver is not installed on the node"),
                 0u);

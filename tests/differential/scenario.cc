@@ -102,6 +102,10 @@ constexpr uint64_t kPreemptionSalt = 0x707265656d707421ULL;  // "preempt!"
 constexpr uint64_t kNewerSalt = 0x6e65776572313336ULL;  // "newer136"
 // And for the CSIDrivers.
 constexpr uint64_t kCsiDriverSalt = 0x6373696472697672ULL;  // "csidrivr"
+// And for CSI storage capacity.
+constexpr uint64_t kCapacitySalt = 0x6361706163697479ULL;  // "capacity"
+// And for namespace selectors that select namespaces without labels.
+constexpr uint64_t kNamespaceSalt = 0x6e616d6573706163ULL;  // "namespac"
 
 // kube-scheduler sorts a node's possible victims with sort.Slice, an
 // insertion sort (stable, as ours) up to this many; no node gets more
@@ -162,7 +166,9 @@ class Generator {
         n_(StorageSeed(seed ^ kNominatedSalt)),
         p_(StorageSeed(seed ^ kPreemptionSalt)),
         f_(StorageSeed(seed ^ kNewerSalt)),
-        c_(StorageSeed(seed ^ kCsiDriverSalt)) {}
+        c_(StorageSeed(seed ^ kCsiDriverSalt)),
+        k_(StorageSeed(seed ^ kCapacitySalt)),
+        a_(StorageSeed(seed ^ kNamespaceSalt)) {}
 
   Scenario Make(uint64_t seed) {
     Scenario s;
@@ -389,8 +395,20 @@ class Generator {
     if (k < 2) {
       f.push_back({"namespaces", Arr({Q(r_.Pick(kNamespaces))})});
     } else if (k < 4) {
+      // Now and then one that selects the namespace without labels too
+      // (kube-scheduler before 1.37 reads the incoming pod's as selecting
+      // every namespace).
+      const int unlabelled = a_.Int(0, 9);
+      std::string requirement =
+          unlabelled < 2
+              ? Obj({{"key", Q("team")},
+                     {"operator", Q("NotIn")},
+                     {"values", Arr({Q("a")})}})
+              : Obj({{"key", Q("team")}, {"operator", Q("DoesNotExist")}});
       f.push_back({"namespaceSelector",
-                   Obj({{"matchLabels", LabelsJson({{"team", "a"}})}})});
+                   unlabelled < 3
+                       ? Obj({{"matchExpressions", Arr({requirement})}})
+                       : Obj({{"matchLabels", LabelsJson({{"team", "a"}})}})});
     } else if (k == 4) {
       f.push_back({"namespaceSelector", "{}"});
     }
@@ -1421,9 +1439,15 @@ class Generator {
                    {"resources",
                     Obj({{"requests",
                           Obj({{"storage", Mi(c.request_mi)}})}})}};
+    // kube-scheduler 1.37 scores a claim to be provisioned with CSI
+    // storage capacity by *spec.storageClassName, and crashes on a claim
+    // that names its class by the beta annotation alone: claims of the CSI
+    // driver's classes get a spec class too (the annotation wins).
+    const bool csi_class =
+        c.cls && (classes_[*c.cls] == kDriver || classes_[*c.cls] == kDriver2);
     if (c.cls && !c.class_annotation) {
       spec.push_back({"storageClassName", Q(*c.cls)});
-    } else if (c.class_annotation && v_.Chance(0.3)) {  // the annotation wins
+    } else if (c.class_annotation && (v_.Chance(0.3) || csi_class)) {
       spec.push_back({"storageClassName", Q("ignored")});
     }
     if (c.block) {
@@ -1624,21 +1648,56 @@ class Generator {
   }
 
   // CSIDrivers of the two CSI drivers, which may ask (from 1.37) that pods
-  // with their volumes stay off nodes whose CSINode does not list them.
-  // Never storageCapacity: CSIStorageCapacity is not implemented.
+  // with their volumes stay off nodes whose CSINode does not list them,
+  // and may report their capacity (storageCapacity).
   void CsiDrivers() {
     for (const char* driver : {kDriver, kDriver2}) {
-      if (!c_.Chance(0.2)) continue;
+      const bool capacity = k_.Chance(0.35);
+      const bool present = c_.Chance(0.2);
+      if (!present && !capacity) continue;
       Fields spec = {{"attachRequired", "true"}};
-      if (c_.Chance(0.7)) {
+      if (present && c_.Chance(0.7)) {
         spec.push_back({"preventPodSchedulingIfMissing",
                         c_.Chance(0.8) ? "true" : "false"});
       }
+      if (capacity) spec.push_back({"storageCapacity", "true"});
       s_->csi_drivers.push_back(
           Obj({{"metadata",
                 Meta(driver, "", absl::StrCat("uid-csidriver-", driver))},
                {"spec", Obj(spec)}}));
     }
+  }
+
+  // CSIStorageCapacities of the CSI class waiting for its first consumer:
+  // one per zone (so that at most one selects a node, as kube-scheduler
+  // takes whichever its lister yields first), with capacities around the
+  // claims' requests, some with a smaller maximumVolumeSize; now and then
+  // one that selects no node (no nodeTopology) or every node.
+  void Capacities() {
+    if (!classes_.contains("csi-wffc") || !k_.Chance(0.8)) return;
+    const std::vector<int> capacities = {1024,  4096,  10240,
+                                         20480, 65536, 204800};
+    // Quantities in Mi: Mi() would draw from the storage stream.
+    auto mi = [](int n) { return Q(absl::StrCat(n, "Mi")); };
+    auto add = [&](const std::string& name, const std::string& topology) {
+      Fields f = {{"metadata", Meta(name, "default", "uid-" + name)},
+                  {"storageClassName", Q("csi-wffc")},
+                  {"capacity", mi(k_.Pick(capacities))}};
+      if (!topology.empty()) f.push_back({"nodeTopology", topology});
+      if (k_.Chance(0.2)) {
+        f.push_back({"maximumVolumeSize", mi(k_.Pick<int>({2048, 8192}))});
+      }
+      s_->capacities.push_back(Obj(f));
+    };
+    if (k_.Chance(0.1)) {
+      add("cap-all", "{}");
+      return;
+    }
+    for (const std::string& zone : kZones) {
+      if (!k_.Chance(0.8)) continue;
+      add("cap-" + zone, Obj({{"matchLabels", Obj({{kZone, Q(zone)}})}}));
+    }
+    if (k_.Chance(0.1)) add("cap-none", "");
   }
 
   void Storage() {
@@ -1650,6 +1709,7 @@ class Generator {
     FreeVolumes();
     CsiNodes();
     CsiDrivers();
+    Capacities();
   }
 
   std::string ClaimVolume(const std::string& volume, const std::string& claim) {
@@ -1836,6 +1896,8 @@ class Generator {
   Random p_;  // preemption's own stream
   Random f_;  // newer releases' fields' own stream
   Random c_;  // the CSIDrivers' own stream
+  Random k_;  // CSI storage capacity's own stream
+  Random a_;  // the NotIn and DoesNotExist namespace selectors' own stream
   bool storage_ = false;
   Scenario* s_ = nullptr;
   int num_nodes_ = 0;
@@ -1881,6 +1943,7 @@ std::string Scenario::OracleLine() const {
               {"storageClasses", Arr(storage_classes)},
               {"csiNodes", Arr(csi_nodes)},
               {"csiDrivers", Arr(csi_drivers)},
+              {"csiStorageCapacities", Arr(capacities)},
               {"nominatedPods", Arr(nominated)},
               {"podDisruptionBudgets", Arr(budgets)},
               {"pod", pod}});
@@ -1905,7 +1968,8 @@ std::string Scenario::Describe() const {
         std::pair{"persistentVolumes", &volumes},
         std::pair{"storageClasses", &storage_classes},
         std::pair{"csiNodes", &csi_nodes},
-        std::pair{"csiDrivers", &csi_drivers}}) {
+        std::pair{"csiDrivers", &csi_drivers},
+        std::pair{"csiStorageCapacities", &capacities}}) {
     absl::StrAppend(&out, kind, ":\n");
     for (const std::string& s : *items) absl::StrAppend(&out, "  - ", s, "\n");
   }

@@ -1,13 +1,15 @@
 // Random scheduling scenarios for the differential suite: nodes with zones,
 // labels, hard and PreferNoSchedule taints, images, and readiness as the
 // node lifecycle controller shows it; namespaces with labels; pods already
-// placed, with labels, owners, host ports, pod (anti-)affinity, init and
-// sidecar containers, requests of every form (none, partial, explicit 0,
-// pod-level) and in-place resizes; the Services, ReplicaSets,
-// StatefulSets and ReplicationControllers the default topology spread
-// reads; and an incoming pod with any mix of node selector, required and
-// preferred node affinity, tolerations, pod (anti-)affinity and topology
-// spread constraints.
+// placed, with labels, owners, host ports, pod (anti-)affinity (with
+// namespaces listed, or chosen by selectors, some of which select
+// namespaces without labels too), init and sidecar containers, requests
+// of every form (none, partial, explicit 0, pod-level) and in-place
+// resizes; the Services, ReplicaSets, StatefulSets and
+// ReplicationControllers the default topology spread reads; and an
+// incoming pod with any mix of node selector, required and preferred node
+// affinity, tolerations, pod (anti-)affinity and topology spread
+// constraints.
 //
 // About a third of the scenarios have storage too (a stream of random
 // numbers of its own, so that the rest of a scenario is the same with or
@@ -19,14 +21,14 @@
 // their first consumer (with selectors, ReadWriteOncePod, a selected node),
 // immediate and unbound, lost or being deleted; generic ephemeral volumes'
 // claims, owned by their pod or not, or not created yet; CSINodes with
-// attach limits; CSIDrivers that must be on the node (or need not); placed
+// attach limits; CSIDrivers that must be on the node (or need not), that
+// report capacity, and CSIStorageCapacities per zone; placed
 // pods using claims; an incoming pod with up to three claims, some
 // missing. Left out is what kube-scheduler itself decides by
 // chance (two candidate PVs of a class with one capacity, two delayed
 // claims of a pod with one request: Go map order, an unstable sort) and
-// what we do not implement (CSIDriver's storageCapacity, CSIStorageCapacity,
-// VolumeAttachment, in-tree volume sources, classes without a binding
-// mode).
+// what we do not implement (VolumeAttachment, in-tree volume sources, classes
+// without a binding mode).
 //
 // About a quarter of the scenarios have nominated pods (a stream of their
 // own too): one to three unassigned pods with status.nominatedNodeName (as
@@ -90,6 +92,7 @@ struct Scenario {
   std::vector<std::string> storage_classes;
   std::vector<std::string> csi_nodes;
   std::vector<std::string> csi_drivers;
+  std::vector<std::string> capacities;  // CSIStorageCapacities
   std::vector<std::string> budgets;  // PodDisruptionBudgets
   // Whether the preemption part made preemption matter (priorities,
   // nodes filled): the scores' coverage leaves these out.

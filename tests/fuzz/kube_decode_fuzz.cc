@@ -29,6 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)ms::kube::DecodeList<ms::PersistentVolume>(json);
   (void)ms::kube::DecodeList<ms::StorageClass>(json);
   (void)ms::kube::DecodeList<ms::CsiNode>(json);
+  (void)ms::kube::DecodeList<ms::CsiDriver>(json);
+  (void)ms::kube::DecodeList<ms::CsiStorageCapacity>(json);
+  (void)ms::kube::DecodeList<ms::DeviceClass>(json);
   for (ms::WorkloadKind kind : ms::kWorkloadKinds) {
     (void)ms::kube::DecodeList<ms::Workload>(json, kind);
   }

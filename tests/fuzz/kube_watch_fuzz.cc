@@ -18,6 +18,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)ms::kube::DecodeWatchEvent<ms::PersistentVolume>(line);
   (void)ms::kube::DecodeWatchEvent<ms::StorageClass>(line);
   (void)ms::kube::DecodeWatchEvent<ms::CsiNode>(line);
+  (void)ms::kube::DecodeWatchEvent<ms::CsiDriver>(line);
+  (void)ms::kube::DecodeWatchEvent<ms::CsiStorageCapacity>(line);
+  (void)ms::kube::DecodeWatchEvent<ms::DeviceClass>(line);
   for (ms::WorkloadKind kind : ms::kWorkloadKinds) {
     (void)ms::kube::DecodeWatchEvent<ms::Workload>(line, kind);
   }

@@ -923,6 +923,35 @@ TEST(DecodeStorageTest, ClaimVolumeClassAndCsiNode) {
       (std::set<std::string>{"csi.example.com", "unlimited.example.com"}));
 }
 
+TEST(DecodeStorageTest, CsiStorageCapacity) {
+  absl::StatusOr<ObjectList<CsiStorageCapacity>> list =
+      DecodeList<CsiStorageCapacity>(R"({
+    "kind":"CSIStorageCapacityList","metadata":{"resourceVersion":"95"},
+    "items":[{"metadata":{"name":"z1","namespace":"kube-system","uid":"k1",
+       "resourceVersion":"3"},
+      "storageClassName":"fast",
+      "nodeTopology":{"matchLabels":{"topology.kubernetes.io/zone":"z1"}},
+      "capacity":"10Gi","maximumVolumeSize":"2Gi"},
+     {"metadata":{"name":"bare","namespace":"kube-system"},
+      "storageClassName":"fast"},
+     {"metadata":{"name":"bad","namespace":"kube-system"},
+      "storageClassName":"fast","capacity":"lots"}]})");
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->items.size(), 2u);
+  const CsiStorageCapacity& c = list->items[0];
+  EXPECT_EQ(c.Key(), "kube-system/z1");
+  EXPECT_EQ(c.storage_class, "fast");
+  EXPECT_TRUE(
+      Selects(c.node_topology, Labels{{"topology.kubernetes.io/zone", "z1"}}));
+  EXPECT_EQ(c.capacity, 10 * int64_t{1} << 30);
+  EXPECT_EQ(c.VolumeLimit(), 2 * int64_t{1} << 30);
+  // No topology: no node has access; no sizes: no volume fits.
+  EXPECT_EQ(list->items[1].node_topology, std::nullopt);
+  EXPECT_EQ(list->items[1].VolumeLimit(), std::nullopt);
+  ASSERT_EQ(list->rejected.size(), 1u);
+  EXPECT_EQ(list->rejected[0].Key(), "kube-system/bad");
+}
+
 TEST(DecodeDeviceClassTest, ExtendedResourceName) {
   absl::StatusOr<ObjectList<DeviceClass>> classes = DecodeList<DeviceClass>(R"({
     "kind":"DeviceClassList","metadata":{"resourceVersion":"90"},

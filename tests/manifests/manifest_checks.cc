@@ -274,6 +274,8 @@ const std::set<std::string>& SchedulerGrants() {
       "storage.k8s.io/csinodes:watch",
       "storage.k8s.io/csidrivers:list",
       "storage.k8s.io/csidrivers:watch",
+      "storage.k8s.io/csistoragecapacities:list",
+      "storage.k8s.io/csistoragecapacities:watch",
       "resource.k8s.io/deviceclasses:list",
       "resource.k8s.io/deviceclasses:watch",
       "metrics.k8s.io/nodes:list",

@@ -1851,11 +1851,13 @@ TEST_F(EndToEndTest, WaitForFirstConsumerClaimGetsAMatchingVolume) {
   EXPECT_EQ(Placements()["second"], "");
 }
 
-// From 1.37 (VolumeLimitScaling) a CSIDriver may keep pods with its
-// volumes off nodes whose CSINode does not list it: the pod is told which
-// driver is missing, and once a node's CSINode lists it the claim is to be
-// provisioned there. Before 1.37 the driver does not count.
-TEST_F(EndToEndTest, ACsiDriverMissingFromTheNodesKeepsItsPodsOff) {
+// A claim to be provisioned by a CSI driver goes where the driver can
+// serve it: from 1.37 (VolumeLimitScaling) a CSIDriver may keep its pods
+// off nodes whose CSINode does not list it, and a driver that reports its
+// capacity needs a CSIStorageCapacity with room that selects the node.
+// Each time the pod is told why, and once a node qualifies the claim is
+// to be provisioned there.
+TEST_F(EndToEndTest, ACsiDriversNodesAndCapacityDecideWhereAClaimGoes) {
   kube::KubeClient admin(env_.AdminConfig());
   absl::StatusOr<std::string> release = admin.ServerVersion();
   ASSERT_TRUE(release.ok()) << release.status();
@@ -1867,6 +1869,7 @@ TEST_F(EndToEndTest, ACsiDriverMissingFromTheNodesKeepsItsPodsOff) {
                absl::StrCat(R"({"apiVersion":"storage.k8s.io/v1",)",
                             R"("kind":"CSIDriver","metadata":{"name":")",
                             driver, R"("},"spec":{"attachRequired":true,)",
+                            R"("storageCapacity":true,)",
                             R"("preventPodSchedulingIfMissing":true}})"));
   cluster_objects_.push_back("/apis/storage.k8s.io/v1/csidrivers/" + driver);
   const std::string storage_class = suite_ + "-csi";
@@ -1892,19 +1895,34 @@ TEST_F(EndToEndTest, ACsiDriverMissingFromTheNodesKeepsItsPodsOff) {
     EventsWith("web", absl::StrCat("0/3 nodes are available: 3 ", driver,
                                    " CSI driver is not installed on the "
                                    "node."));
-    EXPECT_EQ(Placements()["web"], "");
-    env_.AdminOk(
-        "POST", "/apis/storage.k8s.io/v1/csinodes",
-        absl::StrCat(R"({"apiVersion":"storage.k8s.io/v1","kind":"CSINode",)",
-                     R"("metadata":{"name":")", Node(1),
-                     R"("},"spec":{"drivers":[{"name":")", driver,
-                     R"(","nodeID":")", Node(1), R"("}]}})"));
-    cluster_objects_.push_back("/apis/storage.k8s.io/v1/csinodes/" + Node(1));
+    for (int i = 0; i < 3; ++i) {
+      env_.AdminOk(
+          "POST", "/apis/storage.k8s.io/v1/csinodes",
+          absl::StrCat(R"({"apiVersion":"storage.k8s.io/v1","kind":"CSINode",)",
+                       R"("metadata":{"name":")", Node(i),
+                       R"("},"spec":{"drivers":[{"name":")", driver,
+                       R"(","nodeID":")", Node(i), R"("}]}})"));
+      cluster_objects_.push_back("/apis/storage.k8s.io/v1/csinodes/" + Node(i));
+    }
   }
+  EventsWith("web",
+             "0/3 nodes are available: 3 node(s) did not have enough free "
+             "storage.");
+  EXPECT_EQ(Placements()["web"], "");
+  // The driver reports room on node 1 only.
+  env_.AdminOk(
+      "POST",
+      "/apis/storage.k8s.io/v1/namespaces/" + suite_ + "/csistoragecapacities",
+      absl::StrCat(R"({"apiVersion":"storage.k8s.io/v1",)",
+                   R"("kind":"CSIStorageCapacity","metadata":{"name":"room"},)",
+                   R"("storageClassName":")", storage_class,
+                   R"(","nodeTopology":{"matchLabels":)",
+                   R"({"kubernetes.io/hostname":")", Node(1), R"("}},)",
+                   R"("capacity":"10Gi"})"));
   // The claim is handed to the provisioner with the node chosen (nothing
   // provisions it here, so the pod stays unbound).
   std::string claim;
-  ASSERT_TRUE(WaitFor(
+  EXPECT_TRUE(WaitFor(
       [&] {
         claim = Claim("data");
         return absl::StrContains(claim, "volume.kubernetes.io/selected-node");
@@ -1912,12 +1930,10 @@ TEST_F(EndToEndTest, ACsiDriverMissingFromTheNodesKeepsItsPodsOff) {
       absl::Seconds(60)))
       << claim << "\n"
       << s->Log();
-  if (rules->AtLeast(37)) {
-    EXPECT_TRUE(absl::StrContains(
-        claim, absl::StrCat(R"("volume.kubernetes.io/selected-node":")",
-                            Node(1), "\"")))
-        << claim;
-  }
+  EXPECT_TRUE(absl::StrContains(
+      claim,
+      absl::StrCat(R"("volume.kubernetes.io/selected-node":")", Node(1), "\"")))
+      << claim;
 }
 
 // From 1.36 (DRAExtendedResource) an extended resource a DeviceClass

@@ -85,7 +85,8 @@ class SecretsTest : public ::testing::Test {
       }
       for (const char* storage :
            {kube::kClaimsPath, kube::kVolumesPath, kube::kStorageClassesPath,
-            kube::kCsiNodesPath, kube::kCsiDriversPath, kube::kBudgetsPath}) {
+            kube::kCsiNodesPath, kube::kCsiDriversPath, kube::kCapacitiesPath,
+            kube::kBudgetsPath}) {
         if (r.Path() == storage) return HttpAnswer{200, kEmptyList};
       }
       return HttpAnswer{404, R"({"kind":"Status","code":404})"};

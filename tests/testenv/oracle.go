@@ -65,6 +65,7 @@ type oracleInput struct {
 	StorageClasses         []storagev1.StorageClass       `json:"storageClasses"`
 	CSINodes               []storagev1.CSINode            `json:"csiNodes"`
 	CSIDrivers             []storagev1.CSIDriver          `json:"csiDrivers"`
+	CSIStorageCapacities   []storagev1.CSIStorageCapacity `json:"csiStorageCapacities"`
 	NominatedPods          []corev1.Pod                   `json:"nominatedPods"` // unassigned, with status.nominatedNodeName
 	PodDisruptionBudgets   []policyv1.PodDisruptionBudget `json:"podDisruptionBudgets"`
 	Pod                    *corev1.Pod                    `json:"pod"`
@@ -76,7 +77,7 @@ var oracleInputKeys = sets.New(
 	"name", "nodes", "pods", "namespaces", "services", "replicaSets",
 	"statefulSets", "replicationControllers", "persistentVolumeClaims",
 	"persistentVolumes", "storageClasses", "csiNodes", "csiDrivers",
-	"nominatedPods", "podDisruptionBudgets", "pod",
+	"csiStorageCapacities", "nominatedPods", "podDisruptionBudgets", "pod",
 )
 
 // oracleOutput is one line of output.
@@ -330,6 +331,8 @@ func (in *oracleInput) field(key string) any {
 		return &in.CSINodes
 	case "csiDrivers":
 		return &in.CSIDrivers
+	case "csiStorageCapacities":
+		return &in.CSIStorageCapacities
 	case "nominatedPods":
 		return &in.NominatedPods
 	case "podDisruptionBudgets":

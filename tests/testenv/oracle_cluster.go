@@ -186,6 +186,14 @@ func prepareObjects(in *oracleInput, apiDefaults bool) (*oracleObjects, error) {
 	for i := range in.CSIDrivers {
 		add(&in.CSIDrivers[i])
 	}
+	for i := range in.CSIStorageCapacities {
+		c := &in.CSIStorageCapacities[i]
+		if c.Name == "" {
+			return nil, fmt.Errorf("csiStorageCapacities[%d]: no metadata.name", i)
+		}
+		nsOf(&c.Namespace)
+		add(c)
+	}
 	for i := range in.PodDisruptionBudgets {
 		pdb := &in.PodDisruptionBudgets[i]
 		if pdb.Name == "" {

@@ -2,6 +2,7 @@
 // differential suite compares it with kube-scheduler on random scenarios).
 #include "scoring/plugins/volume_binding.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -136,20 +137,77 @@ TEST(VolumeBindingTest, ScoreIsTheRoomTheChosenVolumesLeave) {
   // Mean (50 + 58) / 2 = 54.
   VolumeBindings b{.binds = {bind("pv-data", "data"), bind("pv-logs", "logs"),
                              bind("pv-cache", "cache")}};
-  EXPECT_EQ(VolumeBindingScore(b, catalog), 54);
+  EXPECT_EQ(VolumeBindingScore(b, {}, catalog), 54);
   // One class alone: 100 - 50.
   b.binds.pop_back();
-  EXPECT_EQ(VolumeBindingScore(b, catalog), 50);
+  EXPECT_EQ(VolumeBindingScore(b, {}, catalog), 50);
   // (50 + 0) / 2 = 25: a PV of no capacity scores its class 0.
   b.binds.push_back(bind("pv-zero", "cache"));
-  EXPECT_EQ(VolumeBindingScore(b, catalog), 25);
+  EXPECT_EQ(VolumeBindingScore(b, {}, catalog), 25);
   // ssd: 43 Gi of 100: u = 43, 57; (50 + 57) / 2 = 53.5 rounds up.
   catalog.UpsertClaim(Claim("big", "ssd", 43 * kGi));
   catalog.UpsertVolume(Volume("pv-big", "ssd", 100 * kGi, "a"));
   b.binds.back() = bind("pv-big", "big");
-  EXPECT_EQ(VolumeBindingScore(b, catalog), 54);
+  EXPECT_EQ(VolumeBindingScore(b, {}, catalog), 54);
   // Nothing bound to an existing PV: 0 on every node.
-  EXPECT_EQ(VolumeBindingScore(VolumeBindings{}, catalog), 0);
+  EXPECT_EQ(VolumeBindingScore(VolumeBindings{}, {}, catalog), 0);
+}
+
+// CSI storage capacity: a claim to be provisioned by a CSIDriver with
+// storageCapacity needs a CSIStorageCapacity of its class that selects
+// the node and has room (maximumVolumeSize before capacity); else "did not
+// have enough free storage". From 1.37 the room left scores the node.
+TEST(VolumeBindingTest, CsiStorageCapacityFiltersAndScores) {
+  constexpr char kCsi[] = "csi.example.com";
+  VolumeCatalog catalog;
+  catalog.UpsertClass(Class("csi", BindingMode::kWaitForFirstConsumer, kCsi));
+  catalog.UpsertClaim(Claim("data", "csi", 4 * kGi));
+  catalog.UpsertClaim(Claim("logs", "csi", 1 * kGi));
+  auto zone = [](const std::string& z, std::optional<int64_t> capacity,
+                 std::optional<int64_t> max = std::nullopt) {
+    return CsiStorageCapacity{
+        .namespace_ = "kube-system",
+        .name = "cap-" + z,
+        .storage_class = "csi",
+        .node_topology = LabelSelector{.match_labels = {{kZone, z}}},
+        .capacity = capacity,
+        .maximum_volume_size = max};
+  };
+  catalog.UpsertCapacity(zone("z1", 10 * kGi));
+  catalog.UpsertCapacity(zone("z2", 3 * kGi));
+  // Room enough, but no volume may be larger than 2 Gi.
+  catalog.UpsertCapacity(zone("z3", 100 * kGi, 2 * kGi));
+  VolumeBindingFilter f;
+  const Pod pod = WithClaims({{"data"}, {"logs"}});
+  ASSERT_EQ(PreFilterVolumeBinding(pod, catalog, &f), "");
+  auto check = [&](const Node& node) {
+    return VolumeBindingCheck(f, node, catalog);
+  };
+  // Without a CSIDriver asking for it, capacity is not checked.
+  EXPECT_EQ(check(Named("b", "z2")), 0u);
+  catalog.UpsertCsiDriver({.name = kCsi, .storage_capacity = true});
+  EXPECT_EQ(check(Named("a", "z1")), 0u);
+  EXPECT_EQ(check(Named("b", "z2")), kVolumeNotEnoughSpace);
+  EXPECT_EQ(check(Named("c", "z3")), kVolumeNotEnoughSpace);
+  EXPECT_EQ(check(Named("d")), kVolumeNotEnoughSpace);  // no zone: none selects
+  // The reason, as kube-scheduler words it.
+  PodFilter pf = MakePodFilter(pod, KubeVersion{});
+  VolumeFilters v;
+  ASSERT_EQ(PreFilterVolumes(pod, catalog, KubeVersion{}, &v), "");
+  pf.volumes = &v;
+  EXPECT_EQ(
+      FailureReasons(pf, CheckNode(pf, {Named("b", "z2")}, 0)),
+      std::vector<std::string>{"node(s) did not have enough free storage"});
+
+  // Score: the class's capacity on the node once, the claims' requests
+  // summed: 5 Gi of 10, u = 50, 50.
+  VolumeBindings b;
+  ASSERT_EQ(VolumeBindingCheck(f, Named("a", "z1"), catalog, &b), 0u);
+  ASSERT_EQ(b.provisions.size(), 2u);
+  EXPECT_EQ(VolumeBindingScore(b, Named("a", "z1").labels, catalog), 50);
+  // Where capacity is not checked, nothing scores.
+  catalog.UpsertCsiDriver({.name = kCsi});
+  EXPECT_EQ(VolumeBindingScore(b, Named("a", "z1").labels, catalog), 0);
 }
 
 TEST(VolumeBindingTest, APreBoundVolumeIsTheOnlyChoice) {
