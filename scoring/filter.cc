@@ -55,14 +55,14 @@ std::string MetricIndexReason(const std::vector<MetricTerm>* metrics,
   return MetricReason(absl::StrCat("#", metric), bit, bound);
 }
 
-// The driver of volume `index` of the pod's CSI volumes.
-const std::string& CsiDriverName(const PodFilter& f, int index) {
+// The driver of volume `index` of the pod's CSI volumes (`f` may be null).
+const std::string& CsiDriverName(const PodFilter* f, int index) {
   static const std::string* const kUnknown = new std::string("unknown");
-  if (f.volumes == nullptr || index < 0 ||
-      static_cast<size_t>(index) >= f.volumes->csi.size()) {
+  if (f == nullptr || f->volumes == nullptr || index < 0 ||
+      static_cast<size_t>(index) >= f->volumes->csi.size()) {
     return *kUnknown;
   }
-  return f.volumes->csi[index].first;
+  return f->volumes->csi[index].first;
 }
 
 // NodeResourcesFit, leaving to dynamic resource allocation the requests a
@@ -282,7 +282,7 @@ std::vector<std::string> FailureReasons(
         }
       }
     } else if ((1u << bit) == kFailCsiDriverMissing) {
-      out.push_back(CsiDriverMissingReason(CsiDriverName(f, c.csi_driver)));
+      out.push_back(CsiDriverMissingReason(CsiDriverName(&f, c.csi_driver)));
     } else if ((1u << bit) == kFailDeviceClassResource) {
       for (size_t i = 0; i < f.requests.scalar.size() && i < 64; ++i) {
         if (c.device_scalars & (uint64_t{1} << i)) {
@@ -333,7 +333,7 @@ void FilterSummary::Add(const NodeCheck& c) {
     }
   }
   if (c.failures & kFailCsiDriverMissing) {
-    const std::string& driver = CsiDriverName(*filter_, c.csi_driver);
+    const std::string& driver = CsiDriverName(filter_, c.csi_driver);
     auto seen = std::find_if(csi_drivers_.begin(), csi_drivers_.end(),
                              [&](const auto& d) { return d.first == driver; });
     if (seen != csi_drivers_.end()) {
