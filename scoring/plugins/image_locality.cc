@@ -42,7 +42,7 @@ size_t ImageLocalityImages(const Pod& pod, KubeVersion kube) {
 
 bool ImageLocalitySums(const Pod& pod, KubeVersion kube,
                        const ImageIndex& index, size_t num_nodes,
-                       const int64_t* feasible, int64_t* sums) {
+                       int64_t* sums) {
   bool cleared = false;
   bool any = false;
   auto add = [&](const std::string& reference) {
@@ -63,7 +63,7 @@ bool ImageLocalitySums(const Pod& pod, KubeVersion kube,
     for (uint32_t i : image->nodes) {
       if (i >= num_nodes) continue;
       sums[i] += scaled;
-      any |= feasible[i] != 0;
+      any = true;
     }
   };
   for (const Container& c : pod.init_containers) add(c.image);
@@ -101,8 +101,7 @@ class ImageLocalityPlugin final : public NormalizedScorePlugin {
     const size_t n = ctx.num_nodes();
     Reserve(n);
     const KubeVersion kube = ctx.config->kube;
-    if (!ImageLocalitySums(pod, kube, ctx.table->images(), n, ctx.feasible,
-                           raw_.data())) {
+    if (!ImageLocalitySums(pod, kube, ctx.table->images(), n, raw_.data())) {
       return false;
     }
     return ImageLocalityScores(raw_.data(), ctx.feasible, n,

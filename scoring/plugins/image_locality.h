@@ -39,13 +39,13 @@ int64_t ImageLocalityScore(int64_t sum, size_t num_containers);
 // containers and, from 1.37, image volumes.
 size_t ImageLocalityImages(const Pod& pod, KubeVersion kube);
 
-// Pre-score: into sums[i], for each feasible node i of the `num_nodes`
-// indexed, the sum of the scaled sizes of the pod's images it holds (image
-// volumes' too from 1.36); nodes that hold none are set to 0. Returns
-// whether any feasible node holds one.
+// Pre-score: into sums[i], for each node i of the `num_nodes` indexed,
+// the sum of the scaled sizes of the pod's images it holds (image volumes'
+// too from 1.36); nodes that hold none are set to 0. Returns whether any
+// node holds one (else `sums` is left as it was).
 bool ImageLocalitySums(const Pod& pod, KubeVersion kube,
                        const ImageIndex& index, size_t num_nodes,
-                       const int64_t* feasible, int64_t* sums);
+                       int64_t* sums);
 
 // Score: out[i] = ImageLocalityScore(sums[i], num_containers) for each
 // feasible node i (0 for the others). Returns whether any is above 0.

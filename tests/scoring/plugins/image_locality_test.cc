@@ -47,6 +47,40 @@ NodeInfo WithImages(const std::string& name,
   return n;
 }
 
+// The per-node pass computes in doubles what ImageLocalityScore computes
+// in integers: the same score for every sum, at and around each point's
+// boundary, for one to many images.
+TEST(ImageLocalityScoresTest, MatchTheScalarScore) {
+  std::vector<int64_t> sums;
+  for (size_t images : {1u, 2u, 3u, 7u, 40u}) {
+    sums.clear();
+    const int64_t lo = 23 * kMB, hi = 1000 * kMB * static_cast<int64_t>(images);
+    for (int point = 0; point <= 100; ++point) {
+      // The smallest sum that reaches `point`, and its neighbours.
+      const int64_t at = lo + ((hi - lo) * point + 99) / 100;
+      for (int64_t d : {-1, 0, 1}) sums.push_back(at + d);
+    }
+    for (int64_t s : {int64_t{0}, lo - 1, lo, hi + 1, int64_t{1} << 50}) {
+      sums.push_back(s);
+    }
+    std::vector<int64_t> feasible(sums.size(), -1);
+    std::vector<double> out(sums.size());
+    ImageLocalityScores(sums.data(), feasible.data(), sums.size(), images,
+                        out.data());
+    for (size_t i = 0; i < sums.size(); ++i) {
+      const int64_t want =
+          sums[i] > lo ? ImageLocalityScore(sums[i], images) : 0;
+      EXPECT_EQ(out[i], static_cast<double>(want))
+          << "sum " << sums[i] << ", " << images << " images";
+    }
+  }
+  // An infeasible node scores 0.
+  const int64_t sum = 900 * kMB, infeasible = 0;
+  double out = -1;
+  EXPECT_FALSE(ImageLocalityScores(&sum, &infeasible, 1, 1, &out));
+  EXPECT_EQ(out, 0);
+}
+
 // The size scaled by the share of nodes that hold the image, summed over
 // the containers (twice for an image two containers run).
 TEST(ImageLocalitySumsTest, ScalesBySpread) {
@@ -60,10 +94,8 @@ TEST(ImageLocalitySumsTest, ScalesBySpread) {
   pod.containers = {{.name = "x", .image = "il-test/app:1"},
                     {.name = "y", .image = "il-test/db:1"},
                     {.name = "z", .image = "il-test/app:1"}};
-  std::vector<int64_t> feasible = {-1, -1, -1, 0};
   std::vector<int64_t> sums(4, -7);
-  ASSERT_TRUE(ImageLocalitySums(pod, KubeVersion{}, index, 4, feasible.data(),
-                                sums.data()));
+  ASSERT_TRUE(ImageLocalitySums(pod, KubeVersion{}, index, 4, sums.data()));
   EXPECT_EQ(sums[0], 400 * kMB + 100 * kMB + 400 * kMB);  // app twice at 2/4
   EXPECT_EQ(sums[1], 800 * kMB);
   EXPECT_EQ(sums[2], 0);
@@ -71,15 +103,14 @@ TEST(ImageLocalitySumsTest, ScalesBySpread) {
   // The index follows a node that drops an image.
   nodes[1] = WithImages("b", {});
   index.Update(1, nodes[1].node);
-  ASSERT_TRUE(ImageLocalitySums(pod, KubeVersion{}, index, 4, feasible.data(),
-                                sums.data()));
+  ASSERT_TRUE(ImageLocalitySums(pod, KubeVersion{}, index, 4, sums.data()));
   EXPECT_EQ(sums[0], 2 * 200 * kMB + 100 * kMB);  // app now at 1/4, twice
   EXPECT_EQ(sums[1], 0);
 
   Pod elsewhere;
   elsewhere.containers = {{.name = "x", .image = "il-test/unknown"}};
-  EXPECT_FALSE(ImageLocalitySums(elsewhere, KubeVersion{}, index, 4,
-                                 feasible.data(), sums.data()));
+  EXPECT_FALSE(
+      ImageLocalitySums(elsewhere, KubeVersion{}, index, 4, sums.data()));
 }
 
 // Image volumes: summed from 1.36, counted in the threshold from 1.37.
@@ -94,16 +125,15 @@ TEST(ImageLocalitySumsTest, ImageVolumesByRelease) {
   Pod pod;
   pod.containers = {{.name = "x", .image = "il-volumes/app:1"}};
   pod.image_volumes = {"il-volumes/model:2"};
-  std::vector<int64_t> feasible = {-1, -1};
   std::vector<int64_t> sums(2, 0);
   // 1.35: the volume's image is not read; one image in the threshold.
-  ASSERT_TRUE(ImageLocalitySums(pod, KubeVersion{.minor = 35}, index, 2,
-                                feasible.data(), sums.data()));
+  ASSERT_TRUE(
+      ImageLocalitySums(pod, KubeVersion{.minor = 35}, index, 2, sums.data()));
   EXPECT_EQ(sums[0], 500 * kMB);
   EXPECT_EQ(ImageLocalityImages(pod, KubeVersion{.minor = 35}), 1u);
   // 1.36: summed (900 MB at 1/2), still one image in the threshold.
-  ASSERT_TRUE(ImageLocalitySums(pod, KubeVersion{.minor = 36}, index, 2,
-                                feasible.data(), sums.data()));
+  ASSERT_TRUE(
+      ImageLocalitySums(pod, KubeVersion{.minor = 36}, index, 2, sums.data()));
   EXPECT_EQ(sums[0], 500 * kMB + 450 * kMB);
   EXPECT_EQ(sums[1], 500 * kMB);
   EXPECT_EQ(ImageLocalityImages(pod, KubeVersion{.minor = 36}), 1u);
