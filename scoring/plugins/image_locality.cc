@@ -41,8 +41,9 @@ size_t ImageLocalityImages(const Pod& pod, KubeVersion kube) {
 }
 
 bool ImageLocalitySums(const Pod& pod, KubeVersion kube,
-                       const ImageIndex& index, size_t num_nodes,
-                       int64_t* sums) {
+                       const ImageIndex& index, size_t num_nodes, int64_t* sums,
+                       std::vector<uint32_t>* holders) {
+  holders->clear();
   bool cleared = false;
   bool any = false;
   auto add = [&](const std::string& reference) {
@@ -63,6 +64,7 @@ bool ImageLocalitySums(const Pod& pod, KubeVersion kube,
     for (uint32_t i : image->nodes) {
       if (i >= num_nodes) continue;
       sums[i] += scaled;
+      holders->push_back(i);
       any = true;
     }
   };
@@ -74,18 +76,26 @@ bool ImageLocalitySums(const Pod& pod, KubeVersion kube,
   return any;
 }
 
-bool ImageLocalityScores(const int64_t* sums, const int64_t* feasible,
-                         size_t num_nodes, size_t num_containers,
-                         double* out) {
+bool ImageLocalityScores(const std::vector<uint32_t>& holders,
+                         const int64_t* sums, const int64_t* feasible,
+                         size_t num_nodes, size_t num_containers, double* out) {
+  std::fill_n(out, num_nodes, 0.0);
   bool any = false;
-  for (size_t i = 0; i < num_nodes; ++i) {
+  // Nodes that hold the same images have the same sum: one division per
+  // sum in a row (one in all for a pod of one image).
+  int64_t last_sum = -1;
+  double last_score = 0;
+  for (uint32_t i : holders) {
     // A node that holds too little of the pod's images scores 0 without
     // the division.
-    const bool counts = feasible[i] != 0 && sums[i] > kMinThreshold;
-    out[i] = counts ? static_cast<double>(
-                          ImageLocalityScore(sums[i], num_containers))
-                    : 0.0;
-    any |= out[i] > 0;
+    if (feasible[i] == 0 || sums[i] <= kMinThreshold) continue;
+    if (sums[i] != last_sum) {
+      last_sum = sums[i];
+      last_score =
+          static_cast<double>(ImageLocalityScore(last_sum, num_containers));
+    }
+    out[i] = last_score;
+    any |= last_score > 0;
   }
   return any;
 }
@@ -101,12 +111,16 @@ class ImageLocalityPlugin final : public NormalizedScorePlugin {
     const size_t n = ctx.num_nodes();
     Reserve(n);
     const KubeVersion kube = ctx.config->kube;
-    if (!ImageLocalitySums(pod, kube, ctx.table->images(), n, raw_.data())) {
+    if (!ImageLocalitySums(pod, kube, ctx.table->images(), n, raw_.data(),
+                           &holders_)) {
       return false;
     }
-    return ImageLocalityScores(raw_.data(), ctx.feasible, n,
+    return ImageLocalityScores(holders_, raw_.data(), ctx.feasible, n,
                                ImageLocalityImages(pod, kube), scores_.data());
   }
+
+ private:
+  std::vector<uint32_t> holders_;  // ImageLocalitySums', reused
 };
 
 }  // namespace

@@ -41,15 +41,18 @@ size_t ImageLocalityImages(const Pod& pod, KubeVersion kube);
 
 // Pre-score: into sums[i], for each node i of the `num_nodes` indexed,
 // the sum of the scaled sizes of the pod's images it holds (image volumes'
-// too from 1.36); nodes that hold none are set to 0. Returns whether any
-// node holds one (else `sums` is left as it was).
+// too from 1.36); nodes that hold none are set to 0. `holders` gets the
+// nodes that hold one (a node once per image it holds). Returns whether
+// any node holds one (else `sums` is left as it was).
 bool ImageLocalitySums(const Pod& pod, KubeVersion kube,
-                       const ImageIndex& index, size_t num_nodes,
-                       int64_t* sums);
+                       const ImageIndex& index, size_t num_nodes, int64_t* sums,
+                       std::vector<uint32_t>* holders);
 
 // Score: out[i] = ImageLocalityScore(sums[i], num_containers) for each
-// feasible node i (0 for the others). Returns whether any is above 0.
-bool ImageLocalityScores(const int64_t* sums, const int64_t* feasible,
+// feasible node i of `holders` (0 for the others of the `num_nodes`).
+// Returns whether any is above 0.
+bool ImageLocalityScores(const std::vector<uint32_t>& holders,
+                         const int64_t* sums, const int64_t* feasible,
                          size_t num_nodes, size_t num_containers, double* out);
 
 // The imageLocality term; counts only when a feasible node scores above 0.

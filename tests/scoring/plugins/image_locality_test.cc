@@ -64,9 +64,11 @@ TEST(ImageLocalityScoresTest, MatchTheScalarScore) {
       sums.push_back(s);
     }
     std::vector<int64_t> feasible(sums.size(), -1);
-    std::vector<double> out(sums.size());
-    ImageLocalityScores(sums.data(), feasible.data(), sums.size(), images,
-                        out.data());
+    std::vector<uint32_t> holders(sums.size());
+    for (size_t i = 0; i < holders.size(); ++i) holders[i] = i;
+    std::vector<double> out(sums.size(), -1);
+    ImageLocalityScores(holders, sums.data(), feasible.data(), sums.size(),
+                        images, out.data());
     for (size_t i = 0; i < sums.size(); ++i) {
       const int64_t want =
           sums[i] > lo ? ImageLocalityScore(sums[i], images) : 0;
@@ -74,11 +76,14 @@ TEST(ImageLocalityScoresTest, MatchTheScalarScore) {
           << "sum " << sums[i] << ", " << images << " images";
     }
   }
-  // An infeasible node scores 0.
-  const int64_t sum = 900 * kMB, infeasible = 0;
-  double out = -1;
-  EXPECT_FALSE(ImageLocalityScores(&sum, &infeasible, 1, 1, &out));
-  EXPECT_EQ(out, 0);
+  // An infeasible node, and a node that is not a holder, score 0.
+  const int64_t sums2[] = {900 * kMB, 900 * kMB, 900 * kMB};
+  const int64_t feasible2[] = {0, -1, -1};
+  double out2[] = {-1, -1, -1};
+  EXPECT_TRUE(ImageLocalityScores({0, 1}, sums2, feasible2, 3, 1, out2));
+  EXPECT_EQ(out2[0], 0);
+  EXPECT_EQ(out2[1], ImageLocalityScore(900 * kMB, 1));
+  EXPECT_EQ(out2[2], 0);
 }
 
 // The size scaled by the share of nodes that hold the image, summed over
@@ -95,22 +100,27 @@ TEST(ImageLocalitySumsTest, ScalesBySpread) {
                     {.name = "y", .image = "il-test/db:1"},
                     {.name = "z", .image = "il-test/app:1"}};
   std::vector<int64_t> sums(4, -7);
-  ASSERT_TRUE(ImageLocalitySums(pod, KubeVersion{}, index, 4, sums.data()));
+  std::vector<uint32_t> holders;
+  ASSERT_TRUE(
+      ImageLocalitySums(pod, KubeVersion{}, index, 4, sums.data(), &holders));
   EXPECT_EQ(sums[0], 400 * kMB + 100 * kMB + 400 * kMB);  // app twice at 2/4
   EXPECT_EQ(sums[1], 800 * kMB);
   EXPECT_EQ(sums[2], 0);
+  // The holders, a node once per image it holds: app, db, app.
+  EXPECT_EQ(holders, (std::vector<uint32_t>{0, 1, 0, 0, 1}));
 
   // The index follows a node that drops an image.
   nodes[1] = WithImages("b", {});
   index.Update(1, nodes[1].node);
-  ASSERT_TRUE(ImageLocalitySums(pod, KubeVersion{}, index, 4, sums.data()));
+  ASSERT_TRUE(
+      ImageLocalitySums(pod, KubeVersion{}, index, 4, sums.data(), &holders));
   EXPECT_EQ(sums[0], 2 * 200 * kMB + 100 * kMB);  // app now at 1/4, twice
   EXPECT_EQ(sums[1], 0);
 
   Pod elsewhere;
   elsewhere.containers = {{.name = "x", .image = "il-test/unknown"}};
-  EXPECT_FALSE(
-      ImageLocalitySums(elsewhere, KubeVersion{}, index, 4, sums.data()));
+  EXPECT_FALSE(ImageLocalitySums(elsewhere, KubeVersion{}, index, 4,
+                                 sums.data(), &holders));
 }
 
 // Image volumes: summed from 1.36, counted in the threshold from 1.37.
@@ -126,14 +136,15 @@ TEST(ImageLocalitySumsTest, ImageVolumesByRelease) {
   pod.containers = {{.name = "x", .image = "il-volumes/app:1"}};
   pod.image_volumes = {"il-volumes/model:2"};
   std::vector<int64_t> sums(2, 0);
+  std::vector<uint32_t> holders;
   // 1.35: the volume's image is not read; one image in the threshold.
-  ASSERT_TRUE(
-      ImageLocalitySums(pod, KubeVersion{.minor = 35}, index, 2, sums.data()));
+  ASSERT_TRUE(ImageLocalitySums(pod, KubeVersion{.minor = 35}, index, 2,
+                                sums.data(), &holders));
   EXPECT_EQ(sums[0], 500 * kMB);
   EXPECT_EQ(ImageLocalityImages(pod, KubeVersion{.minor = 35}), 1u);
   // 1.36: summed (900 MB at 1/2), still one image in the threshold.
-  ASSERT_TRUE(
-      ImageLocalitySums(pod, KubeVersion{.minor = 36}, index, 2, sums.data()));
+  ASSERT_TRUE(ImageLocalitySums(pod, KubeVersion{.minor = 36}, index, 2,
+                                sums.data(), &holders));
   EXPECT_EQ(sums[0], 500 * kMB + 450 * kMB);
   EXPECT_EQ(sums[1], 500 * kMB);
   EXPECT_EQ(ImageLocalityImages(pod, KubeVersion{.minor = 36}), 1u);
