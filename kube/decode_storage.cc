@@ -321,12 +321,15 @@ CsiDriver CsiDriverFrom(od::value v) {
   return driver;
 }
 
-// One quantity of storage, in bytes.
-int64_t Bytes(od::value v) {
+// The quantity of storage `field`, in bytes.
+int64_t Bytes(od::value v, std::string_view field) {
   std::string_view text = v;
   absl::StatusOr<int64_t> parsed = ParseQuantityValue(AbslView(text));
   if (absl::IsOutOfRange(parsed.status())) return kMaxQuantity;
-  if (!parsed.ok()) throw DecodeError{std::string(parsed.status().message())};
+  if (!parsed.ok()) {
+    throw DecodeError{
+        absl::StrCat(AbslView(field), ": ", parsed.status().message())};
+  }
   return std::clamp(*parsed, -kMaxQuantity, kMaxQuantity);
 }
 
@@ -351,9 +354,9 @@ CsiStorageCapacity CapacityFrom(od::value v) {
     } else if (key == "nodeTopology") {
       c.node_topology = Selector(value);
     } else if (key == "capacity") {
-      c.capacity = Bytes(value);
+      c.capacity = Bytes(value, key);
     } else if (key == "maximumVolumeSize") {
-      c.maximum_volume_size = Bytes(value);
+      c.maximum_volume_size = Bytes(value, key);
     }
   }
   return c;

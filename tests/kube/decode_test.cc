@@ -4,6 +4,7 @@
 #include <random>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
@@ -950,6 +951,8 @@ TEST(DecodeStorageTest, CsiStorageCapacity) {
   EXPECT_EQ(list->items[1].VolumeLimit(), std::nullopt);
   ASSERT_EQ(list->rejected.size(), 1u);
   EXPECT_EQ(list->rejected[0].Key(), "kube-system/bad");
+  EXPECT_TRUE(absl::StrContains(list->rejected[0].error, "capacity"))
+      << list->rejected[0].error;
 }
 
 TEST(DecodeDeviceClassTest, ExtendedResourceName) {
