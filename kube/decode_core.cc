@@ -193,6 +193,18 @@ int64_t TimeMs(od::value v) {
   return *ms;
 }
 
+absl::StatusOr<int64_t> SaturatedQuantity(od::value v, bool milli) {
+  std::string_view text = v;
+  absl::string_view q = AbslView(text);
+  absl::StatusOr<int64_t> parsed =
+      milli ? ParseQuantityMilli(q) : ParseQuantityValue(q);
+  if (absl::IsOutOfRange(parsed.status())) {
+    return absl::StartsWith(q, "-") ? -kMaxQuantity : kMaxQuantity;
+  }
+  if (!parsed.ok()) return parsed.status();
+  return std::clamp(*parsed, -kMaxQuantity, kMaxQuantity);
+}
+
 Resources ResourceList(od::value v, RequestNames* names) {
   Resources r;
   if (IsNull(v)) return r;
@@ -202,17 +214,12 @@ Resources ResourceList(od::value v, RequestNames* names) {
       names->cpu |= name == kResourceCpu;
       names->memory |= name == kResourceMemory;
     }
-    std::string_view text = f.value();
-    absl::string_view q = AbslView(text);
     absl::StatusOr<int64_t> parsed =
-        name == kResourceCpu ? ParseQuantityMilli(q) : ParseQuantityValue(q);
-    if (absl::IsOutOfRange(parsed.status())) {
-      parsed = absl::StartsWith(q, "-") ? -kMaxQuantity : kMaxQuantity;
-    } else if (!parsed.ok()) {
+        SaturatedQuantity(f.value(), name == kResourceCpu);
+    if (!parsed.ok()) {
       throw DecodeError{absl::StrCat("resource ", AbslView(name), ": ",
                                      parsed.status().message())};
     }
-    *parsed = std::clamp(*parsed, -kMaxQuantity, kMaxQuantity);
     if (name == kResourceCpu) {
       r.milli_cpu = *parsed;
     } else if (name == kResourceMemory) {

@@ -70,6 +70,11 @@ std::vector<std::string> StringList(od::value v);
 // A timestamp (RFC 3339, see ParseTimestampMs); null is 0.
 int64_t TimeMs(od::value v);
 
+// One quantity's value (in thousandths when `milli`, as cpu is kept),
+// saturated at +-kMaxQuantity as every quantity decoded is; an error for
+// a malformed one, which the caller words with the field's name.
+absl::StatusOr<int64_t> SaturatedQuantity(od::value v, bool milli);
+
 // A resource list such as requests, allocatable or overhead; `names`, when
 // given, gets whether cpu and memory are named in it (even as "0").
 Resources ResourceList(od::value v, RequestNames* names = nullptr);

@@ -1,7 +1,6 @@
 // The storage objects the volume plugins read (model/volumes.h):
 // PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes,
 // CSIDrivers and CSIStorageCapacities.
-#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -12,7 +11,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "kube/decode_core.h"
-#include "model/quantity.h"
 #include "model/volumes.h"
 
 namespace ms::kube {
@@ -323,14 +321,12 @@ CsiDriver CsiDriverFrom(od::value v) {
 
 // The quantity of storage `field`, in bytes.
 int64_t Bytes(od::value v, std::string_view field) {
-  std::string_view text = v;
-  absl::StatusOr<int64_t> parsed = ParseQuantityValue(AbslView(text));
-  if (absl::IsOutOfRange(parsed.status())) return kMaxQuantity;
+  absl::StatusOr<int64_t> parsed = SaturatedQuantity(v, /*milli=*/false);
   if (!parsed.ok()) {
     throw DecodeError{
         absl::StrCat(AbslView(field), ": ", parsed.status().message())};
   }
-  return std::clamp(*parsed, -kMaxQuantity, kMaxQuantity);
+  return *parsed;
 }
 
 CsiStorageCapacity CapacityFrom(od::value v) {

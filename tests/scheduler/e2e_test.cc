@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -168,6 +169,23 @@ class EndToEndTest : public ::testing::Test {
   }
 
   std::string Node(int i) { return absl::StrCat(suite_, "-n", i); }
+
+  // The release the apiserver reports, as rules; none (a failure
+  // recorded) when it cannot be read.
+  std::optional<KubeVersion> ClusterRules() {
+    kube::KubeClient admin(env_.AdminConfig());
+    absl::StatusOr<std::string> release = admin.ServerVersion();
+    if (!release.ok()) {
+      ADD_FAILURE() << release.status();
+      return std::nullopt;
+    }
+    absl::StatusOr<KubeVersion> rules = ParseKubeVersion(*release);
+    if (!rules.ok()) {
+      ADD_FAILURE() << rules.status();
+      return std::nullopt;
+    }
+    return *rules;
+  }
 
   // A node labelled with the suite and, as the kubelet labels it, its
   // hostname and (unless empty) its zone.
@@ -1858,11 +1876,8 @@ TEST_F(EndToEndTest, WaitForFirstConsumerClaimGetsAMatchingVolume) {
 // Each time the pod is told why, and once a node qualifies the claim is
 // to be provisioned there.
 TEST_F(EndToEndTest, ACsiDriversNodesAndCapacityDecideWhereAClaimGoes) {
-  kube::KubeClient admin(env_.AdminConfig());
-  absl::StatusOr<std::string> release = admin.ServerVersion();
-  ASSERT_TRUE(release.ok()) << release.status();
-  absl::StatusOr<KubeVersion> rules = ParseKubeVersion(*release);
-  ASSERT_TRUE(rules.ok()) << rules.status();
+  const std::optional<KubeVersion> rules = ClusterRules();
+  ASSERT_TRUE(rules.has_value());
   for (int i = 0; i < 3; ++i) AddNode(Node(i));
   const std::string driver = suite_ + ".csi.example.com";
   env_.AdminOk("POST", "/apis/storage.k8s.io/v1/csidrivers",
@@ -1942,11 +1957,8 @@ TEST_F(EndToEndTest, ACsiDriversNodesAndCapacityDecideWhereAClaimGoes) {
 // which DeviceClass, and is placed once a node advertises the resource.
 // Before 1.36 the class changes nothing: "Insufficient" as for any other.
 TEST_F(EndToEndTest, ADeviceClassResourceGoesWhereADevicePluginAdvertisesIt) {
-  kube::KubeClient admin(env_.AdminConfig());
-  absl::StatusOr<std::string> release = admin.ServerVersion();
-  ASSERT_TRUE(release.ok()) << release.status();
-  absl::StatusOr<KubeVersion> rules = ParseKubeVersion(*release);
-  ASSERT_TRUE(rules.ok()) << rules.status();
+  const std::optional<KubeVersion> rules = ClusterRules();
+  ASSERT_TRUE(rules.has_value());
   for (int i = 0; i < 3; ++i) AddNode(Node(i));
   const std::string device_class = suite_ + "-gpu";
   const std::string resource = "example.com/" + device_class;

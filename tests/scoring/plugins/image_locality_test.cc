@@ -47,9 +47,9 @@ NodeInfo WithImages(const std::string& name,
   return n;
 }
 
-// The per-node pass computes in doubles what ImageLocalityScore computes
-// in integers: the same score for every sum, at and around each point's
-// boundary, for one to many images.
+// The per-node pass gives each feasible holder ImageLocalityScore of its
+// sum (one division per distinct sum in a row): the same score for every
+// sum, at and around each point's boundary, for one to many images.
 TEST(ImageLocalityScoresTest, MatchTheScalarScore) {
   std::vector<int64_t> sums;
   for (size_t images : {1u, 2u, 3u, 7u, 40u}) {
