@@ -14,15 +14,25 @@
 // pending pods' field selector when bound) and assigned ADDED, which is
 // charged to its node (BM_ChargeAssignedPod: decoding plus the accounting
 // entry, model/node_info.h).
+//
+// What a kubelet adds (BM_PodStatusUpdate, BM_NodeHeartbeat): every bound
+// pod's status is written several times as it starts, and every node's
+// status is written again and again, as MODIFIED events that usually
+// change nothing the scheduler reads. Each is timed as the informer thread
+// pays for it: the event decoded and handed to the cluster state
+// (scheduler/cycle/cluster_state.h), which already holds the object.
 #include <time.h>
 
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "benchmark/benchmark.h"
+#include "common/clock.h"
 #include "kube/decode.h"
 #include "model/node_info.h"
+#include "scheduler/cycle/cluster_state.h"
 #include "simdjson.h"
 
 namespace ms::kube {
@@ -66,8 +76,73 @@ constexpr absl::string_view kPod =
     R"json(ceLinks":true,"preemptionPolicy":"PreemptLowerPriority"},"stat)json"
     R"json(us":{"phase":"Pending","qosClass":"Burstable"}})json";
 
-std::string Event(absl::string_view type) {
-  return absl::StrCat(R"({"type":")", type, R"(","object":)", kPod, "}");
+std::string Event(absl::string_view type, absl::string_view object = kPod) {
+  return absl::StrCat(R"({"type":")", type, R"(","object":)", object, "}");
+}
+
+// The same pod once its kubelet has started it: Running and Ready, with
+// its start time and its container's status.
+std::string RunningPod(absl::string_view resource_version) {
+  std::string pod(kPod);
+  pod.replace(pod.find("19836"), 5, std::string(resource_version));
+  const std::string pending =
+      R"("status":{"phase":"Pending","qosClass":"Burstable"})";
+  pod.replace(
+      pod.find(pending), pending.size(),
+      R"("status":{"phase":"Running","conditions":[{"type":"PodReadyToStartContainers","status":"True","lastProbeTime":null,"lastTransitionTime":"2026-11-26T15:17:39Z"},)"
+      R"({"type":"Initialized","status":"True","lastProbeTime":null,"lastTransitionTime":"2026-11-26T15:17:37Z"},)"
+      R"({"type":"Ready","status":"True","lastProbeTime":null,"lastTransitionTime":"2026-11-26T15:17:41Z"},)"
+      R"({"type":"ContainersReady","status":"True","lastProbeTime":null,"lastTransitionTime":"2026-11-26T15:17:41Z"},)"
+      R"({"type":"PodScheduled","status":"True","lastProbeTime":null,"lastTransitionTime":"2026-11-26T15:17:37Z"}],)"
+      R"("hostIP":"10.0.0.1","hostIPs":[{"ip":"10.0.0.1"}],"podIP":"10.244.0.17","podIPs":[{"ip":"10.244.0.17"}],)"
+      R"("startTime":"2026-11-26T15:17:37Z","containerStatuses":[{"name":"c","state":{"running":{"startedAt":"2026-11-26T15:17:40Z"}},)"
+      R"("lastState":{},"ready":true,"restartCount":0,"image":"registry.k8s.io/pause:3.10",)"
+      R"("imageID":"registry.k8s.io/pause@sha256:ee6521f290b2168b6e0935a181d4cff9be1ac3f505666ef0e3c98fae8199917a",)"
+      R"("containerID":"containerd://5f1c3b0b6a1e4c0d9c2f7a8e3b4d5c6e7f8091a2b3c4d5e6f708192a3b4c5d6e","started":true,)"
+      R"("volumeMounts":[{"name":"kube-api-access-kc8pl","mountPath":"/var/run/secrets/kubernetes.io/serviceaccount","readOnly":true,"recursiveReadOnly":"Disabled"}]}],)"
+      R"("qosClass":"Burstable"})");
+  return pod;
+}
+
+// A node as a kubelet reports it (testenv nodes --images 30 writes the
+// same shape): labels, capacity, conditions with their heartbeat times,
+// addresses, and 30 images by a tag and a digest each.
+std::string KubeletNode(absl::string_view resource_version,
+                        absl::string_view heartbeat) {
+  std::string conditions;
+  for (const char* type :
+       {"MemoryPressure", "DiskPressure", "PIDPressure", "Ready"}) {
+    const bool ready = absl::string_view(type) == "Ready";
+    absl::StrAppend(
+        &conditions, conditions.empty() ? "" : ",", R"({"type":")", type,
+        R"(","status":")", ready ? "True" : "False",
+        R"(","lastHeartbeatTime":")", heartbeat,
+        R"(","lastTransitionTime":"2026-11-26T15:00:00Z","reason":"Kubelet)",
+        type, R"(","message":"kubelet reports )", type, R"("})");
+  }
+  std::string images;
+  for (int i = 0; i < 30; ++i) {
+    const int image = (i * 7) % 120;
+    absl::StrAppend(&images, i == 0 ? "" : ",",
+                    R"({"names":["registry.example.com/team/app-)", image,
+                    R"(@sha256:)", std::string(56, 'a' + image % 26), image,
+                    R"(","registry.example.com/team/app-)", image,
+                    R"(:v1.2.3"],"sizeBytes":)", 20000000 + image * 8000000,
+                    "}");
+  }
+  return absl::StrCat(
+      R"({"kind":"Node","apiVersion":"v1","metadata":{"name":"node-0","uid":"0b7c6e3a-3f1e-4c4b-9d6a-2f9a8c1d5e70","resourceVersion":")",
+      resource_version,
+      R"(","creationTimestamp":"2026-11-26T15:00:00Z","labels":{"kubernetes.io/arch":"amd64","kubernetes.io/hostname":"node-0","kubernetes.io/os":"linux","topology.kubernetes.io/zone":"zone-0"},)"
+      R"("annotations":{"node.alpha.kubernetes.io/ttl":"0","volumes.kubernetes.io/controller-managed-attach-detach":"true"}},)"
+      R"("spec":{"podCIDR":"10.244.0.0/24","podCIDRs":["10.244.0.0/24"]},)"
+      R"("status":{"capacity":{"cpu":"4","ephemeral-storage":"100Gi","memory":"16Gi","pods":"110"},)"
+      R"("allocatable":{"cpu":"4","ephemeral-storage":"100Gi","memory":"16Gi","pods":"110"},"conditions":[)",
+      conditions,
+      R"(],"addresses":[{"type":"InternalIP","address":"10.0.0.1"},{"type":"Hostname","address":"node-0"}],)"
+      R"("daemonEndpoints":{"kubeletEndpoint":{"Port":10250}},"nodeInfo":{"machineID":"m","systemUUID":"s","bootID":"b","kernelVersion":"6.1.0","osImage":"Debian GNU/Linux 12","containerRuntimeVersion":"containerd://1.7.24","kubeletVersion":"v1.37.2","kubeProxyVersion":"","operatingSystem":"linux","architecture":"amd64"},)"
+      R"("images":[)",
+      images, "]}}");
 }
 
 // Visits every value of the document, keeping nothing.
@@ -173,7 +248,52 @@ void BM_ChargeAssignedPod(benchmark::State& state) {
 }
 BENCHMARK(BM_ChargeAssignedPod);
 
+// A status write of a pod already placed that changes nothing the
+// scheduler reads (a readiness flip, a probe's time): decoded and handed to
+// the cluster state, which holds the pod as it was.
+void BM_PodStatusUpdate(benchmark::State& state) {
+  RealClock clock;
+  ClusterState cluster(clock, KubeVersion{}, absl::ZeroDuration());
+  cluster.UpsertNode(*DecodeNode(KubeletNode("1", "2026-11-26T15:17:00Z")));
+  cluster.UpsertAssignedPod(
+      DecodeWatchEvent<Pod>(Event("MODIFIED", RunningPod("20000")))->object);
+  const std::string line = Event("MODIFIED", RunningPod("20001"));
+  Run(state, line.size(), [&] {
+    absl::StatusOr<WatchEvent<Pod>> event = DecodeWatchEvent<Pod>(line);
+    if (!event.ok()) return false;
+    return !cluster.UpsertAssignedPod(event->object);
+  });
+}
+BENCHMARK(BM_PodStatusUpdate);
+
+// A node's status written again with only its heartbeat times changed:
+// decoded (a node is several times a pod's size, most of it the images)
+// and handed to the cluster state.
+void BM_NodeHeartbeat(benchmark::State& state) {
+  RealClock clock;
+  ClusterState cluster(clock, KubeVersion{}, absl::ZeroDuration());
+  cluster.UpsertNode(*DecodeNode(KubeletNode("1", "2026-11-26T15:17:00Z")));
+  const std::string line =
+      Event("MODIFIED", KubeletNode("2", "2026-11-26T15:17:10Z"));
+  Run(state, line.size(), [&] {
+    absl::StatusOr<WatchEvent<Node>> event = DecodeWatchEvent<Node>(line);
+    if (!event.ok() || event->object.images.size() != 60) return false;
+    return !cluster.UpsertNode(event->object);
+  });
+}
+BENCHMARK(BM_NodeHeartbeat);
+
 }  // namespace
 }  // namespace ms::kube
 
-BENCHMARK_MAIN();
+// As the scheduler's binary runs: without absl::Mutex deadlock detection,
+// which Debian's Abseil turns on, and which would otherwise weigh on every
+// lock the cluster state and the image names take.
+int main(int argc, char** argv) {
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -33,10 +33,13 @@ void NodeStatus(od::value v, Node& node) {
       }
     } else if (key == "images") {
       if (IsNull(value)) continue;
+      // Every name of every image, interned at once: a node reports tens
+      // of them, in each of its status writes.
+      std::vector<ImageName> names;
       for (od::value image : value.get_array()) {
-        // The size may come after the names: take both, then intern.
+        // The size may come after the names: take both, then set it.
         int64_t size = 0;
-        std::vector<std::string_view> names;
+        const size_t first = names.size();
         for (od::field imf : image.get_object()) {
           std::string_view ikey = imf.unescaped_key();
           od::value iv = imf.value();
@@ -44,14 +47,15 @@ void NodeStatus(od::value v, Node& node) {
             size = int64_t(iv);
           } else if (ikey == "names" && !IsNull(iv)) {
             for (od::value name : iv.get_array()) {
-              names.push_back(std::string_view(name));
+              names.push_back({.name = AbslView(std::string_view(name))});
             }
           }
         }
-        for (std::string_view name : names) {
-          node.images.push_back(InternImageName(AbslView(name), size));
+        for (size_t i = first; i < names.size(); ++i) {
+          names[i].size_bytes = size;
         }
       }
+      InternImageNames(names, node.images);
     } else if (key == "declaredFeatures") {
       if (IsNull(value)) continue;
       for (od::value name : value.get_array()) {

@@ -20,17 +20,32 @@ Names& Get() {
   return *names;
 }
 
-}  // namespace
-
-uint32_t InternImageName(absl::string_view name, int64_t size_bytes) {
-  Names& names = Get();
-  absl::MutexLock lock(&names.mu);
+uint32_t InternLocked(Names& names, absl::string_view name, int64_t size_bytes)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(names.mu) {
   auto [it, added] = names.ids.try_emplace(
       name, static_cast<uint32_t>(names.ids.size()));
   if (added) names.sizes.push_back(0);
   int64_t& size = names.sizes[it->second];
   if (size == 0) size = size_bytes;
   return it->second;
+}
+
+}  // namespace
+
+uint32_t InternImageName(absl::string_view name, int64_t size_bytes) {
+  Names& names = Get();
+  absl::MutexLock lock(&names.mu);
+  return InternLocked(names, name, size_bytes);
+}
+
+void InternImageNames(absl::Span<const ImageName> names,
+                      std::vector<uint32_t>& ids) {
+  Names& all = Get();
+  ids.reserve(ids.size() + names.size());
+  absl::MutexLock lock(&all.mu);
+  for (const ImageName& n : names) {
+    ids.push_back(InternLocked(all, n.name, n.size_bytes));
+  }
 }
 
 std::optional<uint32_t> FindImageName(absl::string_view name) {

@@ -10,8 +10,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 namespace ms {
 
@@ -20,6 +22,15 @@ namespace ms {
 // image on every node, and kube-scheduler too keeps the size the first
 // node reported.
 uint32_t InternImageName(absl::string_view name, int64_t size_bytes);
+
+// A node's whole status.images at once, under one lock: each name's id
+// appended to `ids`, in order, as InternImageName gives it.
+struct ImageName {
+  absl::string_view name;
+  int64_t size_bytes = 0;
+};
+void InternImageNames(absl::Span<const ImageName> names,
+                      std::vector<uint32_t>& ids);
 
 // The id of `name`, or nullopt when it was never interned (no node has
 // reported it).

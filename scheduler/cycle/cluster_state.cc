@@ -34,10 +34,15 @@ bool ClusterState::UpsertNode(const Node& node) {
   auto it = index_.find(node.name);
   if (it != index_.end()) {
     NodeInfo& info = nodes_[it->second];
+    info.node.resource_version = node.resource_version;
+    if (info.node == node) return false;  // a heartbeat
     bool relevant = SchedulingRelevantChange(info.node, node);
     if (info.node.labels != node.labels ||
         info.node.annotations != node.annotations) {
       ++attributes_version_;
+    }
+    if (NodeAddressesOf(info.node) != NodeAddressesOf(node)) {
+      ++addresses_version_;
     }
     info.node = node;
     if (!layout_changed_) table_.Update(it->second, info);
@@ -55,6 +60,7 @@ bool ClusterState::UpsertNode(const Node& node) {
   names_.push_back(node.name);
   layout_changed_ = true;
   ++layout_version_;
+  ++addresses_version_;
   return true;
 }
 
@@ -78,6 +84,7 @@ void ClusterState::RemoveNode(const std::string& name) {
   if (removed.requested.pods > 0) orphans_[name] = std::move(removed);
   layout_changed_ = true;
   ++layout_version_;
+  ++addresses_version_;
 }
 
 void ClusterState::Charge(const std::string& node, const PodCharge& charge) {
@@ -481,6 +488,11 @@ std::vector<metrics::NodeAddresses> ClusterState::NodeAddressList() const {
   out.reserve(nodes_.size());
   for (const NodeInfo& info : nodes_) out.push_back(NodeAddressesOf(info.node));
   return out;
+}
+
+uint64_t ClusterState::NodeAddressesVersion() const {
+  absl::MutexLock lock(&mu_);
+  return addresses_version_;
 }
 
 metrics::NodeAddresses NodeAddressesOf(const Node& node) {

@@ -81,7 +81,8 @@ class ClusterState {
 
   // Node informer. Returns true when the node is new or changed in a way
   // that may let a pending pod fit (the caller then retries unschedulable
-  // pods).
+  // pods). A status write that changes nothing a Node holds (a kubelet's
+  // heartbeat: only the resourceVersion moves) changes nothing here.
   bool UpsertNode(const Node& node);
   void RemoveNode(const std::string& name);
 
@@ -190,6 +191,9 @@ class ClusterState {
   std::vector<std::string> NodeNames() const;
   // Names and addresses of every node, for the metrics cache's joins.
   std::vector<metrics::NodeAddresses> NodeAddressList() const;
+  // Changes whenever NodeAddressList would: a node added or removed, or
+  // one's NodeAddressesOf changed.
+  uint64_t NodeAddressesVersion() const;
 
   // For explain and tests: the nodes as the next decision will see them.
   std::vector<NodeInfo> Nodes() const;
@@ -245,6 +249,7 @@ class ClusterState {
   // annotations change: what views are aligned to.
   uint64_t layout_version_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t attributes_version_ ABSL_GUARDED_BY(mu_) = 1;
+  uint64_t addresses_version_ ABSL_GUARDED_BY(mu_) = 1;
   // Charges for nodes not known yet, applied when they arrive.
   std::unordered_map<std::string, NodeInfo> orphans_ ABSL_GUARDED_BY(mu_);
   std::unordered_map<std::string, PlacedPod> pods_ ABSL_GUARDED_BY(mu_);

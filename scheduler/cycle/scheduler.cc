@@ -259,8 +259,6 @@ void Scheduler::OnAssignedPodDeleted(const Pod& pod) {
 
 void Scheduler::OnNode(const Node& node) {
   if (state_.UpsertNode(node)) queue_.MoveAllToActive();
-  absl::MutexLock lock(&nodes_mu_);
-  nodes_dirty_ = true;
 }
 
 void Scheduler::OnNamespace(const Namespace& ns) {
@@ -318,18 +316,19 @@ void Scheduler::OnDeviceClass(const DeviceClass& device_class, bool deleted) {
 
 void Scheduler::OnNodeDeleted(const Node& node) {
   state_.RemoveNode(node.name);
-  absl::MutexLock lock(&nodes_mu_);
-  nodes_dirty_ = true;
 }
 
 void Scheduler::SyncNodesToCache() {
-  bool dirty;
+  if (cache_ == nullptr) return;
+  // The list may be newer than the version read: the next call then hands
+  // it over once more, which the cache takes as no change.
+  const uint64_t version = state_.NodeAddressesVersion();
   {
     absl::MutexLock lock(&nodes_mu_);
-    dirty = nodes_dirty_;
-    nodes_dirty_ = false;
+    if (version == synced_addresses_) return;
+    synced_addresses_ = version;
   }
-  if (dirty && cache_ != nullptr) cache_->SetNodes(state_.NodeAddressList());
+  cache_->SetNodes(state_.NodeAddressList());
 }
 
 void Scheduler::Housekeeping() {

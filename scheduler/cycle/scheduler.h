@@ -213,8 +213,9 @@ class Scheduler {
   // Pending pods held back by their scheduling gates (not queued).
   mutable absl::Mutex gated_mu_;
   std::unordered_set<std::string> gated_ ABSL_GUARDED_BY(gated_mu_);
+  // The ClusterState::NodeAddressesVersion last handed to the cache.
   absl::Mutex nodes_mu_;
-  bool nodes_dirty_ ABSL_GUARDED_BY(nodes_mu_) = false;
+  uint64_t synced_addresses_ ABSL_GUARDED_BY(nodes_mu_) = 0;
 
   absl::Notification stopping_;
   absl::Notification stopped_;

@@ -504,6 +504,24 @@ TEST(DecodeNodeTest, ImagesAreInternedByEveryName) {
   EXPECT_EQ(ImageSize(*redis), 2000);
 }
 
+// The size may come before or after the names; a name keeps the size the
+// first node reported, as kube-scheduler's image states do.
+TEST(DecodeNodeTest, AnImageKeepsTheSizeFirstReported) {
+  absl::StatusOr<Node> first = DecodeNode(R"({"metadata":{"name":"a"},
+    "status":{"images":[{"sizeBytes":3000,"names":["decode-test/first:1"]},
+                        {"names":["decode-test/second:1"],"sizeBytes":4000}]}})");
+  absl::StatusOr<Node> later = DecodeNode(R"({"metadata":{"name":"b"},
+    "status":{"images":[{"names":["decode-test/second:1","decode-test/third:1"],
+                         "sizeBytes":9000}]}})");
+  ASSERT_TRUE(first.ok() && later.ok());
+  ASSERT_EQ(first->images.size(), 2u);
+  ASSERT_EQ(later->images.size(), 2u);
+  EXPECT_EQ(later->images[0], first->images[1]);
+  EXPECT_EQ(ImageSize(first->images[0]), 3000);
+  EXPECT_EQ(ImageSize(first->images[1]), 4000);
+  EXPECT_EQ(ImageSize(later->images[1]), 9000);
+}
+
 // status.declaredFeatures: the features a pod's spec may need; the others
 // are dropped.
 TEST(DecodeNodeTest, DeclaredFeatures) {

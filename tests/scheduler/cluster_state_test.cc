@@ -238,6 +238,38 @@ TEST_F(ClusterStateTest, UpsertNodeReportsSchedulingRelevantChanges) {
   EXPECT_TRUE(state_.UpsertNode(bigger));
 }
 
+// A kubelet writes a node's status again and again; when nothing a Node
+// holds changed (only its resourceVersion), nothing is retried and the
+// metrics cache's node list stays as it is. New addresses, a new node or a
+// node gone change that list.
+TEST_F(ClusterStateTest, AHeartbeatChangesNothing) {
+  Node node = MakeNode("a");
+  node.addresses = {{.type = "InternalIP", .address = "10.0.0.1"}};
+  ASSERT_TRUE(state_.UpsertNode(node));
+  const uint64_t version = state_.NodeAddressesVersion();
+  node.resource_version = "2";
+  EXPECT_FALSE(state_.UpsertNode(node));
+  EXPECT_EQ(state_.NodeAddressesVersion(), version);
+
+  node.labels["tier"] = "gold";  // relevant, but not to the metrics' join
+  EXPECT_TRUE(state_.UpsertNode(node));
+  EXPECT_EQ(state_.NodeAddressesVersion(), version);
+  EXPECT_EQ(state_.Nodes()[0].node.labels.at("tier"), "gold");
+
+  node.addresses[0].address = "10.0.0.2";
+  state_.UpsertNode(node);
+  EXPECT_GT(state_.NodeAddressesVersion(), version);
+  EXPECT_EQ(state_.NodeAddressList()[0].addresses,
+            std::vector<std::string>{"10.0.0.2"});
+
+  const uint64_t readdressed = state_.NodeAddressesVersion();
+  state_.UpsertNode(MakeNode("b"));
+  EXPECT_GT(state_.NodeAddressesVersion(), readdressed);
+  const uint64_t added = state_.NodeAddressesVersion();
+  state_.RemoveNode("b");
+  EXPECT_GT(state_.NodeAddressesVersion(), added);
+}
+
 // A metric read from a Node annotation needs no metrics snapshot and
 // follows the Node: a changed annotation is a relevant change, and the next
 // decision reads the new value; a filter on it applies at once.
