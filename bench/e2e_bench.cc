@@ -76,6 +76,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "bench/harness/control_plane.h"
+#include "bench/harness/kubelets.h"
 #include "bench/harness/process.h"
 #include "common/http.h"
 #include "kube/client.h"
@@ -109,6 +110,17 @@ ABSL_FLAG(int, rss_runs, 3,
 ABSL_FLAG(int, max_bindings_in_flight, 64,
           "metrics-scheduler's --max-bindings-in-flight, and the bind-only "
           "client's --in_flight.");
+ABSL_FLAG(bool, kubelets, false,
+          "Simulate the kubelets' status writes (bench/harness/kubelets.h): "
+          "each bound pod's three as it starts, and every node's heartbeat "
+          "every --node_status_period; the CPU per pod then counts them. "
+          "Also measures, at each node count, what a heartbeat costs each "
+          "scheduler while nothing is scheduled.");
+ABSL_FLAG(absl::Duration, node_status_period, absl::Seconds(60),
+          "With --kubelets: how often each node's status is written.");
+ABSL_FLAG(absl::Duration, heartbeat_window, absl::Seconds(60),
+          "With --kubelets: each of the two quiet windows (heartbeats off, "
+          "then on) the per-heartbeat cost is taken from.");
 ABSL_FLAG(std::string, build_dir, "build", "The CMake build directory.");
 ABSL_FLAG(std::string, source_dir, ".", "The source tree (for manifests/).");
 ABSL_FLAG(std::string, out, "", "JSON output; default BUILD_DIR/bench/e2e.json.");
@@ -307,6 +319,9 @@ class Bench {
   RunResult OneRun(const std::string& who, int pods, bool backlog,
                    Workload workload = Workload::kPlain);
   void MeasureMemory();
+  // With --kubelets: each scheduler's CPU per node heartbeat at the
+  // current node count, while nothing is scheduled.
+  std::string MeasureHeartbeats();
   void Finish();
 
   std::string build_dir_;
@@ -320,6 +335,7 @@ class Bench {
   pid_t apiserver_pid_ = -1;
   Admin* admin_ = nullptr;  // the plane's
   std::unique_ptr<PrometheusServer> prom_;
+  std::unique_ptr<Kubelets> kubelets_;  // with --kubelets
   HttpClient local_;
   int run_counter_ = 0;
   int nodes_ = 0;
@@ -462,6 +478,7 @@ void Bench::AddNodes(int from, int to) {
             << std::endl;
   WriteMetrics(to);
   nodes_ = to;
+  if (kubelets_) kubelets_->SetNodes(to);
 }
 
 // Two metrics for every node, in one remote write each.
@@ -521,6 +538,7 @@ RunResult Bench::OneRun(const std::string& who, int pods, bool backlog,
             }
             if (bound[i] == absl::InfinitePast()) {
               bound[i] = absl::Now();
+              if (kubelets_) kubelets_->Bound(p.name, p.node_name);
               if (num_bound.fetch_add(1) + 1 == pods) return false;
             }
             return true;
@@ -566,6 +584,11 @@ RunResult Bench::OneRun(const std::string& who, int pods, bool backlog,
   const absl::Time t1 = absl::Now();
   watch.join();
   RunResult r;
+  // The kubelets' writes for these pods, and what each scheduler does with
+  // them, count.
+  if (kubelets_ && !kubelets_->AwaitPodWrites(absl::Minutes(2))) {
+    Die("the kubelets' pod status writes are not done after 2 minutes");
+  }
   absl::SleepFor(absl::Seconds(1));  // events written after the last binding
   if (who == kOurs) {
     // Its Events yield to the bindings while pods wait (a backlog): the
@@ -601,6 +624,58 @@ RunResult Bench::OneRun(const std::string& who, int pods, bool backlog,
   DeleteAllPods(*admin_, kNamespace);
   absl::SleepFor(absl::Seconds(2));  // everyone digests the deletions
   return r;
+}
+
+std::string Bench::MeasureHeartbeats() {
+  const absl::Duration window = absl::GetFlag(FLAGS_heartbeat_window);
+  struct Window {
+    double cpu[3] = {0, 0, 0};  // kEveryone's
+    double apiserver = 0;
+    int64_t writes = 0;
+  };
+  auto measure = [&](bool heartbeats) {
+    kubelets_->SetHeartbeats(heartbeats);
+    Window w;
+    const int64_t writes0 = kubelets_->counts().node_writes;
+    double cpu0[3];
+    for (int i = 0; i < 3; ++i) cpu0[i] = CpuSeconds(PidOf(kEveryone[i]));
+    const double api0 = CpuSeconds(apiserver_pid_);
+    absl::SleepFor(window);
+    for (int i = 0; i < 3; ++i) {
+      w.cpu[i] = CpuSeconds(PidOf(kEveryone[i])) - cpu0[i];
+    }
+    w.apiserver = CpuSeconds(apiserver_pid_) - api0;
+    w.writes = kubelets_->counts().node_writes - writes0;
+    return w;
+  };
+  const Window quiet = measure(false);
+  const Window beating = measure(true);
+  const double seconds = absl::ToDoubleSeconds(window);
+  std::printf(
+      "\nNode heartbeats at %d nodes, nothing scheduled: %lld writes "
+      "in %.0f s (%.1f/s); CPU per heartbeat (with them less without, "
+      "per write):\n",
+      nodes_, static_cast<long long>(beating.writes), seconds,
+      beating.writes / seconds);
+  std::vector<std::string> json;
+  for (int i = 0; i < 3; ++i) {
+    const double us = beating.writes > 0 ? (beating.cpu[i] - quiet.cpu[i]) *
+                                               1e6 / beating.writes
+                                         : 0;
+    std::printf("  %-18s %7.1f us (quiet %.3f s, with heartbeats %.3f s)\n",
+                kEveryone[i], us, quiet.cpu[i], beating.cpu[i]);
+    json.push_back(absl::StrFormat(
+        R"("%s": {"us_per_heartbeat": %.1f, "quiet_cpu_seconds": %.3f, "cpu_seconds": %.3f})",
+        kEveryone[i], us, quiet.cpu[i], beating.cpu[i]));
+  }
+  std::printf("  %-18s %7.1f us\n", "kube-apiserver",
+              beating.writes > 0
+                  ? (beating.apiserver - quiet.apiserver) * 1e6 / beating.writes
+                  : 0);
+  std::fflush(stdout);
+  return absl::StrFormat(R"({"window_seconds": %.0f, "heartbeats": %lld, %s})",
+                         seconds, static_cast<long long>(beating.writes),
+                         absl::StrJoin(json, ", "));
 }
 
 void Bench::MeasureMemory() {
@@ -771,6 +846,12 @@ int Bench::Run() {
       pods, runs, load_before.c_str());
 
   StartControlPlane();
+  if (absl::GetFlag(FLAGS_kubelets)) {
+    kubelets_ = std::make_unique<Kubelets>(
+        *admin_, kNamespace,
+        Kubelets::Options{.node_period =
+                              absl::GetFlag(FLAGS_node_status_period)});
+  }
   struct Medians {
     int nodes;
     std::string workload;
@@ -802,6 +883,10 @@ int Bench::Run() {
       for (const char* who : kEveryone) OneRun(who, warmup, false);
     }
     std::vector<std::string> workload_json;
+    if (kubelets_) {
+      workload_json.push_back(
+          absl::StrCat(R"("heartbeats": )", MeasureHeartbeats()));
+    }
     for (const std::string& workload_name : workload_names) {
       const Workload workload = ParseWorkload(workload_name);
       std::printf("\n%d nodes, %s:\n", n, workload_name.c_str());
@@ -887,6 +972,20 @@ int Bench::Run() {
   std::printf("load average before: %s, after: %s\n", load_before.c_str(),
               load_after.c_str());
 
+  std::string kubelets_json = "null";
+  if (kubelets_) {
+    const Kubelets::Counts k = kubelets_->counts();
+    std::printf(
+        "kubelets: %lld pod and %lld node status writes, %lld pods "
+        "gone first, %lld failed\n",
+        static_cast<long long>(k.pod_writes),
+        static_cast<long long>(k.node_writes), static_cast<long long>(k.gone),
+        static_cast<long long>(k.failed));
+    kubelets_json = absl::StrFormat(
+        R"({"node_status_period_seconds": %.0f, "pod_writes": %d, "node_writes": %d, "gone": %d, "failed": %d})",
+        absl::ToDoubleSeconds(absl::GetFlag(FLAGS_node_status_period)),
+        k.pod_writes, k.node_writes, k.gone, k.failed);
+  }
   utsname u{};
   uname(&u);
   std::string out = absl::GetFlag(FLAGS_out);
@@ -894,12 +993,13 @@ int Bench::Run() {
   std::ofstream json(out);
   json << absl::StrFormat(
       R"({"time": "%s", "host": {"kernel": "%s %s", "cpus": %d, "load_before": "%s", "load_after": "%s"}, "pods_per_run": %d, "runs": %d, "creators": %d, "max_bindings_in_flight": %d,)"
-      "\n \"nodes\": {%s},\n \"memory\": %s,\n \"metrics_refresh\": %s}\n",
+      "\n \"kubelets\": %s,\n \"nodes\": {%s},\n \"memory\": %s,\n "
+      "\"metrics_refresh\": %s}\n",
       absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone()),
       u.sysname, u.release, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)),
       load_before, load_after, pods, runs, absl::GetFlag(FLAGS_creators),
-      absl::GetFlag(FLAGS_max_bindings_in_flight), absl::StrJoin(node_json_, ",\n  "),
-      memory_json_, queries_json_);
+      absl::GetFlag(FLAGS_max_bindings_in_flight), kubelets_json,
+      absl::StrJoin(node_json_, ",\n  "), memory_json_, queries_json_);
   json.close();
   std::printf("figures written to %s\n", out.c_str());
   Finish();
@@ -907,6 +1007,7 @@ int Bench::Run() {
 }
 
 void Bench::Finish() {
+  if (kubelets_) kubelets_->Stop();
   Terminate(ours_pid_);
   Terminate(ceiling_pid_);
   prom_.reset();

@@ -24,7 +24,9 @@ std::string ReadAll(const std::string& path);
 // The 1, 5 and 15 minute load averages, as /proc/loadavg says them.
 std::string LoadAverage();
 
-// utime + stime of a process, in seconds.
+// The CPU time of a process, every thread's, in seconds: its CPU-time
+// clock (clock_getcpuclockid), or utime + stime from /proc when that
+// clock cannot be read.
 double CpuSeconds(pid_t pid);
 
 // A "VmRSS" or "VmHWM" line of /proc/PID/status, in MB.
