@@ -121,6 +121,10 @@ ABSL_FLAG(absl::Duration, node_status_period, absl::Seconds(60),
 ABSL_FLAG(absl::Duration, heartbeat_window, absl::Seconds(60),
           "With --kubelets: each of the two quiet windows (heartbeats off, "
           "then on) the per-heartbeat cost is taken from.");
+ABSL_FLAG(std::string, preload, "",
+          "A shared library preloaded (LD_PRELOAD) into metrics-scheduler and "
+          "bind-only, as for an allocator trial: "
+          "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2.");
 ABSL_FLAG(std::string, build_dir, "build", "The CMake build directory.");
 ABSL_FLAG(std::string, source_dir, ".", "The source tree (for manifests/).");
 ABSL_FLAG(std::string, out, "", "JSON output; default BUILD_DIR/bench/e2e.json.");
@@ -303,6 +307,13 @@ double Median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// What --preload adds to the environment of ours and bind-only.
+std::vector<std::string> Preload() {
+  const std::string lib = absl::GetFlag(FLAGS_preload);
+  if (lib.empty()) return {};
+  return {"LD_PRELOAD=" + lib};
+}
+
 class Bench {
  public:
   int Run();
@@ -393,14 +404,14 @@ builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 1}
     }
   }
   ++run_counter_;
-  pid_t pid = Spawn(
-      {absl::StrCat(build_dir_, "/metrics-scheduler"), "--config=" + path,
-       "--kubeconfig=" + dir_ + "/scheduler.kubeconfig",
-       absl::StrCat("--http-address=127.0.0.1:", *port), "--identity=" + name,
-       "--leader-elect=false",
-       absl::StrCat("--max-bindings-in-flight=",
-                    absl::GetFlag(FLAGS_max_bindings_in_flight))},
-      absl::StrCat(dir_, "/", name, ".log"));
+  pid_t pid =
+      Spawn({absl::StrCat(build_dir_, "/metrics-scheduler"), "--config=" + path,
+             "--kubeconfig=" + dir_ + "/scheduler.kubeconfig",
+             absl::StrCat("--http-address=127.0.0.1:", *port),
+             "--identity=" + name, "--leader-elect=false",
+             absl::StrCat("--max-bindings-in-flight=",
+                          absl::GetFlag(FLAGS_max_bindings_in_flight))},
+            absl::StrCat(dir_, "/", name, ".log"), Preload());
   absl::Time deadline = absl::Now() + absl::Minutes(2);
   while (!OurReady(*port)) {
     int status;
@@ -417,13 +428,12 @@ builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 1}
 // workers as metrics-scheduler's binders; it lists the nodes there are now.
 pid_t Bench::StartCeiling() {
   const std::string log = absl::StrCat(dir_, "/", kCeiling, ".log");
-  pid_t pid =
-      Spawn({absl::StrCat(build_dir_, "/bench/bind_only"),
-             "--kubeconfig=" + dir_ + "/scheduler.kubeconfig",
-             absl::StrCat("--scheduler_name=", kCeiling),
-             absl::StrCat("--in_flight=",
-                          absl::GetFlag(FLAGS_max_bindings_in_flight))},
-            log);
+  pid_t pid = Spawn({absl::StrCat(build_dir_, "/bench/bind_only"),
+                     "--kubeconfig=" + dir_ + "/scheduler.kubeconfig",
+                     absl::StrCat("--scheduler_name=", kCeiling),
+                     absl::StrCat("--in_flight=",
+                                  absl::GetFlag(FLAGS_max_bindings_in_flight))},
+                    log, Preload());
   AwaitLogLine(pid, "bind_only", log, "bind-only ready", absl::Minutes(2));
   return pid;
 }

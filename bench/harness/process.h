@@ -32,9 +32,11 @@ double CpuSeconds(pid_t pid);
 // A "VmRSS" or "VmHWM" line of /proc/PID/status, in MB.
 double StatusMb(pid_t pid, const std::string& field);
 
-// Runs args[0] (a path) with `args`, stdout and stderr appended to `log`;
+// Runs args[0] (a path) with `args`, stdout and stderr appended to `log`,
+// with this process's environment and `env` ("NAME=value" each) added;
 // the child is killed if this process dies.
-pid_t Spawn(const std::vector<std::string>& args, const std::string& log);
+pid_t Spawn(const std::vector<std::string>& args, const std::string& log,
+            const std::vector<std::string>& env = {});
 
 // SIGTERM, then SIGKILL after 20 s; reaps it. Does nothing for pid <= 0.
 void Terminate(pid_t pid);
