@@ -24,6 +24,7 @@
 #define METRICS_SCHEDULER_KUBE_DECODE_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,6 +100,13 @@ struct DecodeContext {};
 template <>
 struct DecodeContext<Node> {
   std::vector<std::string> annotations;
+  // Node::images already held for node `name` when its images_digest is
+  // `digest` (written to `images`, true); null or false: the names are
+  // read and interned. A kubelet writes its node's status again and again
+  // with the same tens of images: this lets such a write skip them.
+  std::function<bool(std::string_view name, uint64_t digest,
+                     std::vector<uint32_t>& images)>
+      known_images;
 };
 
 // Which resource a Workload comes from. There is no default: a list of

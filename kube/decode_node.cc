@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/algorithm/container.h"
+#include "absl/hash/hash.h"
 #include "kube/decode_core.h"
 #include "model/image_names.h"
 #include "model/node_features.h"
@@ -14,7 +15,50 @@ namespace ms::kube {
 namespace decode_internal {
 namespace {
 
-void NodeStatus(od::value v, Node& node) {
+// Every name of every image of a status.images array, interned at once: a
+// node reports tens of them.
+void InternImages(od::array images, std::vector<uint32_t>& ids) {
+  std::vector<ImageName> names;
+  for (od::value image : images) {
+    // The size may come after the names: take both, then set it.
+    int64_t size = 0;
+    const size_t first = names.size();
+    for (od::field imf : image.get_object()) {
+      std::string_view ikey = imf.unescaped_key();
+      od::value iv = imf.value();
+      if (ikey == "sizeBytes" && !IsNull(iv)) {
+        size = int64_t(iv);
+      } else if (ikey == "names" && !IsNull(iv)) {
+        for (od::value name : iv.get_array()) {
+          names.push_back({.name = AbslView(std::string_view(name))});
+        }
+      }
+    }
+    for (size_t i = first; i < names.size(); ++i) names[i].size_bytes = size;
+  }
+  InternImageNames(names, ids);
+}
+
+// status.images: reused from the node as held when its text is the same
+// (context.known_images), else read from that text with a parser of this
+// thread's own (the document's is still walking the node).
+void NodeImages(od::value value, const DecodeContext<Node>& context,
+                Node& node) {
+  od::array array = value.get_array();
+  const std::string_view raw = array.raw_json();
+  node.images_digest = absl::HashOf(AbslView(raw)) | 1;  // 0: none
+  if (context.known_images &&
+      context.known_images(node.name, node.images_digest, node.images)) {
+    return;
+  }
+  node.images.clear();
+  thread_local od::parser parser;
+  simdjson::padded_string padded(raw);
+  od::document doc = parser.iterate(padded);
+  InternImages(doc.get_array(), node.images);
+}
+
+void NodeStatus(od::value v, const DecodeContext<Node>& context, Node& node) {
   for (od::field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
     od::value value = f.value();
@@ -33,29 +77,7 @@ void NodeStatus(od::value v, Node& node) {
       }
     } else if (key == "images") {
       if (IsNull(value)) continue;
-      // Every name of every image, interned at once: a node reports tens
-      // of them, in each of its status writes.
-      std::vector<ImageName> names;
-      for (od::value image : value.get_array()) {
-        // The size may come after the names: take both, then set it.
-        int64_t size = 0;
-        const size_t first = names.size();
-        for (od::field imf : image.get_object()) {
-          std::string_view ikey = imf.unescaped_key();
-          od::value iv = imf.value();
-          if (ikey == "sizeBytes" && !IsNull(iv)) {
-            size = int64_t(iv);
-          } else if (ikey == "names" && !IsNull(iv)) {
-            for (od::value name : iv.get_array()) {
-              names.push_back({.name = AbslView(std::string_view(name))});
-            }
-          }
-        }
-        for (size_t i = first; i < names.size(); ++i) {
-          names[i].size_bytes = size;
-        }
-      }
-      InternImageNames(names, node.images);
+      NodeImages(value, context, node);
     } else if (key == "declaredFeatures") {
       if (IsNull(value)) continue;
       for (od::value name : value.get_array()) {
@@ -76,7 +98,8 @@ void NodeStatus(od::value v, Node& node) {
   }
 }
 
-Node NodeFrom(od::value v, const std::vector<std::string>& annotations) {
+Node NodeFrom(od::value v, const DecodeContext<Node>& context) {
+  const std::vector<std::string>& annotations = context.annotations;
   Node node;
   for (od::field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
@@ -124,7 +147,7 @@ Node NodeFrom(od::value v, const std::vector<std::string>& annotations) {
         }
       }
     } else if (key == "status") {
-      NodeStatus(value, node);
+      NodeStatus(value, context, node);
     }
   }
   return node;
@@ -135,7 +158,7 @@ Node NodeFrom(od::value v, const std::vector<std::string>& annotations) {
 template <>
 struct Codec<Node> {
   static Node From(od::value v, const DecodeContext<Node>& context) {
-    return NodeFrom(v, context.annotations);
+    return NodeFrom(v, context);
   }
   static const char* Resource(const DecodeContext<Node>&) { return "nodes"; }
   static std::string ListName(const DecodeContext<Node>&) { return "NodeList"; }

@@ -93,8 +93,11 @@ InformerSource<Pod> PodSource(KubeClient& client, ListOptions options) {
   return KindSource<Pod>(client, kPodsPath, std::move(options));
 }
 
-InformerSource<Node> NodeSource(KubeClient& client, ListOptions options) {
-  DecodeContext<Node> context{.annotations = options.node_annotations};
+InformerSource<Node> NodeSource(
+    KubeClient& client, ListOptions options,
+    decltype(DecodeContext<Node>::known_images) known_images) {
+  DecodeContext<Node> context{.annotations = options.node_annotations,
+                              .known_images = std::move(known_images)};
   return KindSource<Node>(client, kNodesPath, std::move(options),
                           std::move(context));
 }

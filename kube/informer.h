@@ -450,7 +450,10 @@ class Informer {
 
 // Sources over a KubeClient, which must outlive the informer.
 InformerSource<Pod> PodSource(KubeClient& client, ListOptions options);
-InformerSource<Node> NodeSource(KubeClient& client, ListOptions options);
+// `known_images`: as DecodeContext<Node>'s (what the handlers' owner holds).
+InformerSource<Node> NodeSource(
+    KubeClient& client, ListOptions options,
+    decltype(DecodeContext<Node>::known_images) known_images = {});
 InformerSource<Namespace> NamespaceSource(KubeClient& client,
                                           ListOptions options);
 InformerSource<Workload> WorkloadSource(KubeClient& client, WorkloadKind kind,

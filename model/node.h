@@ -48,6 +48,10 @@ struct Node {
   // Every name of every image the node holds (status.images[].names[]),
   // interned (InternImageName, which also keeps the sizes).
   std::vector<uint32_t> images;
+  // A digest of status.images as the apiserver sent it (its JSON text),
+  // so that a status write with the same list can reuse `images`
+  // (kube::DecodeContext<Node>::known_images); 0 when it had none.
+  uint64_t images_digest = 0;
   // status.declaredFeatures that a pod's spec may require, as
   // model/node_features.h bits.
   uint32_t declared_features = 0;

@@ -490,6 +490,17 @@ std::vector<metrics::NodeAddresses> ClusterState::NodeAddressList() const {
   return out;
 }
 
+bool ClusterState::KnownImages(std::string_view name, uint64_t digest,
+                               std::vector<uint32_t>& images) const {
+  absl::MutexLock lock(&mu_);
+  auto it = index_.find(std::string(name));
+  if (it == index_.end()) return false;
+  const Node& node = nodes_[it->second].node;
+  if (node.images_digest != digest) return false;
+  images = node.images;
+  return true;
+}
+
 uint64_t ClusterState::NodeAddressesVersion() const {
   absl::MutexLock lock(&mu_);
   return addresses_version_;

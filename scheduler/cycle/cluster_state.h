@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -183,6 +184,12 @@ class ClusterState {
   // informer has meanwhile shown it bound, and what was assumed of its
   // volumes (Decision::volume_bindings).
   void Forget(const Pod& pod);
+
+  // The image ids held for node `name` when its Node::images_digest is
+  // `digest` (kube::DecodeContext<Node>::known_images): a heartbeat then
+  // skips the names.
+  bool KnownImages(std::string_view name, uint64_t digest,
+                   std::vector<uint32_t>& images) const;
 
   // Whether the node is known (not deleted).
   bool HasNode(const std::string& name) const;

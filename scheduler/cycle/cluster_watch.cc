@@ -134,8 +134,12 @@ void ClusterWatch::WatchCluster(kube::KubeClient& client, const Config& config,
                    count, {.absent_is_empty = true});
   Add<Node>(
       "nodes", "nodes informer",
-      kube::NodeSource(client,
-                       {.node_annotations = NodeAnnotationKeys(config)}),
+      kube::NodeSource(client, {.node_annotations = NodeAnnotationKeys(config)},
+                       [&scheduler](std::string_view name, uint64_t digest,
+                                    std::vector<uint32_t>& images) {
+                         return scheduler.state().KnownImages(name, digest,
+                                                              images);
+                       }),
       [&scheduler](const Node& n, bool deleted) {
         deleted ? scheduler.OnNodeDeleted(n) : scheduler.OnNode(n);
       },

@@ -522,6 +522,53 @@ TEST(DecodeNodeTest, AnImageKeepsTheSizeFirstReported) {
   EXPECT_EQ(ImageSize(later->images[1]), 9000);
 }
 
+// A node's images are taken from what the scheduler holds when the text of
+// status.images is the one it was decoded from (a heartbeat): the names are
+// not read again. Another text, or nothing held, reads them.
+TEST(DecodeNodeTest, UnchangedImagesAreReusedByTheirDigest) {
+  const std::string images =
+      R"([{"names":["decode-test/reused:1"],"sizeBytes":100}])";
+  auto node = [](const std::string& list) {
+    return absl::StrCat(R"({"metadata":{"name":"n1"},"status":{"images":)",
+                        list, "}}");
+  };
+  absl::StatusOr<Node> first = DecodeNode(node(images));
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_NE(first->images_digest, 0u);
+
+  std::vector<std::string> asked;
+  DecodeContext<Node> held{.known_images = [&](std::string_view name,
+                                               uint64_t digest,
+                                               std::vector<uint32_t>& ids) {
+    asked.emplace_back(name);
+    if (digest != first->images_digest) return false;
+    ids = {777};  // what the scheduler holds, whatever the text says
+    return true;
+  }};
+  absl::StatusOr<ObjectList<Node>> same = DecodeList<Node>(
+      absl::StrCat(R"({"metadata":{"resourceVersion":"1"},"items":[)",
+                   node(images), "]}"),
+      held);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_THAT(same->items[0].images, ElementsAre(777u));
+  EXPECT_EQ(same->items[0].images_digest, first->images_digest);
+
+  const std::string other =
+      R"([{"names":["decode-test/reused:2"],"sizeBytes":100}])";
+  absl::StatusOr<WatchEvent<Node>> changed = DecodeWatchEvent<Node>(
+      absl::StrCat(R"({"type":"MODIFIED","object":)", node(other), "}"), held);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_NE(changed->object.images_digest, first->images_digest);
+  EXPECT_THAT(changed->object.images,
+              ElementsAre(*FindImageName("decode-test/reused:2")));
+  EXPECT_THAT(asked, ElementsAre("n1", "n1"));
+
+  absl::StatusOr<Node> none =
+      DecodeNode(R"({"metadata":{"name":"n2"},"status":{}})");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->images_digest, 0u);
+}
+
 // status.declaredFeatures: the features a pod's spec may need; the others
 // are dropped.
 TEST(DecodeNodeTest, DeclaredFeatures) {

@@ -270,6 +270,21 @@ TEST_F(ClusterStateTest, AHeartbeatChangesNothing) {
   EXPECT_GT(state_.NodeAddressesVersion(), added);
 }
 
+// The nodes informer reuses a node's image ids while the text they were
+// decoded from is unchanged (its digest).
+TEST_F(ClusterStateTest, KnownImagesNeedTheSameDigest) {
+  Node node = MakeNode("a");
+  node.images = {3, 5};
+  node.images_digest = 41;
+  state_.UpsertNode(node);
+  std::vector<uint32_t> images;
+  EXPECT_FALSE(state_.KnownImages("a", 42, images));
+  EXPECT_FALSE(state_.KnownImages("b", 41, images));
+  EXPECT_TRUE(images.empty());
+  ASSERT_TRUE(state_.KnownImages("a", 41, images));
+  EXPECT_EQ(images, (std::vector<uint32_t>{3, 5}));
+}
+
 // A metric read from a Node annotation needs no metrics snapshot and
 // follows the Node: a changed annotation is a relevant change, and the next
 // decision reads the new value; a filter on it applies at once.
