@@ -5,6 +5,8 @@
 //   build/bench/e2e_bench [--nodes=1000,5000] [--pods=5000] [--runs=2]
 //                         [--workloads=plain,anti-affinity,spread,affinity]
 //                         [--rss_nodes=5000] [--rss_pods=20000] [--rss_runs=3]
+//                         [--kubelets [--node_status_period=60s]]
+//                         [--preload=LIB]
 //
 // What it does (docs/benchmarks.md explains the method and its limits):
 //   1. starts its own control plane (build/testenv/testenv up
@@ -35,6 +37,13 @@
 //      it is ready and has refreshed its metrics; --rss_runs times, one
 //      process after another, reporting the largest;
 //   4. prints the tables and the ratios, and writes build/bench/e2e.json.
+//
+// With --kubelets, simulated kubelets (bench/harness/kubelets.h) write each
+// bound pod's status as it starts and every node's status periodically
+// throughout, each run's CPU counts its pods' writes, and each node count
+// first measures what a heartbeat costs each process while nothing is
+// scheduled. --preload puts a library (an allocator) into ours and
+// bind-only.
 //
 // Medians over the runs are reported. The machine's load is printed before
 // and after: other work on the machine skews every figure.
