@@ -323,11 +323,7 @@ void Scheduler::SyncNodesToCache() {
   // The list may be newer than the version read: the next call then hands
   // it over once more, which the cache takes as no change.
   const uint64_t version = state_.NodeAddressesVersion();
-  {
-    absl::MutexLock lock(&nodes_mu_);
-    if (version == synced_addresses_) return;
-    synced_addresses_ = version;
-  }
+  if (synced_addresses_.exchange(version) == version) return;
   cache_->SetNodes(state_.NodeAddressList());
 }
 

@@ -214,8 +214,7 @@ class Scheduler {
   mutable absl::Mutex gated_mu_;
   std::unordered_set<std::string> gated_ ABSL_GUARDED_BY(gated_mu_);
   // The ClusterState::NodeAddressesVersion last handed to the cache.
-  absl::Mutex nodes_mu_;
-  uint64_t synced_addresses_ ABSL_GUARDED_BY(nodes_mu_) = 0;
+  std::atomic<uint64_t> synced_addresses_{0};
 
   absl::Notification stopping_;
   absl::Notification stopped_;
