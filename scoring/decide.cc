@@ -18,6 +18,29 @@
 
 namespace ms {
 
+// The weighted sum of leastAllocated and balancedAllocation of every node
+// for one pod's amounts, kept between decisions: a burst of pods of one
+// shape computes a block of nodes again only when one of its rows was
+// written (NodeTable's block versions: the node a pod was assumed on, a
+// table built again) or the key changed.
+struct ResourceScores {
+  struct Key {
+    size_t num_nodes = 0;
+    // The pod's non-zero cpu and memory, then its requested ones.
+    std::array<int64_t, 4> amounts{};
+    double least_allocated = 0;  // the weights
+    double balanced_allocation = 0;
+    KubeVersion kube;
+    friend bool operator==(const Key&, const Key&) = default;
+  };
+  Key key;
+  AlignedVector<double> values;    // [node]
+  std::vector<uint64_t> versions;  // [block]: the table's block version
+};
+
+// A block version no table has (they count up from 1): not computed yet.
+constexpr uint64_t kNeverComputed = 0;
+
 struct Workspace::Scratch {
   // The incoming pod, when its release reads it otherwise
   // (PodAsTheReleaseReadsIt).
@@ -26,8 +49,8 @@ struct Workspace::Scratch {
   MetricTable own_metrics;
   std::vector<MetricPlan> plans;           // [metric]
   std::vector<MetricPlan> active;          // the plans that score
-  std::vector<std::vector<double>> fresh;  // [metric][node]: cleaned copies
-  std::vector<int64_t> feasible;  // [node]: -1 feasible, 0 not
+  std::vector<AlignedVector<double>> fresh;  // [metric][node]: cleaned copies
+  AlignedVector<int64_t> feasible;           // [node]: -1 feasible, 0 not
   // [node]: the metric whose own filter (`exclude`, `filter` bounds)
   // removed it, or kNotExcluded; empty when no node was removed so.
   std::vector<int32_t> excluded;
@@ -36,10 +59,14 @@ struct Workspace::Scratch {
   std::vector<uint64_t> pod_scopes;
   NodeBounds own_node_bounds;
   DecisionBounds bounds;
-  std::vector<double> scores;      // [node]: final score; -1 when infeasible
+  AlignedVector<double> scores;    // [node]: final score; -1 when infeasible
   std::vector<double> block_best;  // [block]: the highest score in it
-  // Per node of a block: metric sums, per-node weights, built-ins, suspects.
-  std::vector<double> totals, weight_sums, builtin, suspect;
+  // leastAllocated and balancedAllocation, weighted, for the last pod
+  // amounts scored (Score).
+  ResourceScores resource_scores;
+  // Per node of a block: metric sums, per-node weights, built-ins,
+  // suspects, a sparse term's scores.
+  AlignedVector<double> totals, weight_sums, builtin, suspect, term_row;
   FilterSummary summary;
   VolumeFilters volumes;
   // The nominated pods that count for this pod (priority at least its,
@@ -88,13 +115,13 @@ const Pod* PodAsTheReleaseReadsIt(const Pod& pod, KubeVersion kube,
 
 // Nodes per block of the scoring pass: the block's scratch rows stay in the
 // L1 cache between the metric, built-in and combining loops.
-constexpr size_t kBlock = 256;
+constexpr size_t kBlock = NodeTable::kRowBlock;
 
 // Pod amounts up to this are exact in the vectorised built-ins.
 constexpr int64_t kExact = int64_t{1} << 42;
 
-template <typename T>
-void Grow(std::vector<T>& v, size_t n) {
+template <typename Vector>
+void Grow(Vector& v, size_t n) {
   if (v.size() < n) v.resize(n);
 }
 
@@ -406,6 +433,13 @@ double Normalise(const ScoringConfig& cfg, ScoringMode mode, size_t count,
   return weight_sum;
 }
 
+// A built-in term that Score adds from its plugin's scores.
+struct NormalisedTerm {
+  double weight = 0;
+  TermScores scores;
+  size_t next = 0;  // sparse: the first of scores.nodes not yet reached
+};
+
 // 5. Score: every node's score into s.scores (-1 when infeasible), block by
 // block; the highest of each block into s.block_best.
 void Score(const DecideInput& in, const ScoringConfig& cfg,
@@ -423,14 +457,16 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
       BuiltinWeight(cfg, s, BuiltinTerm::kRecentPlacements);
   // The plugins normalised in the pre-score phase, with their weights, in
   // table order.
-  std::array<std::pair<double, const double*>, kNumBuiltinTerms> normalised;
+  std::array<NormalisedTerm, kNumBuiltinTerms> normalised;
   size_t num_normalised = 0;
   double builtin_weight = 0;
   for (size_t k = 0; k < kNumBuiltinTerms; ++k) {
     const double w = BuiltinWeight(cfg, s, static_cast<BuiltinTerm>(k));
     builtin_weight += w;
-    const double* scores = s.plugins[k]->Scores();
-    if (w > 0 && scores != nullptr) normalised[num_normalised++] = {w, scores};
+    if (w <= 0) continue;
+    if (std::optional<TermScores> scores = s.plugins[k]->Scores()) {
+      normalised[num_normalised++] = {.weight = w, .scores = *scores};
+    }
   }
   const bool resources = least_allocated > 0 || balanced_allocation > 0;
   const bool builtins = resources || num_normalised > 0;
@@ -441,6 +477,7 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
   Grow(s.weight_sums, kBlock);
   Grow(s.builtin, kBlock);
   Grow(s.suspect, kBlock);
+  Grow(s.term_row, kBlock);
   Grow(s.block_best, (n + kBlock - 1) / kBlock);
   const internal::Combine combine{
       .plans = s.active.data(),
@@ -464,11 +501,26 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
                         outside(req.milli_cpu) || outside(req.memory);
   const bool any_huge = table.num_huge() > 0 || huge_pod;
   const uint32_t* flags = table.flags();
+  ResourceScores& cache = s.resource_scores;
+  const ResourceScores::Key key{
+      .num_nodes = n,
+      .amounts = {nz.milli_cpu, nz.memory, req.milli_cpu, req.memory},
+      .least_allocated = least_allocated,
+      .balanced_allocation = balanced_allocation,
+      .kube = cfg.kube};
+  if (resources && !(cache.key == key)) {
+    cache.key = key;
+    cache.versions.assign((n + kBlock - 1) / kBlock, kNeverComputed);
+    Grow(cache.values, n);
+  }
   for (size_t b = 0; b < n; b += kBlock) {
     const size_t len = std::min(kBlock, n - b);
     double* builtin = s.builtin.data();
     if (builtins && !resources) std::fill_n(builtin, len, 0.0);
-    if (resources) {
+    const uint64_t version = table.block_version(b / kBlock);
+    if (resources && cache.versions[b / kBlock] == version) {
+      std::copy_n(cache.values.data() + b, len, builtin);
+    } else if (resources) {
       // The built-ins of the whole block in one vectorised pass, then the
       // rare nodes it cannot settle exactly, from the plugins' references.
       const double* suspect = s.suspect.data();
@@ -497,11 +549,13 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
                                         .raw;
         }
       }
+      std::copy_n(builtin, len, cache.values.data() + b);
+      cache.versions[b / kBlock] = version;
     }
     for (size_t k = 0; k < num_normalised; ++k) {
-      const auto [w, scores] = normalised[k];
-      const double* score = scores + b;
-      for (size_t j = 0; j < len; ++j) builtin[j] += w * score[j];
+      NormalisedTerm& term = normalised[k];
+      internal::AddTermScores(term.scores, term.weight, b, len, &term.next,
+                              builtin, s.term_row.data());
     }
     s.block_best[b / kBlock] = internal::ScoreBlock(
         combine, b, len, s.totals.data(), s.weight_sums.data(),

@@ -161,7 +161,11 @@ struct Decision {
 
 // Reusable per-thread scratch space. Decide sizes it to the node count the
 // first time and reuses it after, so steady-state decisions allocate nothing
-// proportional to the number of nodes. Not thread-safe: one per thread.
+// proportional to the number of nodes. It also keeps the last pod shape's
+// leastAllocated and balancedAllocation per block of the table's rows, for
+// as long as the rows are not written (NodeTable::block_version), which
+// is why a caller's table must be kept in step with its nodes. Not
+// thread-safe: one per thread.
 class Workspace {
  public:
   Workspace();

@@ -25,7 +25,7 @@ MetricVerdict JudgeByMetrics(const ScoringConfig& scoring,
   table.Build(columns, n);
   std::vector<int64_t> feasible(n, -1);
   size_t count = n;
-  std::vector<std::vector<double>> fresh(num_metrics);
+  std::vector<AlignedVector<double>> fresh(num_metrics);
   std::vector<MetricPlan> plans(terms.size());
   bool any = false;
   for (size_t m = 0; m < num_metrics; ++m) {

@@ -23,16 +23,16 @@ void ImageIndex::Update(size_t i, const Node& node) {
     auto it = images_.find(name);
     if (it == images_.end()) continue;
     std::vector<uint32_t>& holders = it->second.nodes;
-    auto at = std::find(holders.begin(), holders.end(), index);
-    if (at != holders.end()) {
-      *at = holders.back();
-      holders.pop_back();
-    }
+    auto at = std::lower_bound(holders.begin(), holders.end(), index);
+    if (at != holders.end() && *at == index) holders.erase(at);
     if (holders.empty()) images_.erase(it);
   }
   for (uint32_t name : names) {
     if (std::binary_search(old.begin(), old.end(), name)) continue;
-    images_[name].nodes.push_back(index);
+    // Build adds the nodes in ascending order: at the end.
+    std::vector<uint32_t>& holders = images_[name].nodes;
+    holders.insert(std::lower_bound(holders.begin(), holders.end(), index),
+                   index);
   }
   old = std::move(names);
 }

@@ -20,7 +20,7 @@ namespace ms {
 class ImageIndex {
  public:
   struct Image {
-    std::vector<uint32_t> nodes;  // the nodes that report the name, any order
+    std::vector<uint32_t> nodes;  // the nodes that report the name, ascending
   };
 
   void Build(const std::vector<NodeInfo>& nodes);

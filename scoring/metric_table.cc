@@ -66,7 +66,7 @@ namespace {
 
 // Of the nodes a and b (either may be kNone), the one with the smaller
 // (`lower`) or larger value; a on a tie.
-uint32_t Pick(const std::vector<double>& values, uint32_t a, uint32_t b,
+uint32_t Pick(const AlignedVector<double>& values, uint32_t a, uint32_t b,
               bool lower) {
   constexpr uint32_t kNone = UINT32_MAX;
   if (a == kNone) return b;

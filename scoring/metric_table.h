@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/aligned_vector.h"
 #include "model/metrics.h"
 
 namespace ms {
@@ -41,7 +42,7 @@ class MetricTable {
 
   struct Column {
     // NaN where the node has no sample (time 0) or a non-finite value.
-    std::vector<double> values;
+    AlignedVector<double> values;
     // The sample time of each present value; INT64_MIN where none.
     std::vector<int64_t> time_ms;
     int64_t oldest_ms = 0;  // over the present values; 0 when none

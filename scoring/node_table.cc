@@ -1,6 +1,7 @@
 #include "scoring/node_table.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 
 #include "scoring/plugins/resource_balance.h"
@@ -40,17 +41,18 @@ uint64_t NodeNameHash(const std::string& name) {
 
 void NodeTable::Build(const std::vector<NodeInfo>& nodes) {
   const size_t n = nodes.size();
+  block_version_.assign((n + kRowBlock - 1) / kRowBlock, 0);
   flags_.assign(n, 0);
+  soft_taints_.resize(n);
   name_hash_.resize(n);
-  for (std::vector<int64_t>* c : {&free_cpu_, &free_memory_, &free_ephemeral_,
-                                  &gate_}) {
+  for (AlignedVector<int64_t>* c :
+       {&free_cpu_, &free_memory_, &free_ephemeral_, &gate_}) {
     c->resize(n);
   }
   ScoreStorage& s = score_;
-  for (std::vector<double>* c :
+  for (AlignedVector<double>* c :
        {&s.req_cpu, &s.req_memory, &s.inv_cpu, &s.inv_memory, &s.free100_cpu,
-        &s.free100_memory, &s.la_share_cpu, &s.la_share_memory, &s.both,
-        &s.balance}) {
+        &s.free100_memory, &s.balance}) {
     c->resize(n);
   }
   tainted_.clear();
@@ -67,12 +69,18 @@ void NodeTable::Update(size_t i, const NodeInfo& info) {
   const Resources& alloc = node.allocatable;
   const Resources& req = info.requested;
   const Resources& nz = info.non_zero_requested;
+  static std::atomic<uint64_t> last_version{0};
+  block_version_[i / kRowBlock] =
+      last_version.fetch_add(1, std::memory_order_relaxed) + 1;
   uint32_t flags = 0;
+  uint32_t soft = 0;
   if (node.unschedulable) flags |= kUnschedulable;
   for (const Taint& t : node.taints) {
-    flags |= t.effect == TaintEffect::kPreferNoSchedule ? kSoftTaints
-                                                        : kHardTaints;
+    const bool prefer = t.effect == TaintEffect::kPreferNoSchedule;
+    flags |= prefer ? kSoftTaints : kHardTaints;
+    soft += prefer ? 1 : 0;
   }
+  soft_taints_[i] = soft;
   if (Huge(alloc.milli_cpu) || Huge(alloc.memory) || Huge(req.milli_cpu) ||
       Huge(req.memory) || Huge(nz.milli_cpu) || Huge(nz.memory)) {
     flags |= kHuge;
@@ -95,7 +103,6 @@ void NodeTable::Update(size_t i, const NodeInfo& info) {
   auto d = [exact](int64_t v) { return exact ? static_cast<double>(v) : 0.0; };
   const bool has_cpu = exact && alloc.milli_cpu > 0;
   const bool has_memory = exact && alloc.memory > 0;
-  const double share = has_cpu && has_memory ? 0.5 : 1.0;
   ScoreStorage& s = score_;
   s.req_cpu[i] = d(req.milli_cpu);
   s.req_memory[i] = d(req.memory);
@@ -103,9 +110,6 @@ void NodeTable::Update(size_t i, const NodeInfo& info) {
   s.inv_memory[i] = has_memory ? 1.0 / d(alloc.memory) : 0.0;
   s.free100_cpu[i] = (d(alloc.milli_cpu) - d(nz.milli_cpu)) * 100;
   s.free100_memory[i] = (d(alloc.memory) - d(nz.memory)) * 100;
-  s.la_share_cpu[i] = has_cpu ? share : 0.0;
-  s.la_share_memory[i] = has_memory ? share : 0.0;
-  s.both[i] = has_cpu && has_memory ? 1.0 : 0.0;
   s.balance[i] =
       exact ? static_cast<double>(ResourceBalanceScore(
                   alloc.milli_cpu, req.milli_cpu, alloc.memory, req.memory))

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/aligned_vector.h"
 #include "model/node_info.h"
 #include "scoring/image_index.h"
 #include "scoring/pod_label_index.h"
@@ -39,6 +40,13 @@ class NodeTable {
 
   void Build(const std::vector<NodeInfo>& nodes);
   void Update(size_t i, const NodeInfo& node);
+
+  // Rows come in blocks of kRowBlock. A block's version is new (among all
+  // tables) whenever one of its rows is written, by Build or Update: it
+  // tells a cache of per-row results (Decide's) which blocks to compute
+  // again.
+  static constexpr size_t kRowBlock = 256;
+  uint64_t block_version(size_t block) const { return block_version_[block]; }
 
   size_t size() const { return flags_.size(); }
   // Per node: the Flag bits.
@@ -64,15 +72,12 @@ class NodeTable {
   struct ScoreColumns {
     const double* req_cpu;  // requested
     const double* req_memory;
-    const double* inv_cpu;  // 1 / allocatable, 0 when allocatable is 0
+    // 1 / allocatable, 0 when allocatable is 0 (or the row is kHuge): which
+    // resources leastAllocated and balancedAllocation count.
+    const double* inv_cpu;
     const double* inv_memory;
     const double* free100_cpu;  // (allocatable - non-zero requested) * 100
     const double* free100_memory;
-    // leastAllocated averages the resources with allocatable > 0: the
-    // weight of each (0.5 and 0.5, 1 and 0, 0 and 1, or 0 and 0).
-    const double* la_share_cpu;
-    const double* la_share_memory;
-    const double* both;  // 1 when both allocatables are > 0, else 0
     // ResourceBalanceScore of the node's own requests: balancedAllocation's
     // balance without the pod (1.36 on), from the scalar reference, so
     // exact; 100 for a kHuge row.
@@ -81,11 +86,10 @@ class NodeTable {
   // The columns from node `first` on.
   ScoreColumns score_columns(size_t first = 0) const {
     const ScoreStorage& c = score_;
-    return {c.req_cpu.data() + first,      c.req_memory.data() + first,
-            c.inv_cpu.data() + first,      c.inv_memory.data() + first,
-            c.free100_cpu.data() + first,  c.free100_memory.data() + first,
-            c.la_share_cpu.data() + first, c.la_share_memory.data() + first,
-            c.both.data() + first,         c.balance.data() + first};
+    return {c.req_cpu.data() + first,     c.req_memory.data() + first,
+            c.inv_cpu.data() + first,     c.inv_memory.data() + first,
+            c.free100_cpu.data() + first, c.free100_memory.data() + first,
+            c.balance.data() + first};
   }
   static constexpr int64_t kNoRoom = int64_t{1} << 8;
   // The nodes with kHardTaints, in ascending order: the only nodes a pod
@@ -95,6 +99,9 @@ class NodeTable {
   // The nodes with kSoftTaints, in ascending order: the only nodes
   // TaintToleration's score can tell apart.
   const std::vector<uint32_t>& soft_tainted() const { return soft_tainted_; }
+  // Per node: how many PreferNoSchedule taints it has (TaintToleration's
+  // raw score for a pod that tolerates none of them).
+  const uint32_t* soft_taints() const { return soft_taints_.data(); }
   // The placed pods by label.
   const PodLabelIndex& pod_index() const { return pod_index_; }
   // The nodes' label values as ids, by key.
@@ -113,18 +120,19 @@ class NodeTable {
 
  private:
   struct ScoreStorage {
-    std::vector<double> req_cpu, req_memory, inv_cpu, inv_memory, free100_cpu,
-        free100_memory, la_share_cpu, la_share_memory, both, balance;
+    AlignedVector<double> req_cpu, req_memory, inv_cpu, inv_memory, free100_cpu,
+        free100_memory, balance;
   };
-  std::vector<uint32_t> flags_;
+  std::vector<uint32_t> flags_, soft_taints_;
   std::vector<uint64_t> name_hash_;
-  std::vector<int64_t> free_cpu_, free_memory_, free_ephemeral_, gate_;
+  AlignedVector<int64_t> free_cpu_, free_memory_, free_ephemeral_, gate_;
   ScoreStorage score_;
   std::vector<uint32_t> tainted_, soft_tainted_;
   PodLabelIndex pod_index_;
   TopologyIndex topology_;
   ImageIndex images_;
   size_t num_huge_ = 0;
+  std::vector<uint64_t> block_version_;
 };
 
 uint64_t NodeNameHash(const std::string& name);

@@ -4,20 +4,23 @@
 //
 // Per decision, for the pod being placed: PreScore once, over the feasible
 // nodes (kube-scheduler's PreScore, Score and NormalizeScore together);
-// then Decide adds weight * Scores()[i] to each node's built-in sum, in
-// table order, and asks the winner's row (and every feasible node's, for
-// explain) of Row. leastAllocated, balancedAllocation and recentPlacements
-// have no Scores(): the vectorised kernels in decide.cc compute them from
-// the NodeTable's columns, with the plugins' functions as their reference.
+// then Decide adds weight * each node's score (Scores()) to its built-in
+// sum, in table order, and asks the winner's row (and every feasible
+// node's, for explain) of Row. leastAllocated, balancedAllocation and
+// recentPlacements have no Scores(): the vectorised kernels in decide.cc
+// compute them from the NodeTable's columns, with the plugins' functions
+// as their reference.
 //
 // A plugin keeps its scratch between decisions (one set per Workspace): not
 // thread-safe.
 #ifndef METRICS_SCHEDULER_SCORING_SCORE_PLUGIN_H_
 #define METRICS_SCHEDULER_SCORING_SCORE_PLUGIN_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "model/node_info.h"
@@ -29,6 +32,7 @@
 #include "scoring/explanation.h"
 #include "scoring/node_table.h"
 #include "scoring/scoring_config.h"
+#include "scoring/term_scores.h"
 
 namespace ms {
 
@@ -67,10 +71,9 @@ class ScorePlugin {
   // alike) and no explain row unless ExplainedWhenOff.
   virtual bool PreScore(const ScoreContext& ctx) = 0;
 
-  // After PreScore returned true: the normalised score in [0, 100] of each
-  // feasible node, indexed by node. Null for the terms the kernels
-  // compute.
-  virtual const double* Scores() const { return nullptr; }
+  // After PreScore returned true: the normalised score of each feasible
+  // node. None for the terms the kernels compute.
+  virtual std::optional<TermScores> Scores() const { return std::nullopt; }
 
   // Node i's explanation row; `weight` is the configured weight when the
   // term counts, else 0.
@@ -88,7 +91,9 @@ class NormalizedScorePlugin : public ScorePlugin {
  public:
   explicit NormalizedScorePlugin(BuiltinTerm term) : term_(term) {}
 
-  const double* Scores() const final { return scores_.data(); }
+  std::optional<TermScores> Scores() const final {
+    return TermScores{.dense = scores_.data()};
+  }
   TermResult Row(const ScoreContext&, size_t i, double weight) const final {
     return BuiltinTermRow(BuiltinTermName(term_), static_cast<double>(raw_[i]),
                           scores_[i], weight);
@@ -106,6 +111,41 @@ class NormalizedScorePlugin : public ScorePlugin {
   std::vector<double> scores_;  // [node], in [0, 100]
 
  private:
+  const BuiltinTerm term_;
+};
+
+// A plugin whose scores are the same on all but a few nodes (those with
+// soft taints, those holding the pod's images): PreScore lists those
+// nodes, ascending, with their raw and normalised scores, and the others
+// read as `base_raw` and `base_score`. Nothing is written per node.
+class SparseScorePlugin : public ScorePlugin {
+ public:
+  SparseScorePlugin(BuiltinTerm term, int64_t base_raw, double base_score)
+      : base_raw_(base_raw), base_score_(base_score), term_(term) {}
+
+  std::optional<TermScores> Scores() const final {
+    return TermScores{.base = base_score_,
+                      .nodes = nodes_.data(),
+                      .values = scores_.data(),
+                      .count = nodes_.size()};
+  }
+  TermResult Row(const ScoreContext&, size_t i, double weight) const final {
+    const auto at = std::lower_bound(nodes_.begin(), nodes_.end(), i);
+    const bool listed = at != nodes_.end() && *at == i;
+    const size_t e = static_cast<size_t>(at - nodes_.begin());
+    return BuiltinTermRow(BuiltinTermName(term_),
+                          static_cast<double>(listed ? raw_[e] : base_raw_),
+                          listed ? scores_[e] : base_score_, weight);
+  }
+
+ protected:
+  std::vector<uint32_t> nodes_;  // ascending
+  std::vector<int64_t> raw_;     // [e]: nodes_[e]'s
+  std::vector<double> scores_;   // [e]: nodes_[e]'s, in [0, 100]
+
+ private:
+  const int64_t base_raw_;
+  const double base_score_;
   const BuiltinTerm term_;
 };
 

@@ -220,31 +220,31 @@ __attribute__((always_inline)) inline size_t DenseBuiltinsFor(
   constexpr double kDelta = 0x1p-44;
   const double* __restrict free_cpu = c.free100_cpu;
   const double* __restrict free_mem = c.free100_memory;
-  const double* __restrict share_cpu = c.la_share_cpu;
-  const double* __restrict share_mem = c.la_share_memory;
-  const double* __restrict both = c.both;
   const double* __restrict inv_cpu = c.inv_cpu;
   const double* __restrict inv_mem = c.inv_memory;
   const double* __restrict req_cpu = c.req_cpu;
   const double* __restrict req_mem = c.req_memory;
   const double* __restrict balance = c.balance;
   const double pod_cpu100 = pod_nz_cpu * 100, pod_mem100 = pod_nz_mem * 100;
-  int32_t suspects = 0;
+  int64_t suspects = 0;
   for (size_t i = 0; i < n; ++i) {
     const double ac = free_cpu[i] - pod_cpu100;
     const double am = free_mem[i] - pod_mem100;
     const double yc = ac * inv_cpu[i] + kDelta;
     const double ym = am * inv_mem[i] + kDelta;
-    const double qc = static_cast<double>(
-        static_cast<int32_t>(std::max(yc, 0.0)));
-    const double qm = static_cast<double>(
-        static_cast<int32_t>(std::max(ym, 0.0)));
-    const double la = static_cast<double>(
-        static_cast<int32_t>(share_cpu[i] * qc + share_mem[i] * qm));
+    const double qc = std::trunc(std::max(yc, 0.0));
+    const double qm = std::trunc(std::max(ym, 0.0));
+    // A resource counts when its allocatable is > 0 (its reciprocal is
+    // then > 0); leastAllocated averages those that count.
+    const bool has_cpu = inv_cpu[i] > 0, has_mem = inv_mem[i] > 0;
+    const double two = static_cast<double>(has_cpu & has_mem);
+    const double share = 1.0 - 0.5 * two;
+    const double share_cpu = has_cpu ? share : 0.0;
+    const double share_mem = has_mem ? share : 0.0;
+    const double la = std::trunc(share_cpu * qc + share_mem * qm);
     const double fc = std::min((req_cpu[i] + pod_cpu) * inv_cpu[i], 1.0);
     const double fm = std::min((req_mem[i] + pod_mem) * inv_mem[i], 1.0);
     const double x = (1 - std::abs((fc - fm) / 2)) * 100;
-    const double two = both[i];
     // One truncation gives the score, trunc(v): v is the balance with the
     // pod, xs (x, or exactly 100 with fewer than two resources: x - 100 is
     // exact for x in [50, 100]), or from 1.36 on v = 50 + (xs + 50 -
@@ -253,12 +253,11 @@ __attribute__((always_inline)) inline size_t DenseBuiltinsFor(
     const double xs = 100 + two * (x - 100);
     double v = xs;
     if constexpr (kChange) v = (xs + (150 - balance[i])) * 0.5;
-    const double ba = static_cast<double>(static_cast<int32_t>(v));
+    const double ba = std::trunc(v);
     const double frac = v - ba;
-    const double sus =
-        two * static_cast<double>((frac <= 1e-9) | (frac >= 1 - 1e-9));
-    suspect[i] = sus;
-    suspects += static_cast<int32_t>(sus);
+    const bool sus = has_cpu & has_mem & ((frac <= 1e-9) | (frac >= 1 - 1e-9));
+    suspect[i] = sus ? 1.0 : 0.0;
+    suspects += sus;
     out[i] = w_la * la + w_ba * ba;
   }
   return static_cast<size_t>(suspects);
@@ -267,10 +266,9 @@ __attribute__((always_inline)) inline size_t DenseBuiltinsFor(
 }  // namespace
 
 // w_la * leastAllocated + w_ba * balancedAllocation for every node, from the
-// NodeTable's columns, without branches so that it vectorises (hence int32
-// truncation: every truncated quantity is in [0, 100]; kHuge rows are
-// zeros (and a balance of 100), and the caller does not call it for a pod
-// outside the range).
+// NodeTable's columns, without branches so that it vectorises (every
+// truncated quantity is in [0, 100]; kHuge rows are zeros (and a balance
+// of 100), and the caller does not call it for a pod outside the range).
 //
 // leastAllocated, per resource: floor(a / c) with a = (c - requested) * 100
 // and c = allocatable, both integers; a is exact in doubles (the table
@@ -299,6 +297,115 @@ MS_SIMD_CLONES size_t DenseBuiltins(const NodeTable::ScoreColumns& c, size_t n,
              : DenseBuiltinsFor<false>(c, n, pod_nz_cpu, pod_nz_mem, pod_cpu,
                                        pod_mem, w_la, w_ba, out, suspect);
 }
+
+MS_SIMD_CLONES void AddTermScores(const TermScores& scores, double weight,
+                                  size_t b, size_t len, size_t* next,
+                                  double* __restrict builtin,
+                                  double* __restrict row) {
+  const double w = weight;
+  if (scores.dense != nullptr) {
+    const double* __restrict score = scores.dense + b;
+    for (size_t j = 0; j < len; ++j) builtin[j] += w * score[j];
+    return;
+  }
+  const size_t end = b + len;
+  const uint32_t* nodes = scores.nodes;
+  size_t e = *next;
+  if (e == scores.count || nodes[e] >= end) {  // the base on every node
+    const double add = w * scores.base;
+    for (size_t j = 0; j < len; ++j) builtin[j] += add;
+    return;
+  }
+  const double base = scores.base;
+  for (size_t j = 0; j < len; ++j) row[j] = base;
+  for (; e < scores.count && nodes[e] < end; ++e) {
+    row[nodes[e] - b] = scores.values[e];
+  }
+  *next = e;
+  for (size_t j = 0; j < len; ++j) builtin[j] += w * row[j];
+}
+
+namespace {
+
+// How recentPlacements adds to a block: not at all, the same on every node
+// (no placements), or from each node's placements.
+enum class RecentPlacementsMode { kNone, kUniform, kPerNode };
+
+// The last pass over a block, fused: t[j] plus the built-ins and
+// recentPlacements, the weighted mean clamped to [0, 100]; -1 for an
+// infeasible node.
+template <bool kBuiltin, RecentPlacementsMode kRp, bool kPerNodeWeights>
+__attribute__((always_inline)) inline void FinishBlock(
+    const Combine& c, size_t b, size_t len, const double* __restrict t,
+    const double* __restrict wsum, double* __restrict out) {
+  const double* __restrict builtin = c.builtin;
+  const int32_t* __restrict placements =
+      kRp == RecentPlacementsMode::kPerNode ? c.placements + b : nullptr;
+  const int64_t* __restrict feasible = c.feasible + b;
+  const double w_rp = c.w_rp, penalty = c.penalty;
+  const double rp_uniform = w_rp * RecentPlacementsScore(0.0, penalty);
+  const double bw = c.builtin_weight, inv = c.inv_weight;
+  double* __restrict o = out + b;
+  for (size_t j = 0; j < len; ++j) {
+    double x = t[j];
+    if constexpr (kBuiltin) x += builtin[j];
+    if constexpr (kRp == RecentPlacementsMode::kUniform) x += rp_uniform;
+    if constexpr (kRp == RecentPlacementsMode::kPerNode) {
+      const double p = placements[j];
+      x += w_rp * RecentPlacementsScore(p, penalty);
+    }
+    double score;
+    if constexpr (kPerNodeWeights) {
+      const double w = wsum[j] + bw;
+      score = Clamp100(w > 0 ? x / w : 0.0);
+    } else {
+      score = Clamp100(x * inv);
+    }
+    o[j] = feasible[j] != 0 ? score : -1.0;
+  }
+}
+
+template <bool kBuiltin, RecentPlacementsMode kRp>
+__attribute__((always_inline)) inline void FinishBlock(const Combine& c,
+                                                       size_t b, size_t len,
+                                                       const double* t,
+                                                       const double* wsum,
+                                                       double* out) {
+  if (c.per_node_weights) {
+    FinishBlock<kBuiltin, kRp, true>(c, b, len, t, wsum, out);
+  } else {
+    FinishBlock<kBuiltin, kRp, false>(c, b, len, t, wsum, out);
+  }
+}
+
+template <bool kBuiltin>
+__attribute__((always_inline)) inline void FinishBlock(
+    const Combine& c, RecentPlacementsMode rp, size_t b, size_t len,
+    const double* t, const double* wsum, double* out) {
+  switch (rp) {
+    case RecentPlacementsMode::kNone:
+      return FinishBlock<kBuiltin, RecentPlacementsMode::kNone>(c, b, len, t,
+                                                                wsum, out);
+    case RecentPlacementsMode::kUniform:
+      return FinishBlock<kBuiltin, RecentPlacementsMode::kUniform>(c, b, len, t,
+                                                                   wsum, out);
+    case RecentPlacementsMode::kPerNode:
+      return FinishBlock<kBuiltin, RecentPlacementsMode::kPerNode>(c, b, len, t,
+                                                                   wsum, out);
+  }
+}
+
+__attribute__((always_inline)) inline void FinishBlock(
+    const Combine& c, RecentPlacementsMode rp, size_t b, size_t len,
+    const double* t, const double* wsum, double* out) {
+  if (c.builtin != nullptr) {
+    FinishBlock<true>(c, rp, b, len, t, wsum, out);
+  } else {
+    FinishBlock<false>(c, rp, b, len, t, wsum, out);
+  }
+}
+
+}  // namespace
 
 // Scores nodes [b, b + len): the metric terms into t (and wsum), then the
 // built-ins and recentPlacements, the weighted mean, clamped; -1 for an
@@ -351,39 +458,11 @@ MS_SIMD_CLONES double ScoreBlock(
         break;
     }
   }
-  const double* __restrict builtin = c.builtin;
-  const int32_t* __restrict placements =
-      c.placements != nullptr ? c.placements + b : nullptr;
-  const int64_t* __restrict feasible = c.feasible + b;
-  const double w_rp = c.w_rp, penalty = c.penalty;
-  if (builtin != nullptr) {
-    for (size_t j = 0; j < len; ++j) t[j] += builtin[j];
-  }
-  if (w_rp > 0) {
-    if (placements != nullptr) {
-      for (size_t j = 0; j < len; ++j) {
-        const double p = placements[j];
-        t[j] += w_rp * RecentPlacementsScore(p, penalty);
-      }
-    } else {
-      const double rp = w_rp * RecentPlacementsScore(0.0, penalty);
-      for (size_t j = 0; j < len; ++j) t[j] += rp;
-    }
-  }
-  if (c.per_node_weights) {
-    const double bw = c.builtin_weight;
-    for (size_t j = 0; j < len; ++j) {
-      const double w = wsum[j] + bw;
-      const double score = Clamp100(w > 0 ? t[j] / w : 0.0);
-      out[b + j] = feasible[j] != 0 ? score : -1.0;
-    }
-  } else {
-    const double inv = c.inv_weight;
-    for (size_t j = 0; j < len; ++j) {
-      const double score = Clamp100(t[j] * inv);
-      out[b + j] = feasible[j] != 0 ? score : -1.0;
-    }
-  }
+  const RecentPlacementsMode rp = c.w_rp <= 0 ? RecentPlacementsMode::kNone
+                                  : c.placements == nullptr
+                                      ? RecentPlacementsMode::kUniform
+                                      : RecentPlacementsMode::kPerNode;
+  FinishBlock(c, rp, b, len, t, wsum, out);
   // The block's maximum, over eight lanes (no score is NaN).
   const double* __restrict o = out + b;
   V8d mx = {-kInf, -kInf, -kInf, -kInf, -kInf, -kInf, -kInf, -kInf};

@@ -12,6 +12,7 @@
 
 #include "scoring/metric_plan.h"
 #include "scoring/node_table.h"
+#include "scoring/term_scores.h"
 
 namespace ms::internal {
 
@@ -42,6 +43,13 @@ size_t DenseBuiltins(const NodeTable::ScoreColumns& columns, size_t n,
                      double pod_nz_cpu, double pod_nz_mem, double pod_cpu,
                      double pod_mem, double w_la, double w_ba, bool ba_change,
                      double* out, double* suspect);
+
+// builtin[j] += weight * the term's score of node b + j, over the block
+// [b, b + len); blocks come in ascending order. For sparse scores `next`
+// is the first of scores.nodes not yet reached, and moves past the block;
+// `row` is scratch of len.
+void AddTermScores(const TermScores& scores, double weight, size_t b,
+                   size_t len, size_t* next, double* builtin, double* row);
 
 // What combines a node's terms into its score, for one decision.
 struct Combine {

@@ -1,8 +1,12 @@
 #include "scoring/plugins/image_locality.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
+#include <queue>
+#include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "model/image_names.h"
 #include "scoring/explanation.h"
@@ -40,87 +44,114 @@ size_t ImageLocalityImages(const Pod& pod, KubeVersion kube) {
          (kube.AtLeast(37) ? pod.image_volumes.size() : 0);
 }
 
-bool ImageLocalitySums(const Pod& pod, KubeVersion kube,
-                       const ImageIndex& index, size_t num_nodes, int64_t* sums,
-                       std::vector<uint32_t>* holders) {
-  holders->clear();
-  bool cleared = false;
-  bool any = false;
+bool ImageLocalityHolders(const Pod& pod, KubeVersion kube,
+                          const ImageIndex& index, size_t num_nodes,
+                          std::vector<uint32_t>* nodes,
+                          std::vector<int64_t>* sums) {
+  nodes->clear();
+  sums->clear();
+  // Each image's holders (ascending) and its scaled size.
+  struct Holders {
+    const std::vector<uint32_t>* nodes;
+    int64_t scaled;
+  };
+  absl::InlinedVector<Holders, 4> lists;
   auto add = [&](const std::string& reference) {
     const std::optional<uint32_t> name =
         FindImageName(NormalizedImageName(reference));
     if (!name) return;
     const ImageIndex::Image* image = index.Find(*name);
     if (image == nullptr) return;
-    if (!cleared) {
-      std::fill_n(sums, num_nodes, 0);
-      cleared = true;
-    }
     // scaledImageScore.
     const double spread = static_cast<double>(image->nodes.size()) /
                           static_cast<double>(num_nodes);
-    const int64_t scaled =
-        static_cast<int64_t>(static_cast<double>(ImageSize(*name)) * spread);
-    for (uint32_t i : image->nodes) {
-      if (i >= num_nodes) continue;
-      sums[i] += scaled;
-      holders->push_back(i);
-      any = true;
-    }
+    lists.push_back(
+        {&image->nodes,
+         static_cast<int64_t>(static_cast<double>(ImageSize(*name)) * spread)});
   };
   for (const Container& c : pod.init_containers) add(c.image);
   for (const Container& c : pod.containers) add(c.image);
   if (kube.AtLeast(36)) {
     for (const std::string& reference : pod.image_volumes) add(reference);
   }
-  return any;
+  if (lists.size() == 1) {  // the usual pod: one image
+    const std::vector<uint32_t>& holders = *lists[0].nodes;
+    nodes->assign(holders.begin(),
+                  std::lower_bound(holders.begin(), holders.end(), num_nodes));
+    sums->assign(nodes->size(), lists[0].scaled);
+    return !nodes->empty();
+  }
+  // Merge the ascending lists, summing a node's images: a heap of each
+  // list's next node.
+  using Next = std::pair<uint32_t, size_t>;  // node, list
+  std::priority_queue<Next, std::vector<Next>, std::greater<Next>> heap;
+  absl::InlinedVector<size_t, 4> at(lists.size(), 0);
+  for (size_t l = 0; l < lists.size(); ++l) {
+    if (!lists[l].nodes->empty()) heap.push({lists[l].nodes->front(), l});
+  }
+  while (!heap.empty()) {
+    const auto [i, l] = heap.top();
+    heap.pop();
+    if (i >= num_nodes) continue;  // the list's last below num_nodes passed
+    if (nodes->empty() || nodes->back() != i) {
+      nodes->push_back(i);
+      sums->push_back(0);
+    }
+    sums->back() += lists[l].scaled;
+    if (++at[l] < lists[l].nodes->size()) {
+      heap.push({(*lists[l].nodes)[at[l]], l});
+    }
+  }
+  return !nodes->empty();
 }
 
-bool ImageLocalityScores(const std::vector<uint32_t>& holders,
-                         const int64_t* sums, const int64_t* feasible,
-                         size_t num_nodes, size_t num_containers, double* out) {
-  std::fill_n(out, num_nodes, 0.0);
-  bool any = false;
+bool ImageLocalityScores(const std::vector<uint32_t>& nodes,
+                         const std::vector<int64_t>& sums,
+                         const int64_t* feasible, size_t num_containers,
+                         std::vector<double>* scores) {
+  const size_t count = nodes.size();
+  scores->resize(count);
+  double* out = scores->data();
   // Nodes that hold the same images have the same sum: one division per
-  // sum in a row (one in all for a pod of one image).
-  int64_t last_sum = -1;
-  double last_score = 0;
-  for (uint32_t i : holders) {
-    // A node that holds too little of the pod's images scores 0 without
-    // the division.
-    if (feasible[i] == 0 || sums[i] <= kMinThreshold) continue;
-    if (sums[i] != last_sum) {
-      last_sum = sums[i];
-      last_score =
-          static_cast<double>(ImageLocalityScore(last_sum, num_containers));
-    }
-    out[i] = last_score;
-    any |= last_score > 0;
+  // run of a sum (one in all for a pod of one image). A node that holds
+  // too little of the pod's images scores 0 without the division.
+  bool positive = false;
+  for (size_t e = 0; e < count;) {
+    const int64_t sum = sums[e];
+    const double score =
+        sum <= kMinThreshold
+            ? 0.0
+            : static_cast<double>(ImageLocalityScore(sum, num_containers));
+    positive |= score > 0;
+    size_t run = e + 1;
+    while (run < count && sums[run] == sum) ++run;
+    std::fill(out + e, out + run, score);
+    e = run;
   }
-  return any;
+  if (!positive) return false;
+  for (size_t e = 0; e < count; ++e) {
+    if (out[e] > 0 && feasible[nodes[e]] != 0) return true;
+  }
+  return false;
 }
 
 namespace {
 
-class ImageLocalityPlugin final : public NormalizedScorePlugin {
+class ImageLocalityPlugin final : public SparseScorePlugin {
  public:
-  ImageLocalityPlugin() : NormalizedScorePlugin(BuiltinTerm::kImageLocality) {}
+  ImageLocalityPlugin()
+      : SparseScorePlugin(BuiltinTerm::kImageLocality, 0, 0.0) {}
 
   bool PreScore(const ScoreContext& ctx) override {
     const Pod& pod = *ctx.pod;
-    const size_t n = ctx.num_nodes();
-    Reserve(n);
     const KubeVersion kube = ctx.config->kube;
-    if (!ImageLocalitySums(pod, kube, ctx.table->images(), n, raw_.data(),
-                           &holders_)) {
+    if (!ImageLocalityHolders(pod, kube, ctx.table->images(), ctx.num_nodes(),
+                              &nodes_, &raw_)) {
       return false;
     }
-    return ImageLocalityScores(holders_, raw_.data(), ctx.feasible, n,
-                               ImageLocalityImages(pod, kube), scores_.data());
+    return ImageLocalityScores(nodes_, raw_, ctx.feasible,
+                               ImageLocalityImages(pod, kube), &scores_);
   }
-
- private:
-  std::vector<uint32_t> holders_;  // ImageLocalitySums', reused
 };
 
 }  // namespace

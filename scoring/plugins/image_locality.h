@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "model/kube_version.h"
@@ -39,21 +40,23 @@ int64_t ImageLocalityScore(int64_t sum, size_t num_containers);
 // containers and, from 1.37, image volumes.
 size_t ImageLocalityImages(const Pod& pod, KubeVersion kube);
 
-// Pre-score: into sums[i], for each node i of the `num_nodes` indexed,
-// the sum of the scaled sizes of the pod's images it holds (image volumes'
-// too from 1.36); nodes that hold none are set to 0. `holders` gets the
-// nodes that hold one (a node once per image it holds). Returns whether
-// any node holds one (else `sums` is left as it was).
-bool ImageLocalitySums(const Pod& pod, KubeVersion kube,
-                       const ImageIndex& index, size_t num_nodes, int64_t* sums,
-                       std::vector<uint32_t>* holders);
+// Pre-score: the nodes among the first `num_nodes` indexed that hold one
+// of the pod's images (image volumes' too from 1.36), ascending, into
+// `nodes`, and into `sums` each one's sum of the scaled sizes of those it
+// holds (an image counted once per container that runs it). Returns
+// whether any node holds one.
+bool ImageLocalityHolders(const Pod& pod, KubeVersion kube,
+                          const ImageIndex& index, size_t num_nodes,
+                          std::vector<uint32_t>* nodes,
+                          std::vector<int64_t>* sums);
 
-// Score: out[i] = ImageLocalityScore(sums[i], num_containers) for each
-// feasible node i of `holders` (0 for the others of the `num_nodes`).
-// Returns whether any is above 0.
-bool ImageLocalityScores(const std::vector<uint32_t>& holders,
-                         const int64_t* sums, const int64_t* feasible,
-                         size_t num_nodes, size_t num_containers, double* out);
+// Score: scores[e] = ImageLocalityScore(sums[e], num_containers) for each
+// holder nodes[e] (a node's score does not depend on the others'). Returns
+// whether any feasible holder scores above 0.
+bool ImageLocalityScores(const std::vector<uint32_t>& nodes,
+                         const std::vector<int64_t>& sums,
+                         const int64_t* feasible, size_t num_containers,
+                         std::vector<double>* scores);
 
 // The imageLocality term; counts only when a feasible node scores above 0.
 std::unique_ptr<ScorePlugin> MakeImageLocalityPlugin();

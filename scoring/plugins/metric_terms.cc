@@ -12,7 +12,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // A copy of a column with only the values sampled at or after `cutoff`.
 void CleanColumn(const MetricTable::Column& col, int64_t cutoff, size_t n,
-                 std::vector<double>& out) {
+                 AlignedVector<double>& out) {
   if (out.size() < n) out.resize(n);
   const double* __restrict v = col.values.data();
   const int64_t* __restrict t = col.time_ms.data();
@@ -67,7 +67,7 @@ double MissingScore(MissingPolicy policy) {
 }
 
 void GatherMetric(const MetricTable& table, size_t m, const MetricTerm& term,
-                  int64_t now_ms, std::vector<double>& scratch,
+                  int64_t now_ms, AlignedVector<double>& scratch,
                   MetricPlan& plan) {
   const int64_t cutoff = now_ms - term.max_staleness_ms;
   const MetricTable::Column& col = table.column(m);

@@ -65,7 +65,7 @@ double MissingScore(MissingPolicy policy);
 // Pre-score: points `plan` at the usable values of prepared column `m` at
 // `now_ms` (cleaning a copy into `scratch` when only some are fresh).
 void GatherMetric(const MetricTable& table, size_t m, const MetricTerm& term,
-                  int64_t now_ms, std::vector<double>& scratch,
+                  int64_t now_ms, AlignedVector<double>& scratch,
                   MetricPlan& plan);
 
 // Pre-score: the stats of `plan`'s values over the feasible nodes

@@ -53,38 +53,51 @@ int64_t TaintTolerationScore(const std::vector<Toleration>& tolerations,
 
 namespace {
 
-class TaintTolerationPlugin final : public NormalizedScorePlugin {
+class TaintTolerationPlugin final : public SparseScorePlugin {
  public:
   TaintTolerationPlugin()
-      : NormalizedScorePlugin(BuiltinTerm::kTaintToleration) {}
+      : SparseScorePlugin(BuiltinTerm::kTaintToleration, 0, kMaxNodeScore) {}
 
   // Only the nodes with PreferNoSchedule taints can score below 100, so
   // only they are counted.
   bool PreScore(const ScoreContext& ctx) override {
     const std::vector<NodeInfo>& nodes = *ctx.nodes;
-    const size_t n = nodes.size();
-    const std::vector<uint32_t>& soft = ctx.table->soft_tainted();
+    nodes_.clear();
+    raw_.clear();
+    scores_.clear();
+    // A pod none of whose tolerations has the effect PreferNoSchedule (or
+    // none) scores each node's count of such taints (the table's).
+    const std::vector<Toleration>& tolerations = ctx.pod->tolerations;
+    const bool may_tolerate = std::any_of(
+        tolerations.begin(), tolerations.end(), [](const Toleration& t) {
+          return !t.effect.has_value() ||
+                 *t.effect == TaintEffect::kPreferNoSchedule;
+        });
+    const uint32_t* counts = ctx.table->soft_taints();
     int64_t hi = 0;
-    bool zeroed = false;
-    for (uint32_t i : soft) {
+    for (uint32_t i : ctx.table->soft_tainted()) {
       if (ctx.feasible[i] == 0) continue;
-      if (!zeroed) {
-        Reserve(n);
-        std::fill_n(raw_.begin(), n, 0);
-        zeroed = true;
-      }
-      raw_[i] =
-          TaintTolerationScore(ctx.pod->tolerations, nodes[i].node.taints);
-      hi = std::max(hi, raw_[i]);
+      const int64_t raw =
+          may_tolerate ? TaintTolerationScore(tolerations, nodes[i].node.taints)
+                       : counts[i];
+      if (raw == 0) continue;
+      nodes_.push_back(i);
+      raw_.push_back(raw);
+      hi = std::max(hi, raw);
     }
     if (hi == 0) return false;
     // DefaultNormalizeScore, reversed, over the only nodes that can differ
     // from 100.
-    std::fill_n(scores_.begin(), n, kMaxNodeScore);
+    // One division per count in a row (most nodes have one such taint).
     constexpr int64_t kMax = static_cast<int64_t>(kMaxNodeScore);
-    for (uint32_t i : soft) {
-      if (ctx.feasible[i] == 0 || raw_[i] == 0) continue;
-      scores_[i] = static_cast<double>(kMax - kMax * raw_[i] / hi);
+    int64_t last_raw = -1;
+    double last_score = 0;
+    for (int64_t raw : raw_) {
+      if (raw != last_raw) {
+        last_raw = raw;
+        last_score = static_cast<double>(kMax - kMax * raw / hi);
+      }
+      scores_.push_back(last_score);
     }
     return true;
   }

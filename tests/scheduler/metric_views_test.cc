@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -289,7 +290,8 @@ TEST_F(EstimateTest, APodAddsItsEstimateUntilASampleAWarmupLaterShowsIt) {
   const MetricViews::View& view = GetCpu(Cpu(0.5, 0.5, t0));
   EXPECT_EQ(view.columns[0].values, (std::vector<double>{0.75, 0.75}));
   EXPECT_EQ(view.unseen[0], (std::vector<double>{0.25, 0.25}));
-  EXPECT_EQ(view.metric_table.column(0).values,
+  const auto& prepared = view.metric_table.column(0).values;
+  EXPECT_EQ(std::vector<double>(prepared.begin(), prepared.end()),
             (std::vector<double>{0.75, 0.75}));
   EXPECT_EQ(view.metric_table.column(0).max, 0.75);
 

@@ -997,6 +997,51 @@ TEST(DecidePropertyTest, FitNeverExceedsAllocatable) {
   }
 }
 
+// Decide keeps each block's resource scores for the last pod shape and
+// computes a block again when one of its rows changed or the table was
+// built again: bursts of pods of three shapes, each charged to its node,
+// decide exactly as a workspace that keeps nothing.
+TEST(DecidePropertyTest, KeptResourceScoresFollowTheTable) {
+  std::mt19937_64 rng(11);
+  auto pick = [&](int64_t n) { return static_cast<int64_t>(rng() % n); };
+  std::vector<NodeInfo> nodes;
+  for (int i = 0; i < 600; ++i) {  // three blocks of rows
+    nodes.push_back(MakeNode(absl::StrCat("n", i))
+                        .Capacity(4000 + pick(60000), (4 + pick(250)) * kGi));
+  }
+  NodeTable table;
+  table.Build(nodes);
+  const ScoringConfig cfg;  // the built-ins only
+  const Pod shapes[] = {MakePod().Req(100, 128 * kMi),
+                        MakePod().Req(1500, 3 * kGi),
+                        MakePod().Req(700, 128 * kMi)};
+  Workspace kept;
+  int decided = 0;
+  for (int round = 0; round < 300; ++round) {
+    if (round == 150) {  // a change the table hears of only by a Build
+      nodes[0].node.allocatable.milli_cpu *= 2;
+      table.Build(nodes);
+    }
+    const Pod& pod = shapes[round / 7 % 3];
+    const DecideInput in{.pod = &pod,
+                         .nodes = &nodes,
+                         .table = &table,
+                         .now_ms = kNow,
+                         .seed = static_cast<uint64_t>(round)};
+    const Decision d = Decide(in, cfg, kept);
+    Workspace fresh;
+    const Decision want = Decide(in, cfg, fresh);
+    ASSERT_EQ(d.node_index, want.node_index) << "round " << round;
+    ASSERT_EQ(d.score, want.score) << "round " << round;
+    if (!d.ok()) break;
+    ++decided;
+    NodeInfo& n = nodes[d.node_index];
+    n.AddPod(pod, cfg.kube);
+    table.Update(d.node_index, n);
+  }
+  EXPECT_EQ(decided, 300);
+}
+
 TEST(DecidePropertyTest, FastFilterAgreesWithCheckNode) {
   Workspace ws;
   for (uint64_t seed = 0; seed < 300; ++seed) {
