@@ -123,11 +123,10 @@ void Binder::Submit(BindTask task) {
     absl::MutexLock lock(&mu_);
     if (sending_ >= limit_.limit() || !waiting_.empty()) {
       waiting_.push_back(std::move(task));
-      // Events yield while bindings wait for a slot.
-      if (waiting_.size() == 1) recorder_.BindingsWaiting(true);
       return;
     }
     ++sending_;
+    TellRecorder();
   }
   Dispatch(std::move(task));
 }
@@ -159,9 +158,14 @@ bool Binder::Ready(const BindTask& task) {
 
 void Binder::Dispatch(BindTask task) {
   if (!Ready(task)) {  // it waited for its slot meanwhile
-    absl::MutexLock lock(&mu_);
-    --sending_;
-    tasks_.push_back(std::move(task));
+    bool idle;
+    {
+      absl::MutexLock lock(&mu_);
+      --sending_;
+      tasks_.push_back(std::move(task));
+      idle = TellRecorder();
+    }
+    if (idle) recorder_.SendWaiting();
     return;
   }
   // std::function wants a copyable callable: the task travels by pointer.
@@ -183,7 +187,7 @@ void Binder::Answered(BindTask task, absl::Status status,
     Succeeded(task);
   }
   std::vector<BindTask> next;
-  bool caught_up = false;  // the last binding waiting for a slot is sent
+  bool idle;  // no binding in flight or waiting any more
   {
     absl::MutexLock lock(&mu_);
     // 429 (API Priority and Fairness' queues are full) or no answer in
@@ -199,13 +203,18 @@ void Binder::Answered(BindTask task, absl::Status status,
       waiting_.pop_front();
       ++sending_;
     }
-    if (!next.empty() && waiting_.empty()) {
-      recorder_.BindingsWaiting(false);
-      caught_up = true;
-    }
+    idle = TellRecorder();
   }
   for (BindTask& t : next) Dispatch(std::move(t));
-  if (caught_up) recorder_.SendWaiting();
+  if (idle) recorder_.SendWaiting();
+}
+
+bool Binder::TellRecorder() {
+  const bool busy = sending_ > 0 || !waiting_.empty();
+  if (busy == told_busy_) return false;
+  told_busy_ = busy;
+  recorder_.BindingsBusy(busy);
+  return !busy;
 }
 
 void Binder::Loop() {

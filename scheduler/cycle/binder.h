@@ -182,6 +182,10 @@ class Binder {
   // Whether the task may be sent without waiting: no volumes to bind, the
   // lease's write window open now, the node still there.
   bool Ready(const BindTask& task);
+  // Tells the recorder whether bindings are in flight or waiting for a
+  // slot, when that changed; returns true when it became false (the caller
+  // then lets the held Events go, outside the lock).
+  bool TellRecorder() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends a task that is Ready() and holds a slot, or hands it to the
   // workers when it no longer is.
   void Dispatch(BindTask task);
@@ -250,6 +254,8 @@ class Binder {
   AdaptiveLimit limit_ ABSL_GUARDED_BY(mu_);
   int sending_ ABSL_GUARDED_BY(mu_) = 0;
   std::deque<BindTask> waiting_ ABSL_GUARDED_BY(mu_);
+  // What the recorder was last told (EventRecorder::BindingsBusy).
+  bool told_busy_ ABSL_GUARDED_BY(mu_) = false;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> workers_;
 };

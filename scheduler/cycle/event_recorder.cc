@@ -200,14 +200,22 @@ void EventRecorder::Pump() {
   }
   while (true) {
     // Asked outside the lock: `busy` takes the scheduling queue's.
-    const bool busy =
-        bindings_wait_.load() || (options_.busy && options_.busy());
-    const int room = std::max(
-        1, busy ? std::min(options_.busy_in_flight, options_.max_in_flight)
-                : options_.max_in_flight);
+    const bool binding = bindings_busy_.load();
+    const bool deciding = options_.busy && options_.busy();
     std::shared_ptr<Write> next;
     {
       absl::MutexLock lock(&mu_);
+      int room = options_.max_in_flight;
+      if (events_.size() < kYieldBelow) {
+        // Held while bindings are under way: the binder lets them go once
+        // it is idle (SendWaiting). Nothing would wake them once the queue
+        // empties, so pods waiting for a decision only slow them down.
+        if (binding) {
+          room = 0;
+        } else if (deciding) {
+          room = std::clamp(options_.busy_in_flight, 1, options_.max_in_flight);
+        }
+      }
       // Once closing, the writers make the last attempts.
       if (closed_ || events_.empty() || sending_ >= room) {
         if (!pump_again_) {

@@ -7,12 +7,14 @@
 // (kube-scheduler's event broadcaster works the same way). Events are
 // sent without waiting (SchedulerApi::RecordEventAsync, on the apiserver
 // client's I/O thread), up to `max_in_flight` at a time, the rest queued
-// in order and sent as answers come back. While the scheduler has a
-// backlog (pods wait for a decision: `busy`, or bindings wait for a slot:
-// BindingsWaiting), Events yield to the bindings: at most
-// `busy_in_flight` are sent at a time, so that they do not take the
-// apiserver's time from the bindings; they are written later, each with
-// the time it happened. Conditions are queued for a few threads of the
+// in order and sent as answers come back. Events yield to the bindings,
+// so that they do not take the apiserver's time from them: while bindings
+// are in flight or wait for a slot (BindingsBusy) none is sent, and the
+// binder lets them go once it is idle (SendWaiting); while pods wait for
+// a decision (`busy`), at most `busy_in_flight` at a time. They are
+// written later, each with the time it happened. Once kYieldBelow Events
+// wait, they stop yielding, so that a long stream of bindings delays them
+// without dropping any. Conditions are queued for a few threads of the
 // recorder's own. A write the apiserver did not answer (or refused while
 // starting) is retried, kRetryAttempts times over about 25 s
 // (scheduler/cycle/scheduler_api.h), enough for an apiserver restart: it waits
@@ -73,12 +75,13 @@ struct EventRecorderOptions {
   int max_in_flight = 16;  // Events sent without waiting at once
   // True while Events should yield to bindings; null: never.
   std::function<bool()> busy;
-  int busy_in_flight = 2;  // Events sent at once while busy
+  int busy_in_flight = 2;  // Events sent at once while pods wait
 };
 
 class EventRecorder {
  public:
   static constexpr size_t kMaxPending = 10000;
+  static constexpr size_t kYieldBelow = kMaxPending / 4;
 
   EventRecorder(EventRecorderOptions options, SchedulerApi& api,
                 Registry& registry);
@@ -113,11 +116,12 @@ class EventRecorder {
   // The pod is bound or gone: forget what was last written for it.
   void Forget(const Pod& pod);
 
-  // The binder has bindings waiting for a slot (true) or none (false):
-  // Events yield while it has. Cheap; callable under the binder's lock.
-  void BindingsWaiting(bool waiting) { bindings_wait_.store(waiting); }
+  // The binder has bindings in flight or waiting for a slot (true) or none
+  // (false): Events yield while it has. Cheap; callable under the binder's
+  // lock.
+  void BindingsBusy(bool busy) { bindings_busy_.store(busy); }
   // Sends the Events that were held back, as far as there is room now
-  // (after BindingsWaiting(false); not under the caller's locks).
+  // (after BindingsBusy(false); not under the caller's locks).
   void SendWaiting() { Pump(); }
 
  private:
@@ -169,7 +173,7 @@ class EventRecorder {
   // Callbacks given to RecordEventAsync that have not yet returned: the
   // destructor waits until there are none.
   int callbacks_ ABSL_GUARDED_BY(mu_) = 0;
-  std::atomic<bool> bindings_wait_{false};
+  std::atomic<bool> bindings_busy_{false};
   bool pumping_ ABSL_GUARDED_BY(mu_) = false;
   bool pump_again_ ABSL_GUARDED_BY(mu_) = false;
   std::unordered_map<std::string, Said> said_ ABSL_GUARDED_BY(mu_);  // by uid

@@ -222,6 +222,28 @@ TEST_F(BinderTest, BindingsBeyondTheLimitWaitForASlot) {
   EXPECT_EQ(api_.MaxDeferred(), 2u);
 }
 
+// While a binding is in flight, the Scheduled Events of those answered
+// wait; once none is, those held back go out at once.
+TEST_F(BinderTest, EventsYieldWhileABindingIsInFlight) {
+  api_.DeferBinds();
+  api_.DeferEvents();
+  Start();
+  constexpr int kPods = 5;
+  for (int i = 0; i < kPods; ++i) {
+    Create(MakePod(absl::StrCat("p", i)).Req(100, 0));
+  }
+  ASSERT_TRUE(WaitFor([&] { return api_.Deferred() == kPods; }));
+  // Each answer is settled on this thread: its Event is sent or held
+  // before AnswerOldest returns.
+  for (int i = 0; i + 1 < kPods; ++i) api_.AnswerOldest();
+  EXPECT_EQ(api_.HeldEvents(), 0u);
+  EXPECT_EQ(api_.EventPods("Scheduled").size(), 0u);
+  api_.AnswerOldest();  // the last binding in flight
+  EXPECT_EQ(api_.HeldEvents(), static_cast<size_t>(kPods));
+  while (api_.HeldEvents() > 0) api_.AnswerOldestEvent();
+  EXPECT_EQ(api_.EventPods("Scheduled").size(), static_cast<size_t>(kPods));
+}
+
 TEST_F(BinderTest, ABindingWhoseAnswerWasLostIsNotRepeated) {
   Pod pod = MakePod("lost").Req(500, 0);
   api_.FailNextBind(pod.Key(), absl::UnavailableError("connection reset"),

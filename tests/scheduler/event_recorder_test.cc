@@ -280,9 +280,9 @@ TEST(EventRecorderTest, EventsYieldToBindingsWhileTheSchedulerIsBusy) {
                                 "metrics_scheduler_events_pending 0\n"));
 }
 
-// Bindings waiting for a slot hold Events back as a backlog of pods
-// does; once the last one is sent, the Events held back go out at once.
-TEST(EventRecorderTest, EventsYieldWhileBindingsWaitForASlot) {
+// Bindings in flight hold Events back; once none is, the Events held back
+// go out at once.
+TEST(EventRecorderTest, EventsYieldWhileBindingsAreInFlight) {
   MemoryApi api;
   api.DeferEvents();
   Registry registry;
@@ -291,16 +291,55 @@ TEST(EventRecorderTest, EventsYieldWhileBindingsWaitForASlot) {
                           .max_in_flight = 8,
                           .busy_in_flight = 2},
                          api, registry);
-  recorder.BindingsWaiting(true);
+  recorder.BindingsBusy(true);
   for (int i = 0; i < 6; ++i) {
     recorder.Scheduled(MakePod(absl::StrCat("p", i)), "bound");
   }
-  EXPECT_EQ(api.HeldEvents(), 2u);
-  recorder.BindingsWaiting(false);
+  EXPECT_EQ(api.HeldEvents(), 0u);
+  recorder.BindingsBusy(false);
   recorder.SendWaiting();
   EXPECT_EQ(api.HeldEvents(), 6u);
   while (api.HeldEvents() > 0) api.AnswerOldestEvent();
   EXPECT_EQ(api.EventPods("Scheduled").size(), 6u);
+}
+
+// Events stop yielding once kYieldBelow of them wait, so that a long
+// stream of bindings delays them without dropping one: what comes beyond
+// that goes out as if nothing were busy.
+TEST(EventRecorderTest, ManyEventsWaitingStopYielding) {
+  MemoryApi api;
+  api.DeferEvents();
+  Registry registry;
+  EventRecorder recorder({.components = {"metrics-scheduler"},
+                          .instance = "test",
+                          .max_in_flight = 8,
+                          .busy_in_flight = 2},
+                         api, registry);
+  recorder.BindingsBusy(true);
+  // Every one held, up to kYieldBelow - 1 of them.
+  size_t recorded = 0;
+  auto record = [&] {
+    recorder.Scheduled(MakePod(absl::StrCat("p", recorded++)), "bound");
+  };
+  while (recorded < EventRecorder::kYieldBelow - 1) record();
+  EXPECT_EQ(api.HeldEvents(), 0u);
+  // From then on, each new one lets one go, up to max_in_flight.
+  for (size_t in_flight = 1; in_flight <= 8; ++in_flight) {
+    record();
+    EXPECT_EQ(api.HeldEvents(), in_flight);
+  }
+  record();
+  EXPECT_EQ(api.HeldEvents(), 8u);
+  // Their answers let none go while the bindings are under way; the rest
+  // go once they are not.
+  while (api.HeldEvents() > 0) api.AnswerOldestEvent();
+  EXPECT_EQ(api.EventPods("Scheduled").size(), 9u);
+  recorder.BindingsBusy(false);
+  recorder.SendWaiting();
+  while (api.HeldEvents() > 0) api.AnswerOldestEvent();
+  EXPECT_EQ(api.EventPods("Scheduled").size(), recorded);
+  EXPECT_TRUE(absl::StrContains(registry.Render(),
+                                "metrics_scheduler_events_dropped_total 0\n"));
 }
 
 }  // namespace
