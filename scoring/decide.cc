@@ -469,7 +469,6 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
     }
   }
   const bool resources = least_allocated > 0 || balanced_allocation > 0;
-  const bool builtins = resources || num_normalised > 0;
   const double uniform_weight = metric_weight + builtin_weight;
 
   Grow(s.scores, n);
@@ -482,11 +481,11 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
   const internal::Combine combine{
       .plans = s.active.data(),
       .num_plans = s.active.size(),
-      .builtin = builtins ? s.builtin.data() : nullptr,
-      .placements = in.recent_placements != nullptr &&
-                            in.recent_placements->size() == n
-                        ? in.recent_placements->data()
-                        : nullptr,
+      .builtin = s.builtin.data(),
+      .placements =
+          in.recent_placements != nullptr && in.recent_placements->size() == n
+              ? in.recent_placements->data()
+              : nullptr,
       .feasible = s.feasible.data(),
       .w_rp = recent_placements,
       .penalty = cfg.penalty_per_placement,
@@ -516,7 +515,7 @@ void Score(const DecideInput& in, const ScoringConfig& cfg,
   for (size_t b = 0; b < n; b += kBlock) {
     const size_t len = std::min(kBlock, n - b);
     double* builtin = s.builtin.data();
-    if (builtins && !resources) std::fill_n(builtin, len, 0.0);
+    if (!resources) std::fill_n(builtin, len, 0.0);
     const uint64_t version = table.block_version(b / kBlock);
     if (resources && cache.versions[b / kBlock] == version) {
       std::copy_n(cache.values.data() + b, len, builtin);

@@ -334,7 +334,7 @@ enum class RecentPlacementsMode { kNone, kUniform, kPerNode };
 // The last pass over a block, fused: t[j] plus the built-ins and
 // recentPlacements, the weighted mean clamped to [0, 100]; -1 for an
 // infeasible node.
-template <bool kBuiltin, RecentPlacementsMode kRp, bool kPerNodeWeights>
+template <RecentPlacementsMode kRp, bool kPerNodeWeights>
 __attribute__((always_inline)) inline void FinishBlock(
     const Combine& c, size_t b, size_t len, const double* __restrict t,
     const double* __restrict wsum, double* __restrict out) {
@@ -347,8 +347,7 @@ __attribute__((always_inline)) inline void FinishBlock(
   const double bw = c.builtin_weight, inv = c.inv_weight;
   double* __restrict o = out + b;
   for (size_t j = 0; j < len; ++j) {
-    double x = t[j];
-    if constexpr (kBuiltin) x += builtin[j];
+    double x = t[j] + builtin[j];
     if constexpr (kRp == RecentPlacementsMode::kUniform) x += rp_uniform;
     if constexpr (kRp == RecentPlacementsMode::kPerNode) {
       const double p = placements[j];
@@ -365,43 +364,31 @@ __attribute__((always_inline)) inline void FinishBlock(
   }
 }
 
-template <bool kBuiltin, RecentPlacementsMode kRp>
+template <RecentPlacementsMode kRp>
 __attribute__((always_inline)) inline void FinishBlock(const Combine& c,
                                                        size_t b, size_t len,
                                                        const double* t,
                                                        const double* wsum,
                                                        double* out) {
   if (c.per_node_weights) {
-    FinishBlock<kBuiltin, kRp, true>(c, b, len, t, wsum, out);
+    FinishBlock<kRp, true>(c, b, len, t, wsum, out);
   } else {
-    FinishBlock<kBuiltin, kRp, false>(c, b, len, t, wsum, out);
+    FinishBlock<kRp, false>(c, b, len, t, wsum, out);
   }
 }
 
-template <bool kBuiltin>
 __attribute__((always_inline)) inline void FinishBlock(
     const Combine& c, RecentPlacementsMode rp, size_t b, size_t len,
     const double* t, const double* wsum, double* out) {
   switch (rp) {
     case RecentPlacementsMode::kNone:
-      return FinishBlock<kBuiltin, RecentPlacementsMode::kNone>(c, b, len, t,
-                                                                wsum, out);
+      return FinishBlock<RecentPlacementsMode::kNone>(c, b, len, t, wsum, out);
     case RecentPlacementsMode::kUniform:
-      return FinishBlock<kBuiltin, RecentPlacementsMode::kUniform>(c, b, len, t,
-                                                                   wsum, out);
+      return FinishBlock<RecentPlacementsMode::kUniform>(c, b, len, t, wsum,
+                                                         out);
     case RecentPlacementsMode::kPerNode:
-      return FinishBlock<kBuiltin, RecentPlacementsMode::kPerNode>(c, b, len, t,
-                                                                   wsum, out);
-  }
-}
-
-__attribute__((always_inline)) inline void FinishBlock(
-    const Combine& c, RecentPlacementsMode rp, size_t b, size_t len,
-    const double* t, const double* wsum, double* out) {
-  if (c.builtin != nullptr) {
-    FinishBlock<true>(c, rp, b, len, t, wsum, out);
-  } else {
-    FinishBlock<false>(c, rp, b, len, t, wsum, out);
+      return FinishBlock<RecentPlacementsMode::kPerNode>(c, b, len, t, wsum,
+                                                         out);
   }
 }
 

@@ -55,7 +55,7 @@ void AddTermScores(const TermScores& scores, double weight, size_t b,
 struct Combine {
   const MetricPlan* plans;  // the metric terms that score
   size_t num_plans;
-  const double* builtin;      // per block: weighted built-ins, or null
+  const double* builtin;      // per block: weighted built-ins (0 if none)
   const int32_t* placements;  // per node, or null
   const int64_t* feasible;    // per node: -1 feasible, 0 not
   double w_rp;

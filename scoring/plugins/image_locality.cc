@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <functional>
 #include <optional>
-#include <queue>
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
@@ -81,17 +80,20 @@ bool ImageLocalityHolders(const Pod& pod, KubeVersion kube,
     sums->assign(nodes->size(), lists[0].scaled);
     return !nodes->empty();
   }
-  // Merge the ascending lists, summing a node's images: a heap of each
-  // list's next node.
+  // Merge the ascending lists, summing a node's images: a min-heap of
+  // each list's next node (on the stack for a few images).
   using Next = std::pair<uint32_t, size_t>;  // node, list
-  std::priority_queue<Next, std::vector<Next>, std::greater<Next>> heap;
+  absl::InlinedVector<Next, 4> heap;
   absl::InlinedVector<size_t, 4> at(lists.size(), 0);
   for (size_t l = 0; l < lists.size(); ++l) {
-    if (!lists[l].nodes->empty()) heap.push({lists[l].nodes->front(), l});
+    if (!lists[l].nodes->empty()) heap.push_back({lists[l].nodes->front(), l});
   }
+  const std::greater<Next> later;
+  std::make_heap(heap.begin(), heap.end(), later);
   while (!heap.empty()) {
-    const auto [i, l] = heap.top();
-    heap.pop();
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const auto [i, l] = heap.back();
+    heap.pop_back();
     if (i >= num_nodes) continue;  // the list's last below num_nodes passed
     if (nodes->empty() || nodes->back() != i) {
       nodes->push_back(i);
@@ -99,7 +101,8 @@ bool ImageLocalityHolders(const Pod& pod, KubeVersion kube,
     }
     sums->back() += lists[l].scaled;
     if (++at[l] < lists[l].nodes->size()) {
-      heap.push({(*lists[l].nodes)[at[l]], l});
+      heap.push_back({(*lists[l].nodes)[at[l]], l});
+      std::push_heap(heap.begin(), heap.end(), later);
     }
   }
   return !nodes->empty();

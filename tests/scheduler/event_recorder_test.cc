@@ -280,17 +280,21 @@ TEST(EventRecorderTest, EventsYieldToBindingsWhileTheSchedulerIsBusy) {
                                 "metrics_scheduler_events_pending 0\n"));
 }
 
+// Up to 8 Events at once while nothing is busy; bindings in flight hold
+// every one back, whatever busy_in_flight says.
+EventRecorderOptions EightAtOnce() {
+  return {.components = {"metrics-scheduler"},
+          .instance = "test",
+          .max_in_flight = 8};
+}
+
 // Bindings in flight hold Events back; once none is, the Events held back
 // go out at once.
 TEST(EventRecorderTest, EventsYieldWhileBindingsAreInFlight) {
   MemoryApi api;
   api.DeferEvents();
   Registry registry;
-  EventRecorder recorder({.components = {"metrics-scheduler"},
-                          .instance = "test",
-                          .max_in_flight = 8,
-                          .busy_in_flight = 2},
-                         api, registry);
+  EventRecorder recorder(EightAtOnce(), api, registry);
   recorder.BindingsBusy(true);
   for (int i = 0; i < 6; ++i) {
     recorder.Scheduled(MakePod(absl::StrCat("p", i)), "bound");
@@ -310,11 +314,7 @@ TEST(EventRecorderTest, ManyEventsWaitingStopYielding) {
   MemoryApi api;
   api.DeferEvents();
   Registry registry;
-  EventRecorder recorder({.components = {"metrics-scheduler"},
-                          .instance = "test",
-                          .max_in_flight = 8,
-                          .busy_in_flight = 2},
-                         api, registry);
+  EventRecorder recorder(EightAtOnce(), api, registry);
   recorder.BindingsBusy(true);
   // Every one held, up to kYieldBelow - 1 of them.
   size_t recorded = 0;
