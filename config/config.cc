@@ -383,13 +383,11 @@ absl::Status Loader::CheckUtilisation(const std::vector<MetricConfig>& metrics,
     if (&m == &metrics[i]) {
       return Error(at, field, "names this metric; name its utilisation");
     }
-    if (m.estimate.basis != Basis::kCpuRequests &&
-        m.estimate.basis != Basis::kMemoryRequests) {
+    if (!m.estimate.on_resources()) {
       return Error(at, field,
                    absl::StrCat(Quote(m.name),
-                                " has no estimate from cpuRequests or "
-                                "memoryRequests, so no unseen load to "
-                                "grow with"));
+                                " has no estimate from a pod's CPU or "
+                                "memory, so no unseen load to grow with"));
     }
     return absl::OkStatus();
   }
@@ -601,6 +599,8 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
                                  {{"none", Basis::kNone},
                                   {"cpuRequests", Basis::kCpuRequests},
                                   {"memoryRequests", Basis::kMemoryRequests},
+                                  {"cpuLimits", Basis::kCpuLimits},
+                                  {"memoryLimits", Basis::kMemoryLimits},
                                   {"perPod", Basis::kPerPod},
                                   {"queueing", Basis::kQueueing}},
                                  &out->basis, &from));
@@ -662,13 +662,12 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
 absl::Status Loader::LoadSiblings(const YNode& node, const std::string& path,
                                   BackendType backend,
                                   UnseenLoadEstimate* out) {
-  using Basis = UnseenLoadEstimate::Basis;
   RETURN_IF_ERROR(CheckMap(node, path, {"query"}));
-  if (out->basis != Basis::kCpuRequests &&
-      out->basis != Basis::kMemoryRequests) {
+  if (!out->on_resources()) {
     return Error(node, path,
-                 "siblings' usage replaces a pod's requests: needs from "
-                 "cpuRequests or memoryRequests");
+                 "siblings' usage replaces a pod's requests or limits: needs "
+                 "from cpuRequests, memoryRequests, cpuLimits or "
+                 "memoryLimits");
   }
   if (backend != BackendType::kPrometheus) {
     return Error(node, path,

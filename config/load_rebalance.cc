@@ -36,15 +36,13 @@ std::string CannotRebalanceOn(const MetricConfig& m) {
   if (m.direction != Direction::kLower) {
     return "is better higher; a hot node is one whose value is too high";
   }
-  switch (m.estimate.basis) {
-    case UnseenLoadEstimate::Basis::kCpuRequests:
-    case UnseenLoadEstimate::Basis::kMemoryRequests:
-    case UnseenLoadEstimate::Basis::kPerPod:
-      return "";
-    default:
-      return "needs an estimate from cpuRequests, memoryRequests or perPod: "
-             "it is what says how much a pod takes away when it leaves";
+  if (m.estimate.on_resources() ||
+      m.estimate.basis == UnseenLoadEstimate::Basis::kPerPod) {
+    return "";
   }
+  return "needs an estimate from cpuRequests, memoryRequests, cpuLimits, "
+         "memoryLimits or perPod: it is what says how much a pod takes away "
+         "when it leaves";
 }
 
 }  // namespace

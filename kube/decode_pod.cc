@@ -218,8 +218,11 @@ std::vector<Container> Containers(od::value v, uint32_t* features) {
         c.image = String(value);
       } else if (key == "resources") {
         for (od::field rf : value.get_object()) {
-          if (std::string_view(rf.unescaped_key()) == "requests") {
+          const std::string_view rkey = rf.unescaped_key();
+          if (rkey == "requests") {
             c.requests = ResourceList(rf.value(), &c.named);
+          } else if (rkey == "limits") {
+            c.limits = ResourceList(rf.value());
           }
         }
       } else if (key == "ports") {
@@ -369,11 +372,16 @@ void Volumes(od::value v, Pod& pod) {
 
 // spec.resources: the pod-level requests kube-scheduler takes instead of
 // the containers' sum (cpu, memory, hugepages-*; anything else there is
-// ignored, as IsSupportedPodLevelResource does).
-void PodLevelRequests(od::value v, Pod& pod) {
+// ignored, as IsSupportedPodLevelResource does), and the limits.
+void PodLevelResources(od::value v, Pod& pod) {
   if (IsNull(v)) return;
   for (od::field f : v.get_object()) {
-    if (std::string_view(f.unescaped_key()) != "requests") continue;
+    const std::string_view key = f.unescaped_key();
+    if (key == "limits") {
+      pod.pod_limits = ResourceList(f.value());
+      continue;
+    }
+    if (key != "requests") continue;
     Resources all = ResourceList(f.value(), &pod.pod_requests_named);
     Resources supported{.milli_cpu = all.milli_cpu, .memory = all.memory};
     for (const auto& [name, value] : all.scalar) {
@@ -467,7 +475,7 @@ void PodSpec(od::value v, Pod& pod) {
     } else if (key == "overhead") {
       pod.overhead = ResourceList(value);
     } else if (key == "resources") {
-      PodLevelRequests(value, pod);
+      PodLevelResources(value, pod);
     } else if (key == "schedulingGates") {
       pod.scheduling_gated = NonEmptyList(value);
     } else if (key == "resourceClaims") {

@@ -82,7 +82,11 @@ struct UnseenLoadEstimate {
     kNone,            // nothing: the metric as sampled
     kCpuRequests,     // factor x the pod's CPU requests / node allocatable
     kMemoryRequests,  // factor x the pod's memory requests / allocatable
-    kPerPod,          // factor, whatever the pod
+    // As kCpuRequests and kMemoryRequests, with the pod's limit (PodLimits,
+    // model/pod.h) for its requests when it has one.
+    kCpuLimits,
+    kMemoryLimits,
+    kPerPod,  // factor, whatever the pod
     // The metric grows with another metric's unseen load as a queue's
     // response time grows with its utilisation: x (1 - u) / (1 - u - du),
     // u that metric's sampled value, du its estimate (QueueingGrowth,
@@ -90,21 +94,21 @@ struct UnseenLoadEstimate {
     kQueueing,
   };
   Basis basis = Basis::kNone;
-  // For a requests basis, the metric's value on a node whose allocatable
+  // For a basis on resources, the metric's value on a node whose allocatable
   // is all in use (1 for a fraction, 100 for a percentage, more when pods
   // use more than they request); for perPod what one pod adds.
   double factor = 1;
   // A sample shows a pod once taken at least this long after the pod
   // started: the pod's own warm-up plus the query's rate window.
   int64_t warmup_ms = 60000;
-  // For a requests basis: a query for each pod's measured usage in the
-  // basis' unit (cores for cpuRequests, bytes for memoryRequests), one
-  // series per pod labelled `namespace` and `pod`. A pod whose siblings
-  // (pods of the same controller) have usage samples is estimated from
-  // their mean usage instead of its requests. Empty: requests only.
+  // For a basis on resources: a query for each pod's measured usage in the
+  // basis' unit (cores for CPU, bytes for memory), one series per pod
+  // labelled `namespace` and `pod`. A pod whose siblings (pods of the same
+  // controller) have usage samples is estimated from their mean usage
+  // instead of its requests or limits. Empty: requests or limits only.
   std::string siblings_query;
   // For queueing: the metric, in the same list, whose value is the node's
-  // utilisation (0..1) and whose estimate (a requests basis) is the load
+  // utilisation (0..1) and whose estimate (on resources) is the load
   // its sample has not seen.
   std::string utilisation;
   // For queueing: the utilisation metric's value on a node fully busy (1
@@ -120,6 +124,17 @@ struct UnseenLoadEstimate {
   Fade fade = Fade::kStep;
 
   bool enabled() const { return basis != Basis::kNone; }
+  // A basis on the pod's CPU or memory: requests or limits.
+  bool on_resources() const { return on_cpu() || on_memory(); }
+  bool on_cpu() const {
+    return basis == Basis::kCpuRequests || basis == Basis::kCpuLimits;
+  }
+  bool on_memory() const {
+    return basis == Basis::kMemoryRequests || basis == Basis::kMemoryLimits;
+  }
+  bool on_limits() const {
+    return basis == Basis::kCpuLimits || basis == Basis::kMemoryLimits;
+  }
   friend bool operator==(const UnseenLoadEstimate&,
                          const UnseenLoadEstimate&) = default;
 };

@@ -37,6 +37,7 @@ PodCharge PodCharge::Of(const Pod& pod, KubeVersion kube) {
       .inline_disks = pod.inline_disks,
       .requests = PodRequests(pod, kube),
       .non_zero_requests = PodNonZeroRequests(pod, kube),
+      .limits = PodLimits(pod),
       .host_ports = PodHostPorts(pod),
       .priority = pod.priority,
       .start_time_ms = pod.start_time_ms,

@@ -64,6 +64,7 @@ struct PodInfo {
   // What it costs the node.
   Resources requests;                    // PodRequests
   Resources non_zero_requests;           // PodNonZeroRequests
+  CpuMemoryLimits limits;                // PodLimits
   std::vector<ContainerPort> host_ports;  // PodHostPorts
   // For preemption.
   int32_t priority = 0;

@@ -261,6 +261,28 @@ Resources PodScoringRequests(const Pod& pod) {
       .amounts;
 }
 
+CpuMemoryLimits PodLimits(const Pod& pod) {
+  bool cpu = true;
+  bool memory = true;
+  const Named sum = Aggregate(pod, {}, [&](const Container& c, Kind) {
+    cpu = cpu && c.limits.milli_cpu > 0;
+    memory = memory && c.limits.memory > 0;
+    return Named{.amounts = {.milli_cpu = c.limits.milli_cpu,
+                             .memory = c.limits.memory}};
+  });
+  cpu = cpu && sum.amounts.milli_cpu > 0;
+  memory = memory && sum.amounts.memory > 0;
+  Resources limits{.milli_cpu = cpu ? sum.amounts.milli_cpu : 0,
+                   .memory = memory ? sum.amounts.memory : 0};
+  if (pod.pod_limits.milli_cpu > 0) limits.milli_cpu = pod.pod_limits.milli_cpu;
+  if (pod.pod_limits.memory > 0) limits.memory = pod.pod_limits.memory;
+  if (limits.milli_cpu > 0) {
+    limits.Add({.milli_cpu = pod.overhead.milli_cpu});
+  }
+  if (limits.memory > 0) limits.Add({.memory = pod.overhead.memory});
+  return {.milli_cpu = limits.milli_cpu, .memory = limits.memory};
+}
+
 std::vector<ContainerPort> PodHostPorts(const Pod& pod) {
   std::vector<ContainerPort> ports;
   for (const Container& c : pod.init_containers) {

@@ -88,6 +88,7 @@ struct Container {
   std::string image;
   Resources requests;
   RequestNames named;  // which of cpu and memory `requests` names
+  Resources limits;    // resources.limits
   std::vector<ContainerPort> ports;
   // For init containers: restartPolicy Always makes it a sidecar, whose
   // requests count for the pod's whole life.
@@ -213,6 +214,7 @@ struct Pod {
   // containers' sum. Absent when the pod names none of them.
   std::optional<Resources> pod_requests;
   RequestNames pod_requests_named;
+  Resources pod_limits;  // spec.resources.limits (pod-level resources)
   // Status of containers and init containers that report resources
   // (in-place resize), of the whole pod, and whether a PodResizePending
   // condition says the resize is Infeasible.
@@ -294,6 +296,23 @@ Resources PodNonZeroRequests(const Pod& pod, KubeVersion kube);
 // NodeResourcesBalancedAllocation (PodRequests) and the fit filter read
 // pod-level requests; this keeps that.
 Resources PodScoringRequests(const Pod& pod);
+
+// A pod's CPU and memory limits (an estimate from limits reads them);
+// 0 where it has none.
+struct CpuMemoryLimits {
+  int64_t milli_cpu = 0;
+  int64_t memory = 0;  // bytes
+
+  friend bool operator==(const CpuMemoryLimits&,
+                         const CpuMemoryLimits&) = default;
+};
+
+// The limits of the pod's cgroup, as the kubelet sets them
+// (ResourceConfigForPod): per resource, the pod-level limit when set;
+// else, when every container and init container sets a non-zero limit,
+// the sidecar KEP's sum of them (as PodRequests); plus the overhead. 0
+// when some container sets none: the pod may use the whole node.
+CpuMemoryLimits PodLimits(const Pod& pod);
 
 // The host ports the pod claims: its containers' and its sidecar init
 // containers' (regular init containers have exited before the pod runs).

@@ -21,20 +21,24 @@ using From = PodEstimate::From;
 double OfAllocatable(const UnseenLoadEstimate& e, double amount,
                      const Node& node) {
   const double allocatable = static_cast<double>(
-      e.basis == Basis::kCpuRequests ? node.allocatable.milli_cpu
-                                     : node.allocatable.memory);
+      e.on_cpu() ? node.allocatable.milli_cpu : node.allocatable.memory);
   return allocatable > 0 ? e.factor * amount / allocatable : 0;
 }
 
-double Requested(const UnseenLoadEstimate& e, const PodInfo& pod) {
-  return static_cast<double>(e.basis == Basis::kCpuRequests
-                                 ? pod.requests.milli_cpu
-                                 : pod.requests.memory);
+// The pod's amount of the basis' resource: its limit when the basis is
+// limits and it has one, else its requests; and whether it was a limit.
+std::pair<double, bool> Declared(const UnseenLoadEstimate& e,
+                                 const PodInfo& pod) {
+  const int64_t limit = e.on_cpu() ? pod.limits.milli_cpu : pod.limits.memory;
+  if (e.on_limits() && limit > 0) return {static_cast<double>(limit), true};
+  return {static_cast<double>(e.on_cpu() ? pod.requests.milli_cpu
+                                         : pod.requests.memory),
+          false};
 }
 
-// A measured usage (cores, bytes) in the unit of Requested.
+// A measured usage (cores, bytes) in the unit of Declared.
 double Measured(const UnseenLoadEstimate& e, double usage) {
-  return e.basis == Basis::kCpuRequests ? usage * 1000 : usage;
+  return e.on_cpu() ? usage * 1000 : usage;
 }
 
 }  // namespace
@@ -141,8 +145,9 @@ PodEstimate EstimatePod(const MetricTerm& term, const PodInfo& pod,
               .siblings = it->second};
     }
   }
-  return {.from = From::kRequests,
-          .value = OfAllocatable(e, Requested(e, pod), node)};
+  const auto [amount, limit] = Declared(e, pod);
+  return {.from = limit ? From::kLimits : From::kRequests,
+          .value = OfAllocatable(e, amount, node)};
 }
 
 std::optional<double> OwnSample(const MetricsSnapshot* metrics,
@@ -164,9 +169,7 @@ PodEstimate PodTakes(const MetricTerm& term, const PodInfo& pod,
                      const Node& node, const SiblingUsages* siblings,
                      std::optional<double> own) {
   const UnseenLoadEstimate& e = term.estimate;
-  const bool requests =
-      e.basis == Basis::kCpuRequests || e.basis == Basis::kMemoryRequests;
-  if (requests && own && std::isfinite(*own)) {
+  if (e.on_resources() && own && std::isfinite(*own)) {
     return {.from = From::kOwn,
             .value = OfAllocatable(e, Measured(e, *own), node),
             .own = *own};
@@ -176,7 +179,7 @@ PodEstimate PodTakes(const MetricTerm& term, const PodInfo& pod,
 
 std::string DescribeEstimate(const MetricTerm& term,
                              const PodEstimate& estimate) {
-  const bool cpu = term.estimate.basis == Basis::kCpuRequests;
+  const bool cpu = term.estimate.on_cpu();
   switch (estimate.from) {
     case From::kOwn:
       return absl::StrFormat("its own measured usage (%.4g %s)", estimate.own,
@@ -193,10 +196,18 @@ std::string DescribeEstimate(const MetricTerm& term,
           "siblings' measured usage (%d pod%s, %.4g %s each)",
           estimate.siblings.pods, estimate.siblings.pods == 1 ? "" : "s",
           estimate.siblings.mean, cpu ? "cores" : "bytes");
-    case From::kRequests:
+    case From::kLimits:
       return term.estimate.siblings_query.empty()
-                 ? "requests"
-                 : "requests (no sibling measured yet)";
+                 ? "limits"
+                 : "limits (no sibling measured yet)";
+    case From::kRequests: {
+      const bool limits = term.estimate.on_limits();
+      if (term.estimate.siblings_query.empty()) {
+        return limits ? "requests (no limit)" : "requests";
+      }
+      return limits ? "requests (no limit, no sibling measured yet)"
+                    : "requests (no sibling measured yet)";
+    }
   }
   return "";
 }

@@ -49,7 +49,8 @@ struct PodEstimate {
     kNone,        // the term has no estimate
     kAnnotation,  // estimate.metrics-scheduler.io/<term>
     kSiblings,    // its controller's pods' measured usage
-    kRequests,    // its requests (no sibling measured)
+    kRequests,    // its requests (no sibling measured; no limit)
+    kLimits,      // its limits (no sibling measured)
     kPerPod,      // the term's perPod factor
     kOwn,         // its own measured usage (PodTakes only)
   };
@@ -61,9 +62,10 @@ struct PodEstimate {
 
 // What `pod` adds to `term` on `node` while unseen: its annotation
 // estimate.metrics-scheduler.io/<term name> when that is a finite decimal;
-// else, for a requests basis, factor x its siblings' mean usage (when
-// `siblings`, non-null, has its controller) or its requests, over the
-// node's allocatable (0 for a node with none); for perPod, the factor.
+// else, for a basis on resources, factor x its siblings' mean usage (when
+// `siblings`, non-null, has its controller) or its limit (a limits basis,
+// when it has one) or its requests, over the node's allocatable (0 for a
+// node with none); for perPod, the factor.
 // 0 when the term has no estimate or grows by queueing (a node's, not a
 // pod's: QueueingGrowth).
 PodEstimate EstimatePod(const MetricTerm& term, const PodInfo& pod,
@@ -77,7 +79,7 @@ std::optional<double> OwnSample(const MetricsSnapshot* metrics,
                                 int64_t at_ms);
 
 // What `pod`, running on `node`, takes off `term`'s value there when it
-// leaves (rebalancing, scoring/rebalance.h): for a requests basis, its own
+// leaves (rebalancing, scoring/rebalance.h): for a basis on resources, its own
 // measured usage `own` (in the basis' unit, its fresh sample of the
 // siblings query; nullopt when none) x factor over the node's allocatable;
 // else EstimatePod.

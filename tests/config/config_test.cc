@@ -304,6 +304,9 @@ metrics:
   - name: p99
     query: p
     estimate: {from: queueing, utilisation: cpu, full: 100}
+  - name: memory
+    query: mem
+    estimate: {from: memoryLimits, factor: 0.7}
 )");
   ASSERT_TRUE(c.ok()) << c.status();
   using Basis = UnseenLoadEstimate::Basis;
@@ -320,6 +323,9 @@ metrics:
   EXPECT_EQ(m[2].estimate,
             (UnseenLoadEstimate{
                 .basis = Basis::kQueueing, .utilisation = "cpu", .full = 100}));
+  EXPECT_EQ(m[3].estimate,
+            (UnseenLoadEstimate{.basis = Basis::kMemoryLimits, .factor = 0.7}));
+  EXPECT_TRUE(m[3].estimate.on_memory());
 }
 
 // The metrics below are what `rebalance.hot` may name: a query better
@@ -426,8 +432,9 @@ TEST(LoadConfigTest, RebalanceErrors) {
             "\"mem\""},
            {"rebalance: {hot: [{metric: latency, high: 0.8, low: 0.5}]}\n",
             "file.yaml:10:28: rebalance.hot[0].metric: \"latency\" needs an "
-            "estimate from cpuRequests, memoryRequests or perPod: it is what "
-            "says how much a pod takes away when it leaves"},
+            "estimate from cpuRequests, memoryRequests, cpuLimits, "
+            "memoryLimits or perPod: it is what says how much a pod takes "
+            "away when it leaves"},
            {"rebalance: {hot: [{metric: cpu, aboveMean: -1, low: 0}]}\n",
             "file.yaml:10:44: rebalance.hot[0].aboveMean: must be >= 0"},
            {"rebalance: {hot: [{metric: cpu, high: 1, low: 0, samples: 0}]}\n",
@@ -675,9 +682,10 @@ TEST(LoadConfigTest, Errors) {
       // metrics[i].estimate.
       {WithMetric("    estimate: {factor: 2}\n"),
        "file.yaml:7:15: metrics[0].estimate.from: required"},
-      {WithMetric("    estimate: {from: cpuLimits}\n"),
+      {WithMetric("    estimate: {from: cpuLimit}\n"),
        "file.yaml:7:22: metrics[0].estimate.from: must be one of none, "
-       "cpuRequests, memoryRequests, perPod, queueing; got \"cpuLimits\""},
+       "cpuRequests, memoryRequests, cpuLimits, memoryLimits, perPod, "
+       "queueing; got \"cpuLimit\""},
       {WithMetric("    estimate: {from: queueing}\n"),
        "file.yaml:7:15: metrics[0].estimate.utilisation: required with from "
        "queueing: the metric whose value is the node's utilisation"},
@@ -694,8 +702,8 @@ TEST(LoadConfigTest, Errors) {
       {WithMetric("    estimate: {from: queueing, utilisation: l}\n"
                   "  - name: l\n    query: q2\n"),
        "file.yaml:7:45: metrics[0].estimate.utilisation: \"l\" has no "
-       "estimate from cpuRequests or memoryRequests, so no unseen load to "
-       "grow with"},
+       "estimate from a pod's CPU or memory, so no unseen load to grow "
+       "with"},
       {WithMetric(
            "    estimate: {from: queueing, utilisation: cpu, full: 0}\n"),
        "file.yaml:7:56: metrics[0].estimate.full: must be a finite number > "
@@ -723,7 +731,8 @@ TEST(LoadConfigTest, Errors) {
        "got \".nan\""},
       {WithMetric("    estimate: {from: perPod, siblings: {query: u}}\n"),
        "file.yaml:7:40: metrics[0].estimate.siblings: siblings' usage "
-       "replaces a pod's requests: needs from cpuRequests or memoryRequests"},
+       "replaces a pod's requests or limits: needs from cpuRequests, "
+       "memoryRequests, cpuLimits or memoryLimits"},
       {WithMetric("    estimate: {from: cpuRequests, siblings: {}}\n"),
        "file.yaml:7:45: metrics[0].estimate.siblings.query: required, a query "
        "with one series per pod labelled namespace and pod"},

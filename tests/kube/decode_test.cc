@@ -488,6 +488,27 @@ TEST(DecodePodTest, PreferencesGatesNominationAndExactRequests) {
   EXPECT_EQ(plain->nominated_node_name, "");
 }
 
+// Limits, the containers' and the pod-level ones, for an estimate from
+// limits; they change nothing the requests say.
+TEST(DecodePodTest, LimitsOfContainersAndOfThePod) {
+  absl::StatusOr<Pod> pod = DecodePod(R"({
+    "metadata":{"name":"p","namespace":"n"},
+    "spec":{
+      "resources":{"limits":{"memory":"4Gi"}},
+      "containers":[
+        {"name":"a","resources":{"requests":{"cpu":"500m"},"limits":{"cpu":"2","memory":"1Gi"}}},
+        {"name":"b","resources":{"limits":null}}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->containers[0].limits.milli_cpu, 2000);
+  EXPECT_EQ(pod->containers[0].limits.memory, 1LL << 30);
+  EXPECT_EQ(pod->containers[0].requests.milli_cpu, 500);
+  EXPECT_EQ(pod->containers[1].limits, Resources());
+  EXPECT_EQ(pod->pod_limits.memory, 4LL << 30);
+  EXPECT_FALSE(pod->pod_requests.has_value());
+  // b sets no CPU limit; the pod-level memory limit stands.
+  EXPECT_EQ(PodLimits(*pod), (CpuMemoryLimits{.memory = 4LL << 30}));
+}
+
 TEST(DecodeNodeTest, ImagesAreInternedByEveryName) {
   absl::StatusOr<Node> node = DecodeNode(R"({"metadata":{"name":"n"},
     "status":{"images":[

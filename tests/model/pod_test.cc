@@ -344,6 +344,52 @@ TEST(PodScoringRequestsTest, ReadsNoStatus) {
   EXPECT_EQ(PodScoringRequests(Resized(500, 1000, 1000)).milli_cpu, 500);
 }
 
+Container Limited(int64_t milli_cpu, int64_t memory,
+                  bool restart_always = false) {
+  Container c;
+  c.limits.milli_cpu = milli_cpu;
+  c.limits.memory = memory;
+  c.restart_always = restart_always;
+  return c;
+}
+
+// The pod's cgroup limit: the sidecar KEP's sum of the containers' limits
+// when every container sets one, plus the overhead.
+TEST(PodLimitsTest, SumsTheContainersLimitsWhenEverySetsOne) {
+  Pod pod;
+  pod.containers = {Limited(1000, 2 * kGi), Limited(500, kGi)};
+  // sidecar 200m beside a regular init container of 2 cores:
+  // max(1000 + 500 + 200, 2000 + 200) = 2200m.
+  pod.init_containers = {Limited(200, kMi, /*restart_always=*/true),
+                         Limited(2000, kMi)};
+  pod.overhead = {.milli_cpu = 50, .memory = 10 * kMi};
+  EXPECT_EQ(PodLimits(pod),
+            (CpuMemoryLimits{.milli_cpu = 2250, .memory = 3 * kGi + 11 * kMi}));
+}
+
+// One container without a CPU limit may use the whole node: no CPU limit,
+// and neither the overhead alone; the memory limit still stands.
+TEST(PodLimitsTest, AContainerWithoutALimitLeavesThePodWithout) {
+  Pod pod;
+  pod.containers = {Limited(1000, kGi), Limited(0, kGi)};
+  pod.overhead = {.milli_cpu = 50, .memory = kMi};
+  EXPECT_EQ(PodLimits(pod),
+            (CpuMemoryLimits{.milli_cpu = 0, .memory = 2 * kGi + kMi}));
+  pod.init_containers = {Limited(100, 0)};  // an init container counts too
+  EXPECT_EQ(PodLimits(pod).memory, 0);
+  EXPECT_EQ(PodLimits(Pod()), CpuMemoryLimits());
+}
+
+// Pod-level limits (spec.resources.limits) stand for the containers'.
+TEST(PodLimitsTest, PodLevelLimitsReplaceTheContainers) {
+  Pod pod;
+  pod.containers = {Limited(0, kGi)};
+  pod.pod_limits = {.milli_cpu = 3000};
+  pod.overhead.milli_cpu = 100;
+  EXPECT_EQ(PodLimits(pod),
+            (CpuMemoryLimits{.milli_cpu = 3100, .memory = kGi}));
+}
+
 TEST(PodHostPortsTest, RegularInitContainersReserveNone) {
   Pod pod;
   Container init = MakeContainer(0, 0);

@@ -36,6 +36,40 @@ TEST(UnseenLoadTest, RequestsOverAllocatableTimesTheFactor) {
   EXPECT_EQ(EstimateOf(Term(Basis::kCpuRequests, 1), pod, Node()), 0);
 }
 
+// A limits basis reads the pod's limit where it has one, its requests
+// where it has none, and says which.
+TEST(UnseenLoadTest, LimitsOverAllocatableOrRequestsWithoutOne) {
+  Node node;
+  node.allocatable = {.milli_cpu = 4000, .memory = 8 << 20};
+  PodInfo pod{.requests = {.milli_cpu = 500, .memory = 1 << 20},
+              .limits = {.milli_cpu = 2000}};
+  const MetricTerm cpu = Term(Basis::kCpuLimits, 0.85);
+  PodEstimate limited = EstimatePod(cpu, pod, node, nullptr);
+  EXPECT_EQ(limited.from, From::kLimits);
+  EXPECT_DOUBLE_EQ(limited.value, 0.425);  // 0.85 x 2 cores of 4
+  EXPECT_EQ(DescribeEstimate(cpu, limited), "limits");
+  // No memory limit: its memory requests.
+  MetricTerm memory = Term(Basis::kMemoryLimits, 1);
+  memory.name = "memory";
+  PodEstimate unlimited = EstimatePod(memory, pod, node, nullptr);
+  EXPECT_EQ(unlimited.from, From::kRequests);
+  EXPECT_DOUBLE_EQ(unlimited.value, 0.125);
+  EXPECT_EQ(DescribeEstimate(memory, unlimited), "requests (no limit)");
+  pod.limits.memory = 4 << 20;
+  EXPECT_DOUBLE_EQ(EstimateOf(memory, pod, node), 0.5);
+  // A requests basis never reads the limit.
+  EXPECT_DOUBLE_EQ(EstimateOf(Term(Basis::kCpuRequests, 1), pod, node), 0.125);
+  // Measured siblings come first, as with requests.
+  MetricTerm learned = cpu;
+  learned.estimate.siblings_query = "q";
+  PodInfo web = pod;
+  web.owner_uid = "rs-web";
+  SiblingUsages usages = {{"rs-web", {.mean = 1.0, .pods = 2}}};
+  EXPECT_EQ(EstimatePod(learned, web, node, &usages).from, From::kSiblings);
+  EXPECT_EQ(DescribeEstimate(learned, EstimatePod(learned, pod, node, &usages)),
+            "limits (no sibling measured yet)");
+}
+
 TEST(UnseenLoadTest, ThePodsAnnotationOverridesTheBasis) {
   Node node;
   node.allocatable.milli_cpu = 4000;
