@@ -344,12 +344,11 @@ TEST(PodScoringRequestsTest, ReadsNoStatus) {
   EXPECT_EQ(PodScoringRequests(Resized(500, 1000, 1000)).milli_cpu, 500);
 }
 
+// A container with these limits and no requests.
 Container Limited(int64_t milli_cpu, int64_t memory,
                   bool restart_always = false) {
-  Container c;
-  c.limits.milli_cpu = milli_cpu;
-  c.limits.memory = memory;
-  c.restart_always = restart_always;
+  Container c = MakeContainer(0, 0, restart_always);
+  c.limits = {.milli_cpu = milli_cpu, .memory = memory};
   return c;
 }
 
