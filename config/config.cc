@@ -602,6 +602,7 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
                                   {"cpuLimits", Basis::kCpuLimits},
                                   {"memoryLimits", Basis::kMemoryLimits},
                                   {"perPod", Basis::kPerPod},
+                                  {"perPodShare", Basis::kPerPodShare},
                                   {"queueing", Basis::kQueueing}},
                                  &out->basis, &from));
   if (!from.IsDefined()) return Error(node, Child(path, "from"), "required");

@@ -87,6 +87,10 @@ struct UnseenLoadEstimate {
     kCpuLimits,
     kMemoryLimits,
     kPerPod,  // factor, whatever the pod
+    // factor x the node's value as sampled, whatever the pod: a response
+    // time each pod pushes up by a share of itself, so a slow node's more
+    // than a fast one's.
+    kPerPodShare,
     // The metric grows with another metric's unseen load as a queue's
     // response time grows with its utilisation: x (1 - u) / (1 - u - du),
     // u that metric's sampled value, du its estimate (QueueingGrowth,
@@ -96,7 +100,8 @@ struct UnseenLoadEstimate {
   Basis basis = Basis::kNone;
   // For a basis on resources, the metric's value on a node whose allocatable
   // is all in use (1 for a fraction, 100 for a percentage, more when pods
-  // use more than they request); for perPod what one pod adds.
+  // use more than they request); for perPod what one pod adds; for
+  // perPodShare the share of the sampled value one pod adds (0.1: a tenth).
   double factor = 1;
   // A sample shows a pod once taken at least this long after the pod
   // started: the pod's own warm-up plus the query's rate window.

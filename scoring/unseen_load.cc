@@ -107,10 +107,14 @@ double UnseenPart(const UnseenLoadEstimate& e, int64_t sample_ms,
 
 double UnseenLoad(const MetricTerm& term, const PodInfo& pod, const Node& node,
                   const SiblingUsages* siblings, int64_t sample_ms,
-                  int64_t start_ms, std::optional<double> own) {
+                  int64_t start_ms, double sampled,
+                  std::optional<double> own) {
   const double part = UnseenPart(term.estimate, sample_ms, start_ms);
   if (part == 0) return 0;
-  const double estimate = part * EstimatePod(term, pod, node, siblings).value;
+  double estimate = part * EstimatePod(term, pod, node, siblings).value;
+  if (term.estimate.basis == Basis::kPerPodShare) {
+    return std::isfinite(sampled) ? estimate * std::max(sampled, 0.0) : 0;
+  }
   if (term.estimate.fade != UnseenLoadEstimate::Fade::kMeasured || !own) {
     return estimate;
   }
@@ -137,6 +141,9 @@ PodEstimate EstimatePod(const MetricTerm& term, const PodInfo& pod,
   }
   if (e.basis == Basis::kPerPod) {
     return {.from = From::kPerPod, .value = e.factor};
+  }
+  if (e.basis == Basis::kPerPodShare) {
+    return {.from = From::kPerPodShare, .value = e.factor};
   }
   if (siblings != nullptr && !pod.owner_uid.empty()) {
     if (auto it = siblings->find(pod.owner_uid); it != siblings->end()) {
@@ -191,6 +198,8 @@ std::string DescribeEstimate(const MetricTerm& term,
                           term.name);
     case From::kPerPod:
       return "perPod";
+    case From::kPerPodShare:
+      return "perPodShare";
     case From::kSiblings:
       return absl::StrFormat(
           "siblings' measured usage (%d pod%s, %.4g %s each)",
@@ -228,8 +237,11 @@ std::vector<std::string> ExplainEstimates(
     }
     const PodEstimate e = EstimatePod(
         term, pod, node, m < siblings.size() ? &siblings[m] : nullptr);
+    const bool share = term.estimate.basis == Basis::kPerPodShare;
     out.push_back(absl::StrFormat(
-        "%s %+.4g %s %s%s: %s", term.name, e.value,
+        "%s %s%.4g%s %s %s%s: %s", term.name, e.value < 0 ? "-" : "+",
+        std::abs(share ? 100 * e.value : e.value),
+        share ? " % of its sample" : "",
         term.estimate.fade == UnseenLoadEstimate::Fade::kLinear
             ? "fading to 0 over"
             : "for",

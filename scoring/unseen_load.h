@@ -52,6 +52,7 @@ struct PodEstimate {
     kRequests,    // its requests (no sibling measured; no limit)
     kLimits,      // its limits (no sibling measured)
     kPerPod,      // the term's perPod factor
+    kPerPodShare,  // the term's perPodShare factor (a share, not a value)
     kOwn,         // its own measured usage (PodTakes only)
   };
   From from = From::kNone;
@@ -65,7 +66,9 @@ struct PodEstimate {
 // else, for a basis on resources, factor x its siblings' mean usage (when
 // `siblings`, non-null, has its controller) or its limit (a limits basis,
 // when it has one) or its requests, over the node's allocatable (0 for a
-// node with none); for perPod, the factor.
+// node with none); for perPod and perPodShare, the factor (for
+// perPodShare a share of the node's sampled value, not a value:
+// UnseenLoad multiplies it).
 // 0 when the term has no estimate or grows by queueing (a node's, not a
 // pod's: QueueingGrowth).
 PodEstimate EstimatePod(const MetricTerm& term, const PodInfo& pod,
@@ -132,13 +135,14 @@ double UnseenPart(const UnseenLoadEstimate& estimate, int64_t sample_ms,
                   int64_t start_ms);
 
 // What `pod`, started at `start_ms` on `node`, adds to `term`'s value
-// there as sampled at `sample_ms`: its estimate (EstimatePod) x
-// UnseenPart; with fade measured, less what its own sample `own` of the
-// siblings query (cores, bytes; nullopt: none) shows of it on the node,
-// never below 0.
+// there, `sampled` at `sample_ms`: its estimate (EstimatePod) x
+// UnseenPart, and for perPodShare x `sampled` too (0 when that is not
+// finite, and never below 0); with fade measured, less what its own sample
+// `own` of the siblings query (cores, bytes; nullopt: none) shows of it on
+// the node, never below 0.
 double UnseenLoad(const MetricTerm& term, const PodInfo& pod, const Node& node,
                   const SiblingUsages* siblings, int64_t sample_ms,
-                  int64_t start_ms, std::optional<double> own);
+                  int64_t start_ms, double sampled, std::optional<double> own);
 
 }  // namespace ms
 

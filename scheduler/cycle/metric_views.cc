@@ -146,7 +146,7 @@ void MetricViews::Estimate(View& view, const Start& start,
     const double d = UnseenLoad(
         term, *start.pod, (*layout.nodes)[i].node,
         view.siblings.empty() ? nullptr : &view.siblings[m], column.time_ms[i],
-        start.start_ms,
+        start.start_ms, column.values[i] - view.unseen[m][i],
         term.estimate.fade == UnseenLoadEstimate::Fade::kMeasured
             ? OwnSample(view.metrics.get(), term, start.key, column.time_ms[i])
             : std::nullopt);

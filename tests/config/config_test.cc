@@ -307,6 +307,9 @@ metrics:
   - name: memory
     query: mem
     estimate: {from: memoryLimits, factor: 0.7}
+  - name: p95
+    query: p95
+    estimate: {from: perPodShare, factor: 0.1, warmup: 2m, fade: linear}
 )");
   ASSERT_TRUE(c.ok()) << c.status();
   using Basis = UnseenLoadEstimate::Basis;
@@ -326,6 +329,11 @@ metrics:
   EXPECT_EQ(m[3].estimate,
             (UnseenLoadEstimate{.basis = Basis::kMemoryLimits, .factor = 0.7}));
   EXPECT_TRUE(m[3].estimate.on_memory());
+  EXPECT_EQ(m[4].estimate,
+            (UnseenLoadEstimate{.basis = Basis::kPerPodShare,
+                                .factor = 0.1,
+                                .warmup_ms = 120000,
+                                .fade = UnseenLoadEstimate::Fade::kLinear}));
 }
 
 // The metrics below are what `rebalance.hot` may name: a query better
@@ -685,7 +693,7 @@ TEST(LoadConfigTest, Errors) {
       {WithMetric("    estimate: {from: cpuLimit}\n"),
        "file.yaml:7:22: metrics[0].estimate.from: must be one of none, "
        "cpuRequests, memoryRequests, cpuLimits, memoryLimits, perPod, "
-       "queueing; got \"cpuLimit\""},
+       "perPodShare, queueing; got \"cpuLimit\""},
       {WithMetric("    estimate: {from: queueing}\n"),
        "file.yaml:7:15: metrics[0].estimate.utilisation: required with from "
        "queueing: the metric whose value is the node's utilisation"},

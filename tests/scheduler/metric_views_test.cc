@@ -368,6 +368,37 @@ TEST_F(EstimateTest, AQueueingTermGrowsWithItsUtilisationsUnseenLoad) {
             (std::vector<double>{0.01, 0.01}));
 }
 
+// perPodShare: each pod adds a share of its node's value as sampled, not of
+// the value with the pods before it: on a, sampled at 10 ms, two pods at
+// 0.2 add 2 x 0.2 x 10 = 4 ms; on b, sampled at 30 ms, one adds 6 ms.
+TEST_F(EstimateTest, APerPodShareAddsAShareOfTheSampledValue) {
+  ScoringConfig by_latency;
+  by_latency.metrics.push_back(
+      {.name = "latency",
+       .estimate = {.basis = UnseenLoadEstimate::Basis::kPerPodShare,
+                    .factor = 0.2,
+                    .warmup_ms = 30000}});
+  auto snapshot =
+      Latency({{"a", 0.01}, {"b", 0.03}}, absl::ToUnixMillis(now_));
+  views_.Get(by_latency, snapshot, now_, nodes_.Layout());
+  now_ += absl::Seconds(1);
+  Place(0, "one");  // at once, in the view asked before
+  Place(0, "two");
+  Place(1, "three");
+  const MetricViews::View& view =
+      views_.Get(by_latency, snapshot, now_, nodes_.Layout());
+  EXPECT_DOUBLE_EQ(view.columns[0].values[0], 0.014);
+  EXPECT_DOUBLE_EQ(view.columns[0].values[1], 0.036);
+  EXPECT_DOUBLE_EQ(view.metric_table.column(0).values[0], 0.014);
+  EXPECT_DOUBLE_EQ(view.unseen[0][1], 0.006);
+  // Aligned afresh (a pod stopped), the same from the start.
+  views_.Stopped("ns/two");
+  EXPECT_DOUBLE_EQ(
+      views_.Get(by_latency, snapshot, now_, nodes_.Layout()).columns[0]
+          .values[0],
+      0.012);
+}
+
 // Fade linear: a sample 15 s into the 30 s warm-up has seen half the pod.
 TEST_F(EstimateTest, ALinearFadeChargesWhatTheSampleHasNotCovered) {
   by_cpu_.metrics[0].estimate.fade = UnseenLoadEstimate::Fade::kLinear;

@@ -150,6 +150,53 @@ TEST(UnseenLoadTest, ALinearFadeLeavesWhatTheSampleHasNotCovered) {
   EXPECT_EQ(UnseenPart(e, 1090000, 1000000), 0);
 }
 
+// perPodShare: each pod adds a share of the node's value as sampled, so a
+// pod adds more to a node that answers slowly. At 0.1, a pod started on a
+// node whose p99 reads 0.3 s adds 0.1 x 0.3 = 0.03 s there, and 0.1 x 0.06
+// = 0.006 s on one that reads 60 ms; with fade linear a sample taken half
+// the warm-up after its start has seen half of it: 0.5 x 0.03 = 0.015.
+TEST(UnseenLoadTest, APerPodShareIsAShareOfTheSampledValue) {
+  MetricTerm term{.name = "latency",
+                  .estimate = {.basis = Basis::kPerPodShare,
+                               .factor = 0.1,
+                               .warmup_ms = 60000}};
+  const PodInfo pod{.requests = {.milli_cpu = 500}};
+  const Node node;
+  const PodEstimate e = EstimatePod(term, pod, node, nullptr);
+  EXPECT_EQ(e.from, From::kPerPodShare);
+  EXPECT_EQ(e.value, 0.1);
+  EXPECT_DOUBLE_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 0.3,
+                              std::nullopt),
+                   0.03);
+  EXPECT_DOUBLE_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000,
+                              0.06, std::nullopt),
+                   0.006);
+  // Shown once a sample a warm-up after its start covers it.
+  EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1060000, 1000000, 0.3,
+                       std::nullopt),
+            0);
+  // No share of a value that is not there, nor of one below 0.
+  EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, NAN,
+                       std::nullopt),
+            0);
+  EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, -1,
+                       std::nullopt),
+            0);
+  term.estimate.fade = UnseenLoadEstimate::Fade::kLinear;
+  EXPECT_DOUBLE_EQ(UnseenLoad(term, pod, node, nullptr, 1030000, 1000000, 0.3,
+                              std::nullopt),
+                   0.015);
+  // The annotation is the pod's share: 0.5 x 0.3 = 0.15.
+  const PodInfo annotated{.estimates = {{"latency", "0.5"}}};
+  term.estimate.fade = UnseenLoadEstimate::Fade::kStep;
+  EXPECT_DOUBLE_EQ(UnseenLoad(term, annotated, node, nullptr, 1010000, 1000000,
+                              0.3, std::nullopt),
+                   0.15);
+  EXPECT_EQ(ExplainEstimates({term}, pod, node, {}),
+            (std::vector<std::string>{
+                "latency +10 % of its sample for 1m: perPodShare"}));
+}
+
 // Fade measured: a pod of 1 core on a 4-core node whose own sample shows
 // 0.4 cores still adds 0.15; one whose sample shows more than its estimate
 // adds nothing; without a sample of its own, all of it until a sample a
@@ -161,16 +208,16 @@ TEST(UnseenLoadTest, AMeasuredFadeLeavesTheEstimateLessThePodsOwnSample) {
   Node node;
   node.allocatable.milli_cpu = 4000;
   const PodInfo pod{.requests = {.milli_cpu = 1000}};
-  EXPECT_DOUBLE_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 0.4),
+  EXPECT_DOUBLE_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 0.9, 0.4),
                    0.15);
-  EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 1.2), 0);
+  EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 0.9, 1.2), 0);
   EXPECT_EQ(
-      UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, std::nullopt),
+      UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 0.9, std::nullopt),
       0.25);
-  EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1030000, 1000000, 0.4), 0);
+  EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1030000, 1000000, 0.9, 0.4), 0);
   // Step ignores the pod's own sample.
   term.estimate.fade = UnseenLoadEstimate::Fade::kStep;
-  EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 0.4), 0.25);
+  EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 0.9, 0.4), 0.25);
 }
 
 // A pod's own sample counts when finite and within maxStaleness of the
