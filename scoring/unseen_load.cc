@@ -111,7 +111,7 @@ double UnseenLoad(const MetricTerm& term, const PodInfo& pod, const Node& node,
                   std::optional<double> own) {
   const double part = UnseenPart(term.estimate, sample_ms, start_ms);
   if (part == 0) return 0;
-  double estimate = part * EstimatePod(term, pod, node, siblings).value;
+  const double estimate = part * EstimatePod(term, pod, node, siblings).value;
   if (term.estimate.basis == Basis::kPerPodShare) {
     return std::isfinite(sampled) ? estimate * std::max(sampled, 0.0) : 0;
   }

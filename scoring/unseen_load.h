@@ -46,14 +46,14 @@ SiblingUsages MeasureSiblings(
 // says which and why).
 struct PodEstimate {
   enum class From {
-    kNone,        // the term has no estimate
-    kAnnotation,  // estimate.metrics-scheduler.io/<term>
-    kSiblings,    // its controller's pods' measured usage
-    kRequests,    // its requests (no sibling measured; no limit)
-    kLimits,      // its limits (no sibling measured)
-    kPerPod,      // the term's perPod factor
+    kNone,         // the term has no estimate
+    kAnnotation,   // estimate.metrics-scheduler.io/<term>
+    kSiblings,     // its controller's pods' measured usage
+    kRequests,     // its requests (no sibling measured; no limit)
+    kLimits,       // its limits (no sibling measured)
+    kPerPod,       // the term's perPod factor
     kPerPodShare,  // the term's perPodShare factor (a share, not a value)
-    kOwn,         // its own measured usage (PodTakes only)
+    kOwn,          // its own measured usage (PodTakes only)
   };
   From from = From::kNone;
   double value = 0;

@@ -208,16 +208,17 @@ TEST(UnseenLoadTest, AMeasuredFadeLeavesTheEstimateLessThePodsOwnSample) {
   Node node;
   node.allocatable.milli_cpu = 4000;
   const PodInfo pod{.requests = {.milli_cpu = 1000}};
-  EXPECT_DOUBLE_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 0.9, 0.4),
-                   0.15);
-  EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 0.9, 1.2), 0);
-  EXPECT_EQ(
-      UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 0.9, std::nullopt),
-      0.25);
-  EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1030000, 1000000, 0.9, 0.4), 0);
+  // The node's sampled value (0.9) matters to perPodShare only.
+  auto at = [&](int64_t sample_ms, std::optional<double> own) {
+    return UnseenLoad(term, pod, node, nullptr, sample_ms, 1000000, 0.9, own);
+  };
+  EXPECT_DOUBLE_EQ(at(1010000, 0.4), 0.15);
+  EXPECT_EQ(at(1010000, 1.2), 0);
+  EXPECT_EQ(at(1010000, std::nullopt), 0.25);
+  EXPECT_EQ(at(1030000, 0.4), 0);
   // Step ignores the pod's own sample.
   term.estimate.fade = UnseenLoadEstimate::Fade::kStep;
-  EXPECT_EQ(UnseenLoad(term, pod, node, nullptr, 1010000, 1000000, 0.9, 0.4), 0.25);
+  EXPECT_EQ(at(1010000, 0.4), 0.25);
 }
 
 // A pod's own sample counts when finite and within maxStaleness of the
