@@ -408,6 +408,24 @@ TEST(LoadConfigTest, RebalanceReadsEveryKey) {
   EXPECT_EQ(r.limits.cool_down, absl::ZeroDuration());
 }
 
+// A share of the sample says nothing of what a pod takes away when it
+// leaves: rebalancing cannot judge a node hot by it.
+TEST(LoadConfigTest, RebalancingRefusesAPerPodShare) {
+  absl::StatusOr<Config> c = Load(R"(backend: {url: http://p:9090}
+metrics:
+  - name: latency
+    query: l
+    estimate: {from: perPodShare, factor: 0.1}
+rebalance: {hot: [{metric: latency, high: 0.8, low: 0.5}]}
+)");
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(c.status().message(),
+            "file.yaml:8:28: rebalance.hot[0].metric: \"latency\" needs an "
+            "estimate from cpuRequests, memoryRequests, cpuLimits, "
+            "memoryLimits or perPod: it is what says how much a pod takes "
+            "away when it leaves");
+}
+
 TEST(LoadConfigTest, RebalanceErrors) {
   struct Case {
     std::string rebalance;  // from line 10 on, after kRebalanceMetrics
