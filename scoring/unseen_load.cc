@@ -239,8 +239,7 @@ std::vector<std::string> ExplainEstimates(
         term, pod, node, m < siblings.size() ? &siblings[m] : nullptr);
     const bool share = term.estimate.basis == Basis::kPerPodShare;
     out.push_back(absl::StrFormat(
-        "%s %s%.4g%s %s %s%s: %s", term.name, e.value < 0 ? "-" : "+",
-        std::abs(share ? 100 * e.value : e.value),
+        "%s %+.4g%s %s %s%s: %s", term.name, share ? 100 * e.value : e.value,
         share ? " % of its sample" : "",
         term.estimate.fade == UnseenLoadEstimate::Fade::kLinear
             ? "fading to 0 over"
