@@ -12,7 +12,7 @@
 #       parts. Known reports inside uninstrumented Debian libraries are
 #       suppressed by tests/tsan.supp (see the comments there).
 #
-# Both trees are clang's at -O1 with line tables
+# Both trees are clang's at -O0 with line tables
 # (scripts/configure-sanitizer.sh). Only the test targets the run needs are
 # built. Any sanitizer report fails the test that triggered it.
 set -euo pipefail
