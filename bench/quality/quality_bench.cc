@@ -358,24 +358,35 @@ std::string OurConfig(const PolicyRun& policy, const std::string& prom_url) {
   return absl::StrJoin(lines, "\n") + "\n";
 }
 
-// Starts metrics-scheduler for `policy`; returns its pid once /readyz
-// answers.
-pid_t StartOurs(ControlPlane& plane, const PolicyRun& policy,
-                const std::string& prom_url, int run) {
+// A metrics-scheduler process of the run: its pid and its log.
+struct OurProcess {
+  pid_t pid = 0;
+  std::string log;
+};
+
+// Starts metrics-scheduler for `policy`, without waiting for it
+// (AwaitReady).
+OurProcess StartOurs(ControlPlane& plane, const PolicyRun& policy,
+                     const std::string& prom_url, int run) {
   const std::string stem =
       absl::StrCat(plane.dir(), "/", policy.short_name, "-", run);
   const std::string config = stem + ".yaml";
   std::ofstream(config) << OurConfig(policy, prom_url);
   const std::string log = stem + ".log";
-  pid_t pid = Spawn({absl::GetFlag(FLAGS_build_dir) + "/metrics-scheduler",
-                     "--config=" + config,
-                     "--kubeconfig=" + plane.dir() + "/scheduler.kubeconfig",
-                     "--http-address=127.0.0.1:0", "--leader-elect=false",
-                     absl::StrCat("-v=", absl::GetFlag(FLAGS_ours_v))},
-                    log);
-  AwaitLogLine(pid, "metrics-scheduler", log, "serving /livez",
+  return {Spawn({absl::GetFlag(FLAGS_build_dir) + "/metrics-scheduler",
+                 "--config=" + config,
+                 "--kubeconfig=" + plane.dir() + "/scheduler.kubeconfig",
+                 "--http-address=127.0.0.1:0", "--leader-elect=false",
+                 absl::StrCat("-v=", absl::GetFlag(FLAGS_ours_v))},
+                log),
+          log};
+}
+
+// Returns once `process` answers /readyz.
+void AwaitReady(const OurProcess& process) {
+  AwaitLogLine(process.pid, "metrics-scheduler", process.log, "serving /livez",
                absl::Minutes(1));
-  std::string text = ReadAll(log);
+  std::string text = ReadAll(process.log);
   size_t at = text.find(" on port ");
   int port = 0;
   if (at == std::string::npos ||
@@ -389,9 +400,9 @@ pid_t StartOurs(ControlPlane& plane, const PolicyRun& policy,
     absl::StatusOr<HttpResponse> r =
         http.Do({.url = absl::StrCat("http://127.0.0.1:", port, "/readyz"),
                  .timeout = absl::Seconds(2)});
-    if (r.ok() && r->status == 200) return pid;
+    if (r.ok() && r->status == 200) return;
     if (absl::Now() > deadline)
-      Die("metrics-scheduler not ready:\n" + ReadAll(log));
+      Die("metrics-scheduler not ready:\n" + ReadAll(process.log));
     absl::SleepFor(absl::Milliseconds(100));
   }
 }
@@ -705,10 +716,19 @@ void Run::Go() {
   });
   MetricsPoller poller(**prom);
 
-  std::vector<pid_t> ours;
-  std::vector<std::unique_ptr<ReferenceScheduler>> reference;
+  // Every metrics-scheduler process starts before any is awaited, so that
+  // all of them query Prometheus at nearly the same moments of each ttl
+  // (each refreshes every ttl from its start): started one after another's
+  // readiness, a configuration would refresh a second or more after the
+  // one before it all run long, and read samples of another age whenever
+  // a scrape fell between.
+  std::vector<OurProcess> ours;
   for (const PolicyRun& p : policies_) {
     if (p.ours) ours.push_back(StartOurs(plane_, p, (*prom)->url(), number_));
+  }
+  for (const OurProcess& process : ours) AwaitReady(process);
+  std::vector<std::unique_ptr<ReferenceScheduler>> reference;
+  for (const PolicyRun& p : policies_) {
     if (!p.reference) continue;
     ReferenceScheduler::Hooks hooks{
         .locate = [this](const std::string& name) { return index_.Pod(name); },
@@ -775,7 +795,7 @@ void Run::Go() {
   for (auto& r : reference) r->Stop();
   watch.Stop();
   ReportStatuses();
-  for (pid_t pid : ours) Terminate(pid);
+  for (const OurProcess& process : ours) Terminate(process.pid);
   Clean();
 }
 
