@@ -65,7 +65,8 @@
 //                                     # mean + k standard deviations
 //   builtins: {leastAllocated: 1, balancedAllocation: 1, recentPlacements: 1,
 //              interPodAffinity: 2, podTopologySpread: 2, nodeAffinity: 2,
-//              taintToleration: 3, imageLocality: 1}
+//              taintToleration: 3, imageLocality: 1, volumeBinding: 1,
+//              siblingSpread: 0}
 //   nodeAffinity:                     # kube-scheduler's NodeAffinityArgs
 //     addedAffinity:                  # applies to every pod; default: none
 //       requiredDuringSchedulingIgnoredDuringExecution:

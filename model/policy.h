@@ -64,6 +64,7 @@ enum class BuiltinTerm : uint8_t {
   kTaintToleration,
   kImageLocality,
   kVolumeBinding,
+  kSiblingSpread,
 };
 
 struct BuiltinTermSpec {
@@ -89,6 +90,9 @@ inline constexpr BuiltinTermSpec kBuiltinTerms[] = {
     {BuiltinTerm::kImageLocality, "imageLocality", 1},
     // kube-scheduler's VolumeBinding score (Kubernetes 1.37 on).
     {BuiltinTerm::kVolumeBinding, "volumeBinding", 1},
+    // Ours, off unless weighted: a controller's pods spread while their
+    // usage is not measured (scoring/plugins/sibling_spread.h).
+    {BuiltinTerm::kSiblingSpread, "siblingSpread", 0},
 };
 
 inline constexpr size_t kNumBuiltinTerms = std::size(kBuiltinTerms);

@@ -791,6 +791,7 @@ Decision Decide(const DecideInput& input, const ScoringConfig& cfg,
                  .namespaces = &namespaces,
                  .workloads = in.workloads,
                  .recent_placements = in.recent_placements,
+                 .siblings = in.siblings,
                  .volume_binding =
                      pf.volumes != nullptr ? &pf.volumes->binding : nullptr,
                  .volume_catalog = &catalog};

@@ -77,6 +77,7 @@
 #include "scoring/node_table.h"
 #include "scoring/preemption.h"
 #include "scoring/scoring_config.h"
+#include "scoring/unseen_load.h"
 #include "scoring/volume_catalog.h"
 
 namespace ms {
@@ -106,6 +107,10 @@ struct DecideInput {
   // Optional: per node, the pods this scheduler placed there since that
   // node's metrics were sampled. Null: none anywhere.
   const std::vector<int32_t>* recent_placements = nullptr;
+  // Optional: per metric term with estimate.siblings, what each
+  // controller's pods measure (MetricViews::View::siblings), for
+  // siblingSpread. Null: no controller is measured.
+  const std::vector<SiblingUsages>* siblings = nullptr;
   // Optional: the namespaces' labels, for pod affinity terms'
   // namespaceSelector. Null: none known.
   const NamespaceLabels* namespaces = nullptr;

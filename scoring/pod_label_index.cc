@@ -20,6 +20,7 @@ bool Holds(const std::vector<std::shared_ptr<const PodInfo>>& pods,
 
 void PodLabelIndex::Build(const std::vector<NodeInfo>& nodes) {
   by_label_.clear();
+  by_owner_.clear();
   with_affinity_.clear();
   with_required_anti_affinity_.clear();
   indexed_.assign(nodes.size(), {});
@@ -44,6 +45,7 @@ void PodLabelIndex::Add(uint32_t node,
   for (const auto& [key, value] : pod->labels) {
     by_label_[{key, value}].insert({node, pod.get()});
   }
+  if (!pod->owner_uid.empty()) by_owner_[pod->owner_uid].insert({node, pod.get()});
   if (pod->has_affinity()) with_affinity_.insert({node, pod.get()});
   if (pod->has_required_anti_affinity()) {
     with_required_anti_affinity_.insert({node, pod.get()});
@@ -58,6 +60,10 @@ void PodLabelIndex::Remove(uint32_t node,
     it->second.erase({node, pod.get()});
     if (it->second.empty()) by_label_.erase(it);
   }
+  if (auto it = by_owner_.find(pod->owner_uid); it != by_owner_.end()) {
+    it->second.erase({node, pod.get()});
+    if (it->second.empty()) by_owner_.erase(it);
+  }
   with_affinity_.erase({node, pod.get()});
   with_required_anti_affinity_.erase({node, pod.get()});
 }
@@ -66,6 +72,12 @@ const PodLabelIndex::Entries* PodLabelIndex::With(
     const std::string& key, const std::string& value) const {
   auto it = by_label_.find(std::make_pair(key, value));
   return it == by_label_.end() ? nullptr : &it->second;
+}
+
+const PodLabelIndex::Entries* PodLabelIndex::WithOwner(
+    const std::string& owner_uid) const {
+  auto it = by_owner_.find(owner_uid);
+  return it == by_owner_.end() ? nullptr : &it->second;
 }
 
 const PodLabelIndex::Entries* PodLabelIndex::Candidates(

@@ -1,8 +1,10 @@
 // PodLabelIndex: the pods placed on nodes, by label, so that a pod
 // affinity term with matchLabels visits only the pods carrying one of its
-// pairs instead of every pod in the cluster; and the pods with pod
+// pairs instead of every pod in the cluster; the pods with pod
 // (anti-)affinity terms of their own, so that the terms of placed pods are
-// found without visiting the pods that have none.
+// found without visiting the pods that have none; and the pods by their
+// controller's uid, so that a pod's siblings are found without visiting
+// every pod (siblingSpread).
 //
 // Kept by NodeTable beside its per-node columns: Build() indexes every
 // node's pods, Update(i) re-indexes node i's (the pods added or removed
@@ -44,6 +46,9 @@ class PodLabelIndex {
   // The pods labelled key=value (null: none).
   const Entries* With(const std::string& key, const std::string& value) const;
 
+  // The pods whose controller has uid `owner_uid` (null: none).
+  const Entries* WithOwner(const std::string& owner_uid) const;
+
   // The fewest pods that can match `selector` through one of the pairs it
   // requires (matchLabels, or an In expression with one value); null when
   // it requires none (then every pod must be looked at). An empty set when
@@ -62,6 +67,7 @@ class PodLabelIndex {
   void Remove(uint32_t node, const std::shared_ptr<const PodInfo>& pod);
 
   absl::flat_hash_map<std::pair<std::string, std::string>, Entries> by_label_;
+  absl::flat_hash_map<std::string, Entries> by_owner_;
   Entries with_affinity_;
   Entries with_required_anti_affinity_;
   // Per node, the pods indexed for it.

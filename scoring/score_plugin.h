@@ -33,6 +33,7 @@
 #include "scoring/node_table.h"
 #include "scoring/scoring_config.h"
 #include "scoring/term_scores.h"
+#include "scoring/unseen_load.h"
 
 namespace ms {
 
@@ -53,6 +54,9 @@ struct ScoreContext {
   // Per node, this scheduler's placements since its metrics were sampled;
   // null: none.
   const std::vector<int32_t>* recent_placements = nullptr;
+  // Per metric term, what each controller's pods measure
+  // (DecideInput::siblings); null: nothing measured.
+  const std::vector<SiblingUsages>* siblings = nullptr;
   // VolumeBinding's pre-filter state and the catalog it read; null when
   // the pod has no volumes.
   const VolumeBindingFilter* volume_binding = nullptr;

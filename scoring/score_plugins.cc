@@ -7,6 +7,7 @@
 #include "scoring/plugins/node_resources_fit.h"
 #include "scoring/plugins/pod_topology_spread.h"
 #include "scoring/plugins/recent_placements.h"
+#include "scoring/plugins/sibling_spread.h"
 #include "scoring/plugins/taint_toleration.h"
 #include "scoring/plugins/volume_binding.h"
 
@@ -29,6 +30,7 @@ constexpr PluginRow kPlugins[] = {
     {BuiltinTerm::kTaintToleration, MakeTaintTolerationPlugin},
     {BuiltinTerm::kImageLocality, MakeImageLocalityPlugin},
     {BuiltinTerm::kVolumeBinding, MakeVolumeBindingPlugin},
+    {BuiltinTerm::kSiblingSpread, MakeSiblingSpreadPlugin},
 };
 
 constexpr bool PluginsMatchTerms() {

@@ -14,9 +14,15 @@ PolicyResult Policy(const std::string& name, Figures f) {
 // heterogeneous: ours 0.21 s against clairvoyant's 0.2 (1.05x, met) and
 // kube-scheduler's 0.3 (0.70x, met); other-scheduler: ours' own pods 0.25
 // against its 0.21 on heterogeneous (1.19x, missed); bursts: 2 nodes ever
-// hot against clairvoyant's 0 (missed). identical and degrading not run.
+// hot against clairvoyant's 0 (missed); far-from-requests: ours 0.12 s
+// against clairvoyant's 0.1 (1.2x, missed) and kube-scheduler's 0.5 (0.24x,
+// met). identical and degrading not run.
 std::vector<TraceResult> Results() {
   return {
+      {.trace = "far-from-requests",
+       .policies = {Policy("kube-scheduler", {.mean_latency_s = 0.5}),
+                    Policy("ours", {.mean_latency_s = 0.12}),
+                    Policy("clairvoyant", {.mean_latency_s = 0.1})}},
       {.trace = "heterogeneous",
        .policies = {Policy("kube-scheduler", {.mean_latency_s = 0.3}),
                     Policy("ours", {.mean_latency_s = 0.21}),
@@ -48,6 +54,10 @@ TEST(TargetsTest, EachTargetIsCheckedOnTheMediansItComparesWith) {
   EXPECT_EQ(ResultOf(checks, "other-scheduler"), R::kMissed);
   EXPECT_EQ(ResultOf(checks, "bursts: mean"), R::kMet);
   EXPECT_EQ(ResultOf(checks, "bursts: no more nodes"), R::kMissed);
+  EXPECT_EQ(ResultOf(checks, "far-from-requests: mean latency <= 1.15x"),
+            R::kMissed);
+  EXPECT_EQ(ResultOf(checks, "far-from-requests: mean latency >= 25 %"),
+            R::kMet);
   EXPECT_EQ(ResultOf(checks, "identical"), R::kNotRun);
   EXPECT_EQ(ResultOf(checks, "degrading"), R::kNotRun);
 

@@ -207,8 +207,9 @@ class PodBuilder {
     return *this;
   }
   PodBuilder& Controller(const std::string& api_version,
-                         const std::string& kind, const std::string& name) {
-    pod_.controller = ControllerRef{api_version, kind, name};
+                         const std::string& kind, const std::string& name,
+                         const std::string& uid = "") {
+    pod_.controller = ControllerRef{api_version, kind, name, uid};
     return *this;
   }
   Pod& mutable_pod() { return pod_; }
