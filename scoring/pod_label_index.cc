@@ -45,7 +45,9 @@ void PodLabelIndex::Add(uint32_t node,
   for (const auto& [key, value] : pod->labels) {
     by_label_[{key, value}].insert({node, pod.get()});
   }
-  if (!pod->owner_uid.empty()) by_owner_[pod->owner_uid].insert({node, pod.get()});
+  if (!pod->owner_uid.empty()) {
+    by_owner_[pod->owner_uid].insert({node, pod.get()});
+  }
   if (pod->has_affinity()) with_affinity_.insert({node, pod.get()});
   if (pod->has_required_anti_affinity()) {
     with_required_anti_affinity_.insert({node, pod.get()});
