@@ -663,7 +663,7 @@ absl::Status Loader::LoadEstimate(const YNode& node, const std::string& path,
 absl::Status Loader::LoadSiblings(const YNode& node, const std::string& path,
                                   BackendType backend,
                                   UnseenLoadEstimate* out) {
-  RETURN_IF_ERROR(CheckMap(node, path, {"query"}));
+  RETURN_IF_ERROR(CheckMap(node, path, {"query", "warmup"}));
   if (!out->on_resources()) {
     return Error(node, path,
                  "siblings' usage replaces a pod's requests or limits: needs "
@@ -681,6 +681,11 @@ absl::Status Loader::LoadSiblings(const YNode& node, const std::string& path,
     return Error(v.IsDefined() ? v : node, Child(path, "query"),
                  "required, a query with one series per pod labelled "
                  "namespace and pod");
+  }
+  absl::Duration warmup;
+  RETURN_IF_ERROR(GetDuration(node, path, "warmup", &warmup, &v));
+  if (v.IsDefined()) {
+    out->siblings_warmup_ms = absl::ToInt64Milliseconds(warmup);
   }
   return absl::OkStatus();
 }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -112,6 +113,10 @@ struct UnseenLoadEstimate {
   // controller) have usage samples is estimated from their mean usage
   // instead of its requests or limits. Empty: requests or limits only.
   std::string siblings_query;
+  // A sibling's sample of that query counts once taken at least this long
+  // after the sibling started (its warm-up plus that query's window, which
+  // may be shorter than the metric's); unset: warmup_ms.
+  std::optional<int64_t> siblings_warmup_ms;
   // For queueing: the metric, in the same list, whose value is the node's
   // utilisation (0..1) and whose estimate (on resources) is the load
   // its sample has not seen.
@@ -129,6 +134,9 @@ struct UnseenLoadEstimate {
   Fade fade = Fade::kStep;
 
   bool enabled() const { return basis != Basis::kNone; }
+  int64_t sibling_warmup_ms() const {
+    return siblings_warmup_ms.value_or(warmup_ms);
+  }
   // A basis on the pod's CPU or memory: requests or limits.
   bool on_resources() const { return on_cpu() || on_memory(); }
   bool on_cpu() const {

@@ -55,7 +55,7 @@ SiblingUsages MeasureSiblings(
     }
     const PodInfo* pod = find_pod(key);
     if (pod == nullptr || pod->owner_uid.empty() || pod->start_time_ms == 0 ||
-        !SampleShows(estimate, sample.time_ms, pod->start_time_ms)) {
+        sample.time_ms < pod->start_time_ms + estimate.sibling_warmup_ms()) {
       continue;
     }
     SiblingUsage& usage = out[pod->owner_uid];

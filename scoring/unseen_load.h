@@ -35,8 +35,10 @@ using SiblingUsages = absl::flat_hash_map<std::string, SiblingUsage>;
 // The measured usage of each controller's pods, from a per-pod query's
 // answer `by_pod`: the mean over the pods `find_pod` knows that have a
 // controller and a finite sample no older than `max_staleness_ms` at
-// `now_ms`, taken a warm-up after the pod started (before that it may
-// still be ramping up; a pod not known to have started counts as not).
+// `now_ms`, taken the estimate's sibling_warmup_ms() after the pod started
+// (before that it may still be ramping up, or the query's window still
+// reach back before its start; a pod not known to have started counts as
+// not).
 SiblingUsages MeasureSiblings(
     const UnseenLoadEstimate& estimate, const PodSamples& by_pod,
     absl::FunctionRef<const PodInfo*(const std::string& key)> find_pod,

@@ -310,6 +310,12 @@ metrics:
   - name: p95
     query: p95
     estimate: {from: perPodShare, factor: 0.1, warmup: 2m, fade: linear}
+  - name: cpu_fast
+    query: q2
+    estimate:
+      from: cpuRequests
+      warmup: 2m
+      siblings: {query: 'sum by (namespace, pod) (rate(u[1m]))', warmup: 80s}
 )");
   ASSERT_TRUE(c.ok()) << c.status();
   using Basis = UnseenLoadEstimate::Basis;
@@ -334,6 +340,10 @@ metrics:
                                 .factor = 0.1,
                                 .warmup_ms = 120000,
                                 .fade = UnseenLoadEstimate::Fade::kLinear}));
+  // The siblings' own warm-up; unset (m[0]), the estimate's.
+  EXPECT_EQ(m[5].estimate.sibling_warmup_ms(), 80000);
+  EXPECT_EQ(m[5].estimate.warmup_ms, 120000);
+  EXPECT_EQ(m[0].estimate.sibling_warmup_ms(), 90000);
 }
 
 // The metrics below are what `rebalance.hot` may name: a query better
@@ -762,6 +772,10 @@ TEST(LoadConfigTest, Errors) {
       {WithMetric("    estimate: {from: cpuRequests, siblings: {}}\n"),
        "file.yaml:7:45: metrics[0].estimate.siblings.query: required, a query "
        "with one series per pod labelled namespace and pod"},
+      {WithMetric("    estimate: {from: cpuRequests, siblings: {query: u, "
+                  "warmup: soon}}\n"),
+       "file.yaml:7:64: metrics[0].estimate.siblings.warmup: invalid duration "
+       "\"soon\": expected a number (examples: 500ms, 15s, 2m, 1h30m)"},
       {WithMetric("    estimate: {from: cpuRequests, siblings: {qurey: u}}\n"),
        "file.yaml:7:46: metrics[0].estimate.siblings.qurey: unknown key (did "
        "you mean query?)"},

@@ -300,6 +300,17 @@ TEST_F(SiblingsTest, MeasuresEachControllersWarmedUpPods) {
   EXPECT_DOUBLE_EQ(usages["sts-db"].mean, 0.2);
 }
 
+TEST_F(SiblingsTest, TheSiblingsOwnWarmupReplacesTheEstimates) {
+  // web-3's sample was taken 20 s after its start: too soon for the
+  // estimate's 60 s, not for a per-pod query trusted 20 s after a start.
+  estimate_.siblings_warmup_ms = 20'000;
+  SiblingUsages usages = Measure();
+  EXPECT_EQ(usages["rs-web"].pods, 3);
+  EXPECT_DOUBLE_EQ(usages["rs-web"].mean, (1.4 + 1.6 + 0.1) / 3);
+  estimate_.siblings_warmup_ms = 20'001;
+  EXPECT_EQ(Measure()["rs-web"].pods, 2);
+}
+
 TEST_F(SiblingsTest, StaleOrNonFiniteSamplesMeasureNothing) {
   EXPECT_TRUE(Measure(/*max_staleness_ms=*/5'000).empty());
   for (auto& [key, sample] : by_pod_) sample.value = NAN;
