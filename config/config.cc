@@ -344,9 +344,9 @@ absl::Status Loader::LoadProfile(const YNode& node, const std::string& path,
       out->metrics.push_back(std::move(metric));
     }
     for (size_t i = 0; i < out->metrics.size(); ++i) {
-      RETURN_IF_ERROR(
-          CheckUtilisation(out->metrics, i, metrics[i],
-                           absl::StrCat(Child(path, "metrics"), "[", i, "]")));
+      const std::string at = absl::StrCat(Child(path, "metrics"), "[", i, "]");
+      RETURN_IF_ERROR(CheckUtilisation(out->metrics, i, metrics[i], at));
+      RETURN_IF_ERROR(CheckUnloaded(out->metrics, i, metrics[i], at));
     }
   }
   if (YNode n = Find(node, "builtins"); n.IsDefined()) {
@@ -366,6 +366,49 @@ absl::Status Loader::LoadProfile(const YNode& node, const std::string& path,
     RETURN_IF_ERROR(GetPositiveDuration(n, herd, "window", &out->herd.window));
   }
   return absl::OkStatus();
+}
+
+absl::Status Loader::LoadUnloaded(const YNode& node, const std::string& path,
+                                  UnloadedValue* out) {
+  RETURN_IF_ERROR(CheckMap(node, path, {"utilisation", "full"}));
+  YNode v;
+  RETURN_IF_ERROR(GetString(node, path, "utilisation", &out->utilisation, &v));
+  if (out->utilisation.empty()) {
+    return Error(v.IsDefined() ? v : node, Child(path, "utilisation"),
+                 "required: the metric whose value is the node's utilisation");
+  }
+  RETURN_IF_ERROR(GetDouble(node, path, "full", &out->full, &v));
+  if (!(out->full > 0) || !std::isfinite(out->full)) {
+    return Error(v, Child(path, "full"), "must be a finite number > 0");
+  }
+  return absl::OkStatus();
+}
+
+// An unloaded term's utilisation names another metric of `metrics` that
+// is not unloaded itself.
+absl::Status Loader::CheckUnloaded(const std::vector<MetricConfig>& metrics,
+                                   size_t i, const YNode& node,
+                                   const std::string& path) {
+  const UnloadedValue& u = metrics[i].unloaded;
+  if (!u.enabled()) return absl::OkStatus();
+  const YNode at = Find(Find(node, "unloaded"), "utilisation");
+  const std::string field = Child(Child(path, "unloaded"), "utilisation");
+  for (const MetricConfig& m : metrics) {
+    if (m.name != u.utilisation) continue;
+    if (&m == &metrics[i]) {
+      return Error(at, field, "names this metric; name its utilisation");
+    }
+    if (m.unloaded.enabled()) {
+      return Error(at, field,
+                   absl::StrCat(Quote(m.name),
+                                " is unloaded itself; name a metric read "
+                                "as sampled"));
+    }
+    return absl::OkStatus();
+  }
+  return Error(
+      at, field,
+      absl::StrCat("no metric ", Quote(u.utilisation), " in this list"));
 }
 
 // A queueing estimate's utilisation names another metric of `metrics`
@@ -469,7 +512,7 @@ absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
       CheckMap(node, path,
                {"name", "query", "source", "filter", "estimate", "weight",
                 "direction", "normalization", "missing", "maxStaleness", "ttl",
-                "join", "aggregations", "preset", "risk"}));
+                "join", "aggregations", "preset", "risk", "unloaded"}));
   YNode v;
   RETURN_IF_ERROR(GetString(node, path, "name", &out->name, &v));
   if (!v.IsDefined()) return Error(node, Child(path, "name"), "required");
@@ -496,6 +539,20 @@ absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
                    "attribute takes no estimate");
     }
     RETURN_IF_ERROR(LoadEstimate(n, p, config.backend.type, &out->estimate));
+  }
+  if (YNode n = Find(node, "unloaded"); n.IsDefined()) {
+    const std::string p = Child(path, "unloaded");
+    if (!out->origin.is_query()) {
+      return Error(n, p,
+                   "only a query's samples carry the node's load; a node "
+                   "attribute takes no unloaded");
+    }
+    if (out->estimate.enabled()) {
+      return Error(n, p,
+                   "not with estimate: the load the samples have not seen "
+                   "is the utilisation metric's to estimate");
+    }
+    RETURN_IF_ERROR(LoadUnloaded(n, p, &out->unloaded));
   }
   RETURN_IF_ERROR(GetDouble(node, path, "weight", &out->weight, &v));
   if (!(out->weight > 0)) {

@@ -280,6 +280,10 @@ struct MetricConfig {
   // `estimate`: what a pod adds before a sample shows it. Queries only;
   // factor finite, warmup >= 0.
   UnseenLoadEstimate estimate;
+  // `unloaded`: the sample x (1 - u), u another metric's value as sampled.
+  // Queries only; not with an estimate; utilisation names another metric
+  // of the list, not unloaded itself; full finite, > 0.
+  UnloadedValue unloaded;
   double weight = 1;  // finite, > 0
   Direction direction = Direction::kLower;
   NormalizationConfig normalization;

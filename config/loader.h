@@ -99,6 +99,13 @@ class Loader : public YamlReader {
   absl::Status CheckUtilisation(const std::vector<MetricConfig>& metrics,
                                 size_t i, const YNode& node,
                                 const std::string& path);
+  absl::Status LoadUnloaded(const YNode& node, const std::string& path,
+                            UnloadedValue* out);
+  // Metric i's unloaded names another metric of the list, not unloaded
+  // itself; `node` and `path` are metric i's.
+  absl::Status CheckUnloaded(const std::vector<MetricConfig>& metrics,
+                             size_t i, const YNode& node,
+                             const std::string& path);
   absl::Status LoadThreshold(const YNode& node, const std::string& path,
                              MetricThreshold* out);
   absl::Status LoadThresholdScope(const YNode& node, const std::string& path,

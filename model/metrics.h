@@ -152,6 +152,20 @@ struct UnseenLoadEstimate {
                          const UnseenLoadEstimate&) = default;
 };
 
+// A term scored for the node's speed rather than its load (`unloaded`,
+// docs/configuration.md): the value read is the sample x (1 - u / full),
+// u the `utilisation` metric's value on the node as sampled, u / full held
+// to [0, 0.9] (Unloaded, scoring/unseen_load.h). For a queue's response
+// time S / (1 - u) that is its service time S, which does not rise with the
+// pods just placed on the node: the load they add is the utilisation
+// metric's to estimate.
+struct UnloadedValue {
+  std::string utilisation;  // a metric in the same list; empty: off
+  double full = 1;          // its value on a node fully busy
+  bool enabled() const { return !utilisation.empty(); }
+  friend bool operator==(const UnloadedValue&, const UnloadedValue&) = default;
+};
+
 // The prefix of the pod annotations that override an estimate:
 // estimate.metrics-scheduler.io/<metric name>.
 inline constexpr char kEstimateAnnotationPrefix[] =

@@ -41,6 +41,7 @@ struct MetricTerm {
   // node informer keeps those annotations).
   bool filter_annotations = false;
   UnseenLoadEstimate estimate;  // what pods add before a sample shows them
+  UnloadedValue unloaded;       // scored for the node's speed, not its load
   bool has_filter() const {
     return filter_max != std::numeric_limits<double>::infinity() ||
            filter_min != -std::numeric_limits<double>::infinity() ||

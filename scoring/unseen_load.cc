@@ -130,6 +130,11 @@ double QueueingGrowth(double u, double unseen) {
   return (1 - seen) / (1 - all);
 }
 
+double Unloaded(double sample, double u, double full) {
+  if (!std::isfinite(sample) || !std::isfinite(u)) return NAN;
+  return sample * (1 - std::clamp(u / full, 0.0, kMaxUnloadedUtilisation));
+}
+
 PodEstimate EstimatePod(const MetricTerm& term, const PodInfo& pod,
                         const Node& node, const SiblingUsages* siblings) {
   const UnseenLoadEstimate& e = term.estimate;

@@ -123,6 +123,12 @@ std::vector<std::string> InvalidEstimateAnnotations(
 inline constexpr double kMaxQueueingUtilisation = 0.95;
 double QueueingGrowth(double u, double unseen);
 
+// The value an `unloaded` term reads (UnloadedValue, model/metrics.h):
+// `sample` x (1 - u / full), u / full held to [0,
+// kMaxUnloadedUtilisation]; NaN when `sample` or `u` is not finite.
+inline constexpr double kMaxUnloadedUtilisation = 0.9;
+double Unloaded(double sample, double u, double full);
+
 // Whether a sample taken at `sample_ms` shows a pod that started at
 // `start_ms` (epoch ms).
 inline bool SampleShows(const UnseenLoadEstimate& estimate, int64_t sample_ms,

@@ -8,6 +8,19 @@
 #include "scoring/unseen_load.h"
 
 namespace ms {
+namespace {
+
+// The index of the metric term named `name` in `config`; -1 when none
+// (an empty name).
+int IndexOf(const ScoringConfig& config, const std::string& name) {
+  if (name.empty()) return -1;
+  for (size_t c = 0; c < config.metrics.size(); ++c) {
+    if (config.metrics[c].name == name) return static_cast<int>(c);
+  }
+  return -1;
+}
+
+}  // namespace
 
 bool MetricViews::Counts(const View& view, const Placement& p,
                          const NodeLayout& layout) {
@@ -32,15 +45,12 @@ const MetricViews::View& MetricViews::Get(
     for (const MetricTerm& term : config.metrics) {
       view->estimates = view->estimates || term.estimate.enabled();
       view->scoped_filters = view->scoped_filters || term.has_scoped_filter();
-      int of = -1;
-      if (term.estimate.basis == UnseenLoadEstimate::Basis::kQueueing) {
-        for (size_t c = 0; c < config.metrics.size(); ++c) {
-          if (config.metrics[c].name == term.estimate.utilisation) {
-            of = static_cast<int>(c);
-          }
-        }
-      }
+      const int of =
+          term.estimate.basis == UnseenLoadEstimate::Basis::kQueueing
+              ? IndexOf(config, term.estimate.utilisation)
+              : -1;
       view->utilisation_of.push_back(of);
+      view->unloaded_of.push_back(IndexOf(config, term.unloaded.utilisation));
     }
   }
   DropOldStarts(now);
@@ -96,6 +106,7 @@ void MetricViews::Align(View& view,
       view.sampled_ms[i] = std::max(view.sampled_ms[i], column.time_ms[i]);
     }
   }
+  Unload(view);
   view.unseen.assign(view.columns.size(), {});
   view.starts_version = starts_version_;
   if (view.estimates) {
@@ -110,6 +121,25 @@ void MetricViews::Align(View& view,
   }
   view.metric_table.Build(view.columns, nodes.size());
   Recount(view, layout);
+}
+
+void MetricViews::Unload(View& view) {
+  for (size_t m = 0; m < view.columns.size(); ++m) {
+    const int c = view.unloaded_of[m];
+    if (c < 0) continue;
+    MetricColumn& column = view.columns[m];
+    const MetricColumn& load = view.columns[c];
+    const double full = view.config->metrics[m].unloaded.full;
+    const int64_t max_staleness_ms = view.config->metrics[c].max_staleness_ms;
+    for (size_t i = 0; i < column.values.size(); ++i) {
+      const bool usable =
+          i < load.values.size() && load.time_ms[i] != 0 &&
+          (load.time_ms[i] == kAlwaysFresh ||
+           load.time_ms[i] >= column.time_ms[i] - max_staleness_ms);
+      column.values[i] =
+          usable ? Unloaded(column.values[i], load.values[i], full) : NAN;
+    }
+  }
 }
 
 void MetricViews::MeasureAllSiblings(View& view, absl::Time now,

@@ -9,6 +9,9 @@
 // the longest herd window of all policies; each view counts them within its
 // own, so every policy sees every placement.
 //
+// An unloaded term (UnloadedValue, model/metrics.h) reads its sample times
+// 1 - u, u its utilisation term's value as sampled.
+//
 // The columns also carry the load the metrics have not seen yet: every pod
 // started on a node recently (placed here, or bound by anyone else) adds
 // its estimate (scoring/unseen_load.h) to each estimated metric's value
@@ -95,6 +98,9 @@ class MetricViews {
     // Per metric term, the index of the term whose unseen load it grows
     // with (estimate from queueing), -1 for the others.
     std::vector<int> utilisation_of;
+    // Per metric term, the index of the term it is unloaded by, -1 for the
+    // others.
+    std::vector<int> unloaded_of;
     uint64_t starts_version = 0;  // of the starts the estimates include
     bool scoped_filters = false;  // a term has a scoped filter
     // The layout node_bounds was matched over; 0: never.
@@ -155,6 +161,11 @@ class MetricViews {
 
   void Align(View& view, const std::shared_ptr<const MetricsSnapshot>& metrics,
              absl::Time now, const NodeLayout& layout);
+  // Reads each unloaded term of the view's columns as its sample x
+  // (1 - u) (Unloaded), u its utilisation term's sample on the node when
+  // that is no older than the utilisation term's maxStaleness before the
+  // term's own; none (NaN) otherwise. Before any estimate is added.
+  static void Unload(View& view);
   // Measures the siblings of the view's estimated terms in its metrics.
   static void MeasureAllSiblings(View& view, absl::Time now,
                                  const NodeLayout& layout);

@@ -23,6 +23,7 @@ ScoringConfig MakeScoringConfig(const Config& config,
         .filter_scopes = m.filter.scopes,
         .filter_annotations = true,
         .estimate = m.estimate,
+        .unloaded = m.unloaded,
     });
   }
   out.builtins = profile.builtins;

@@ -539,6 +539,22 @@ std::string Repeat(absl::string_view text, int times) {
   return out;
 }
 
+TEST(LoadConfigTest, UnloadedNamesItsUtilisation) {
+  absl::StatusOr<Config> c = Load(R"(backend: {url: http://p:9090}
+metrics:
+  - name: p99
+    query: p
+    unloaded: {utilisation: busy, full: 100}
+  - name: busy
+    query: b
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const std::vector<MetricConfig>& m = c->profiles[0].metrics;
+  EXPECT_EQ(m[0].unloaded, (UnloadedValue{.utilisation = "busy", .full = 100}));
+  EXPECT_TRUE(m[0].unloaded.enabled());
+  EXPECT_FALSE(m[1].unloaded.enabled());
+}
+
 TEST(LoadConfigTest, Errors) {
   struct Case {
     std::string body;  // after the two header lines (line 3 onwards)
@@ -715,6 +731,30 @@ TEST(LoadConfigTest, Errors) {
                                "{pods: {}, max: 1}]}\n")),
        "file.yaml:7:1303: metrics[0].filter.scopes[64]: at most 64 scopes per "
        "metric"},
+      // metrics[i].unloaded.
+      {WithMetric("    unloaded: {full: 2}\n"),
+       "file.yaml:7:15: metrics[0].unloaded.utilisation: required: the metric "
+       "whose value is the node's utilisation"},
+      {WithMetric("    unloaded: {utilisation: m}\n"),
+       "file.yaml:7:29: metrics[0].unloaded.utilisation: names this metric; "
+       "name its utilisation"},
+      {WithMetric("    unloaded: {utilisation: nope}\n"),
+       "file.yaml:7:29: metrics[0].unloaded.utilisation: no metric \"nope\" "
+       "in this list"},
+      {WithMetric("    unloaded: {utilisation: l, full: 0}\n"
+                  "  - name: l\n    query: q2\n"),
+       "file.yaml:7:38: metrics[0].unloaded.full: must be a finite number > "
+       "0"},
+      {WithMetric("    estimate: {from: perPod}\n"
+                  "    unloaded: {utilisation: l}\n"
+                  "  - name: l\n    query: q2\n"),
+       "file.yaml:8:15: metrics[0].unloaded: not with estimate: the load the "
+       "samples have not seen is the utilisation metric's to estimate"},
+      {WithMetric("    unloaded: {utilisation: l}\n"
+                  "  - name: l\n    query: q2\n"
+                  "    unloaded: {utilisation: m}\n"),
+       "file.yaml:7:29: metrics[0].unloaded.utilisation: \"l\" is unloaded "
+       "itself; name a metric read as sampled"},
       // metrics[i].estimate.
       {WithMetric("    estimate: {factor: 2}\n"),
        "file.yaml:7:15: metrics[0].estimate.from: required"},

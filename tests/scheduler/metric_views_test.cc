@@ -368,6 +368,40 @@ TEST_F(EstimateTest, AQueueingTermGrowsWithItsUtilisationsUnseenLoad) {
             (std::vector<double>{0.01, 0.01}));
 }
 
+// An unloaded latency reads its sample x (1 - cpu as sampled), before any
+// estimate: 10 ms at 0.5 reads 5 ms; at 0.95, held to 0.9, 1 ms. A pod
+// placed since raises cpu, not the latency.
+TEST_F(EstimateTest, AnUnloadedTermReadsItsSampleTimesOneLessItsUtilisation) {
+  by_cpu_.metrics.push_back(
+      {.name = "latency", .unloaded = {.utilisation = "cpu", .full = 1}});
+  auto snapshot = CpuAndLatency(0.5, 0.95, now_);
+  const MetricViews::View& view = GetCpu(snapshot);
+  EXPECT_DOUBLE_EQ(view.columns[1].values[0], 0.005);
+  EXPECT_NEAR(view.columns[1].values[1], 0.001, 1e-15);
+  EXPECT_DOUBLE_EQ(view.metric_table.column(1).values[0], 0.005);
+  now_ += absl::Seconds(1);
+  Place(0, "one");
+  const MetricViews::View& after = GetCpu(snapshot);
+  EXPECT_EQ(after.columns[0].values[0], 0.75);
+  EXPECT_DOUBLE_EQ(after.columns[1].values[0], 0.005);
+  EXPECT_TRUE(after.unseen[1].empty());
+}
+
+// Without a utilisation sample no older than cpu's maxStaleness (2 min)
+// before the latency's own, the unloaded latency has no value there.
+TEST_F(EstimateTest, AnUnloadedTermWithoutAFreshUtilisationHasNoValue) {
+  by_cpu_.metrics.push_back(
+      {.name = "latency", .unloaded = {.utilisation = "cpu", .full = 1}});
+  const int64_t t = absl::ToUnixMillis(now_);
+  auto snapshot = std::make_shared<MetricsSnapshot>(
+      *Sample("cpu", {{"a", 0.5}}, t - 121000));
+  snapshot->metrics.push_back(
+      Latency({{"a", 0.01}, {"b", 0.01}}, t)->metrics[0]);
+  const MetricViews::View& view = GetCpu(snapshot);
+  EXPECT_TRUE(std::isnan(view.columns[1].values[0]));  // cpu too old
+  EXPECT_TRUE(std::isnan(view.columns[1].values[1]));  // no cpu at all
+}
+
 // perPodShare: each pod adds a share of its node's value as sampled, not of
 // the value with the pods before it: on a, sampled at 10 ms, two pods at
 // 0.2 add 2 x 0.2 x 10 = 4 ms; on b, sampled at 30 ms, one adds 6 ms.

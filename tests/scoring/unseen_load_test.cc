@@ -112,6 +112,17 @@ TEST(UnseenLoadTest, AQueueGrowsAsOneOverOneMinusItsUtilisation) {
   EXPECT_EQ(QueueingGrowth(NAN, 0.2), 1);
 }
 
+// A queue's response time S / (1 - u) gives back S: 30 ms at 0.4 is 18 ms.
+TEST(UnseenLoadTest, UnloadedIsTheSampleTimesOneLessTheUtilisation) {
+  EXPECT_DOUBLE_EQ(Unloaded(0.03, 0.4, 1), 0.018);
+  EXPECT_DOUBLE_EQ(Unloaded(0.03, 40, 100), 0.018);  // a percentage
+  // u / full held to [0, 0.9]: a saturated node keeps a tenth.
+  EXPECT_DOUBLE_EQ(Unloaded(5, 1.3, 1), 0.5);
+  EXPECT_DOUBLE_EQ(Unloaded(0.03, -0.1, 1), 0.03);
+  EXPECT_TRUE(std::isnan(Unloaded(NAN, 0.4, 1)));
+  EXPECT_TRUE(std::isnan(Unloaded(0.03, NAN, 1)));
+}
+
 TEST(UnseenLoadTest, AQueueingTermHasNoPodEstimateAndReadsNoAnnotation) {
   Node node;
   node.allocatable.milli_cpu = 4000;
