@@ -346,7 +346,6 @@ absl::Status Loader::LoadProfile(const YNode& node, const std::string& path,
     for (size_t i = 0; i < out->metrics.size(); ++i) {
       const std::string at = absl::StrCat(Child(path, "metrics"), "[", i, "]");
       RETURN_IF_ERROR(CheckUtilisation(out->metrics, i, metrics[i], at));
-      RETURN_IF_ERROR(CheckUnloaded(out->metrics, i, metrics[i], at));
     }
   }
   if (YNode n = Find(node, "builtins"); n.IsDefined()) {
@@ -384,59 +383,55 @@ absl::Status Loader::LoadUnloaded(const YNode& node, const std::string& path,
   return absl::OkStatus();
 }
 
-// An unloaded term's utilisation names another metric of `metrics` that
-// is not unloaded itself.
-absl::Status Loader::CheckUnloaded(const std::vector<MetricConfig>& metrics,
-                                   size_t i, const YNode& node,
-                                   const std::string& path) {
-  const UnloadedValue& u = metrics[i].unloaded;
-  if (!u.enabled()) return absl::OkStatus();
-  const YNode at = Find(Find(node, "unloaded"), "utilisation");
-  const std::string field = Child(Child(path, "unloaded"), "utilisation");
+// Metric i's `key`.utilisation (`name`) names another metric of `metrics`
+// that `why_not` finds nothing wrong with ("": nothing).
+absl::Status Loader::CheckNamedMetric(
+    const std::vector<MetricConfig>& metrics, size_t i, const std::string& name,
+    const YNode& node, const std::string& path, const char* key,
+    absl::FunctionRef<std::string(const MetricConfig&)> why_not) {
+  const YNode at = Find(Find(node, key), "utilisation");
+  const std::string field = Child(Child(path, key), "utilisation");
   for (const MetricConfig& m : metrics) {
-    if (m.name != u.utilisation) continue;
+    if (m.name != name) continue;
     if (&m == &metrics[i]) {
       return Error(at, field, "names this metric; name its utilisation");
     }
-    if (m.unloaded.enabled()) {
-      return Error(at, field,
-                   absl::StrCat(Quote(m.name),
-                                " is unloaded itself; name a metric read "
-                                "as sampled"));
+    if (std::string why = why_not(m); !why.empty()) {
+      return Error(at, field, absl::StrCat(Quote(m.name), " ", why));
     }
     return absl::OkStatus();
   }
-  return Error(
-      at, field,
-      absl::StrCat("no metric ", Quote(u.utilisation), " in this list"));
+  return Error(at, field,
+               absl::StrCat("no metric ", Quote(name), " in this list"));
 }
 
 // A queueing estimate's utilisation names another metric of `metrics`
-// whose estimate is from requests.
+// whose estimate is from requests; an unloaded term's, another metric that
+// is not unloaded itself.
 absl::Status Loader::CheckUtilisation(const std::vector<MetricConfig>& metrics,
                                       size_t i, const YNode& node,
                                       const std::string& path) {
-  using Basis = UnseenLoadEstimate::Basis;
-  const UnseenLoadEstimate& e = metrics[i].estimate;
-  if (e.basis != Basis::kQueueing) return absl::OkStatus();
-  const YNode at = Find(Find(node, "estimate"), "utilisation");
-  const std::string field = Child(Child(path, "estimate"), "utilisation");
-  for (const MetricConfig& m : metrics) {
-    if (m.name != e.utilisation) continue;
-    if (&m == &metrics[i]) {
-      return Error(at, field, "names this metric; name its utilisation");
-    }
-    if (!m.estimate.on_resources()) {
-      return Error(at, field,
-                   absl::StrCat(Quote(m.name),
-                                " has no estimate from a pod's CPU or "
-                                "memory, so no unseen load to grow with"));
-    }
-    return absl::OkStatus();
+  const MetricConfig& metric = metrics[i];
+  if (metric.estimate.basis == UnseenLoadEstimate::Basis::kQueueing) {
+    RETURN_IF_ERROR(CheckNamedMetric(
+        metrics, i, metric.estimate.utilisation, node, path, "estimate",
+        [](const MetricConfig& m) -> std::string {
+          return m.estimate.on_resources()
+                     ? ""
+                     : "has no estimate from a pod's CPU or memory, so no "
+                       "unseen load to grow with";
+        }));
   }
-  return Error(
-      at, field,
-      absl::StrCat("no metric ", Quote(e.utilisation), " in this list"));
+  if (metric.unloaded.enabled()) {
+    RETURN_IF_ERROR(CheckNamedMetric(
+        metrics, i, metric.unloaded.utilisation, node, path, "unloaded",
+        [](const MetricConfig& m) -> std::string {
+          return m.unloaded.enabled()
+                     ? "is unloaded itself; name a metric read as sampled"
+                     : "";
+        }));
+  }
+  return absl::OkStatus();
 }
 
 // `source`, or `query` with what the backend type allows of it.

@@ -95,17 +95,18 @@ class Loader : public YamlReader {
   absl::Status LoadSiblings(const YNode& node, const std::string& path,
                             BackendType backend, UnseenLoadEstimate* out);
   // Metric i's queueing estimate names another metric of the list whose
-  // estimate is from requests; `node` and `path` are metric i's.
+  // estimate is from requests, and its `unloaded` another metric not
+  // unloaded itself; `node` and `path` are metric i's.
   absl::Status CheckUtilisation(const std::vector<MetricConfig>& metrics,
                                 size_t i, const YNode& node,
                                 const std::string& path);
+  absl::Status CheckNamedMetric(
+      const std::vector<MetricConfig>& metrics, size_t i,
+      const std::string& name, const YNode& node, const std::string& path,
+      const char* key,
+      absl::FunctionRef<std::string(const MetricConfig&)> why_not);
   absl::Status LoadUnloaded(const YNode& node, const std::string& path,
                             UnloadedValue* out);
-  // Metric i's unloaded names another metric of the list, not unloaded
-  // itself; `node` and `path` are metric i's.
-  absl::Status CheckUnloaded(const std::vector<MetricConfig>& metrics,
-                             size_t i, const YNode& node,
-                             const std::string& path);
   absl::Status LoadThreshold(const YNode& node, const std::string& path,
                              MetricThreshold* out);
   absl::Status LoadThresholdScope(const YNode& node, const std::string& path,
