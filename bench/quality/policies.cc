@@ -40,6 +40,8 @@ const char* PolicyName(Policy policy) {
       return "load-aware";
     case Policy::kClairvoyant:
       return "clairvoyant";
+    case Policy::kLearning:
+      return "learning";
   }
   return "?";
 }
@@ -47,7 +49,7 @@ const char* PolicyName(Policy policy) {
 absl::StatusOr<Policy> ParsePolicy(absl::string_view name) {
   for (Policy p :
        {Policy::kTargetLoadPacking, Policy::kLoadVariationRiskBalancing,
-        Policy::kLoadAware, Policy::kClairvoyant}) {
+        Policy::kLoadAware, Policy::kClairvoyant, Policy::kLearning}) {
     if (name == PolicyName(p)) return p;
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown policy ", name));
@@ -123,6 +125,7 @@ int Choose(Policy policy, const PodView& pod,
         score = LoadAwareScore(pod, nodes[i]);
         break;
       case Policy::kClairvoyant:
+      case Policy::kLearning:
         score = ClairvoyantScore(pod, nodes[i]);
         break;
     }

@@ -1,8 +1,9 @@
 // The reference policies the harness schedules with itself, beside
 // kube-scheduler and metrics-scheduler (docs/quality.md, "Policies"): the
-// load-aware peers' headline rules, re-written from their descriptions, and
-// the clairvoyant limit. Pure functions: a pod and the nodes that fit it
-// (by requests, as every scheduler filters) in, the chosen node out.
+// load-aware peers' headline rules, re-written from their descriptions, the
+// clairvoyant limit and the learning one. Pure functions: a pod and the
+// nodes that fit it (by requests, as every scheduler filters) in, the
+// chosen node out.
 #ifndef METRICS_SCHEDULER_BENCH_QUALITY_POLICIES_H_
 #define METRICS_SCHEDULER_BENCH_QUALITY_POLICIES_H_
 
@@ -30,8 +31,8 @@ struct NodeView {
   // metrics may not show yet: what the peers charge as "recently
   // assigned".
   double recent_cpu_requested = 0;
-  // The truth, for the clairvoyant policy only: the demand of the pods
-  // there at their full usage and the capacity (cores x speed).
+  // The truth, for the clairvoyant and learning policies: the demand of
+  // the pods there at their full usage and the capacity (cores x speed).
   double true_demand = 0;
   double true_capacity = 0;
   int pods = 0;  // pods bound there
@@ -39,7 +40,9 @@ struct NodeView {
 
 struct PodView {
   double cpu_request = 0;  // cores
-  double true_usage = 0;   // for the clairvoyant policy only
+  // For the clairvoyant policy the pod's usage; for the learning one its
+  // usage once a sibling's could be measured, its request until then.
+  double true_usage = 0;
 };
 
 enum class Policy {
@@ -47,10 +50,14 @@ enum class Policy {
   kLoadVariationRiskBalancing,
   kLoadAware,
   kClairvoyant,
+  // The clairvoyant rule, knowing of the pod only what metrics could have
+  // told: its usage once a sibling's was measurable, its request before
+  // and for a pod without an owner (docs/quality.md, "Policies").
+  kLearning,
 };
 
 // "target-load-packing", "load-variation-risk-balancing", "load-aware",
-// "clairvoyant".
+// "clairvoyant", "learning".
 const char* PolicyName(Policy policy);
 absl::StatusOr<Policy> ParsePolicy(absl::string_view name);
 

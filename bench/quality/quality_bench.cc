@@ -81,7 +81,7 @@ ABSL_FLAG(std::vector<std::string>, policies,
           std::vector<std::string>({"kube-scheduler", "metrics-scheduler",
                                     "target-load-packing",
                                     "load-variation-risk-balancing",
-                                    "load-aware", "clairvoyant"}),
+                                    "load-aware", "clairvoyant", "learning"}),
           "The policies to compare.");
 ABSL_FLAG(int, runs, 3, "Runs; the report gives each figure's median.");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the shipped traces (run r uses seed+r).");
@@ -157,7 +157,8 @@ PolicyRun MakePolicyRun(const std::string& name) {
       {Policy::kTargetLoadPacking, "tlp"},
       {Policy::kLoadVariationRiskBalancing, "lvrb"},
       {Policy::kLoadAware, "la"},
-      {Policy::kClairvoyant, "cv"}};
+      {Policy::kClairvoyant, "cv"},
+      {Policy::kLearning, "lrn"}};
   return {name, kShort.at(*p), absl::StrCat("quality-", name), *p};
 }
 
@@ -513,7 +514,8 @@ std::vector<NodeView> Run::Views(size_t pool,
   std::vector<World::Requested> requested =
       world_.RequestedOf(pool, kRecentSeconds);
   std::vector<World::TrueNode> truth;
-  if (spec.policy == PolicyName(Policy::kClairvoyant)) {
+  if (spec.policy == PolicyName(Policy::kClairvoyant) ||
+      spec.policy == PolicyName(Policy::kLearning)) {
     truth = world_.TrueLoad(pool);
   }
   std::vector<NodeView> views;
@@ -733,10 +735,17 @@ void Run::Go() {
     ReferenceScheduler::Hooks hooks{
         .locate = [this](const std::string& name) { return index_.Pod(name); },
         .pod_view =
-            [this](const ReferenceScheduler::PodRef& r) {
+            [this, learning = *p.reference == Policy::kLearning](
+                const ReferenceScheduler::PodRef& r) {
               const PodSpec& pod = pools_[r.pool].trace->pods[r.pod];
-              return PodView{.cpu_request = pod.cpu_request,
-                             .true_usage = pod.usage};
+              // A rate needs two scrapes of the warmed-up pod.
+              const double lag_s = 2 * absl::ToDoubleSeconds(absl::GetFlag(
+                                           FLAGS_scrape_interval));
+              const bool known =
+                  !learning || world_.SiblingMeasured(r.pool, r.pod, lag_s);
+              return PodView{
+                  .cpu_request = pod.cpu_request,
+                  .true_usage = known ? pod.usage : pod.cpu_request};
             },
         .views = [this, &poller](size_t pool) { return Views(pool, poller); },
         .node_names = [this](size_t pool) -> const std::vector<std::string>& {

@@ -4,7 +4,7 @@
 // watches its pending pods, filters the pod's pool's nodes by requests,
 // asks the policy, and binds. A pod no node fits is tried again every
 // second. Its decisions read the same lagged Prometheus as every other
-// scheduler's (through `views`), except the clairvoyant one's.
+// scheduler's (through `views`), except the clairvoyant and learning ones'.
 #ifndef METRICS_SCHEDULER_BENCH_QUALITY_REFERENCE_SCHEDULER_H_
 #define METRICS_SCHEDULER_BENCH_QUALITY_REFERENCE_SCHEDULER_H_
 

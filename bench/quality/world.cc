@@ -20,6 +20,7 @@ World::World(std::vector<PoolSpec> pools, ModelParams params,
               .ended = std::vector<bool>(pods, false),
               .left_s = std::vector<double>(pods),
               .ends_s = std::vector<double>(pods),
+              .started_s = std::vector<double>(pods, -1),
               .names = std::vector<std::string>(pods),
               .cpu_seconds = std::vector<double>(spec.trace->pods.size(), 0),
               .figures = FigureAccumulator(hot_threshold),
@@ -43,6 +44,7 @@ bool World::Bound(size_t pool, size_t pod, size_t node, double t,
   if (p.node_of_pod[pod] >= 0 || p.ended[pod]) return false;
   p.node_of_pod[pod] = static_cast<int>(node);
   p.ends_s[pod] = t + p.left_s[pod];
+  if (p.started_s[pod] < 0) p.started_s[pod] = t;
   p.names[pod] = name;
   p.figures.Placement(p.nodes[node].state);
   p.nodes[node].pods.push_back(
@@ -205,6 +207,20 @@ std::vector<World::Requested> World::RequestedOf(size_t pool,
     out.push_back(r);
   }
   return out;
+}
+
+bool World::SiblingMeasured(size_t pool, size_t pod, double lag_s) const {
+  const std::vector<PodSpec>& pods = pools_[pool].trace->pods;
+  if (pods[pod].owner.empty()) return false;
+  absl::MutexLock lock(&mu_);
+  const Pool& p = state_[pool];
+  for (size_t i = 0; i < pods.size(); ++i) {
+    if (i == pod || pods[i].owner != pods[pod].owner || p.started_s[i] < 0) {
+      continue;
+    }
+    if (p.started_s[i] + pods[i].warmup_s + lag_s <= now_) return true;
+  }
+  return false;
 }
 
 bool World::IsBound(size_t pool, size_t pod) const {

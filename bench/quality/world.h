@@ -83,6 +83,12 @@ class World {
   };
   std::vector<TrueNode> TrueLoad(size_t pool) const;
 
+  // Whether pod `pod`'s usage could be known from its siblings' by the last
+  // Advance: another pod of its owner started at least that sibling's
+  // warm-up plus `lag_s` before it. False for a pod without an owner. What the
+  // learning policy knows of a pod (policies.h).
+  bool SiblingMeasured(size_t pool, size_t pod, double lag_s) const;
+
   // The pods of pool `pool` that have run their duration by `t` and not
   // ended yet: the harness deletes them.
   std::vector<size_t> DuePods(size_t pool, double t) const;
@@ -118,6 +124,7 @@ class World {
     std::vector<bool> ended;
     std::vector<double> left_s;      // of each pod's duration, as of its start
     std::vector<double> ends_s;      // when a running pod ends
+    std::vector<double> started_s;   // its first start; -1: not yet
     std::vector<std::string> names;  // each pod's object, once bound
     int evictions = 0;
     std::vector<double> cpu_seconds;  // each pod's CPU time, core-seconds

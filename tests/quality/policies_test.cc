@@ -66,6 +66,21 @@ TEST(PoliciesTest, TheClairvoyantWeighsWhatThePodDoesToItsNeighbours) {
   EXPECT_EQ(Choose(Policy::kClairvoyant, pod, {crowded, sparse, fast}, 0), 2);
 }
 
+TEST(PoliciesTest, TheLearningPolicyIsTheClairvoyantsRule) {
+  // It differs only in the usage the harness tells it (world.h,
+  // SiblingMeasured); told the same, it chooses the same.
+  std::vector<NodeView> nodes = {
+      {.cpu_allocatable = 8, .true_demand = 3, .true_capacity = 8, .pods = 1},
+      {.cpu_allocatable = 4, .true_demand = 1, .true_capacity = 4, .pods = 1},
+      {.cpu_allocatable = 8, .true_demand = 6, .true_capacity = 12,
+       .pods = 3}};
+  for (double usage : {0.2, 1.0, 3.0}) {
+    const PodView pod{.cpu_request = 1, .true_usage = usage};
+    EXPECT_EQ(Choose(Policy::kLearning, pod, nodes, 0),
+              Choose(Policy::kClairvoyant, pod, nodes, 0));
+  }
+}
+
 TEST(PoliciesTest, TiesArePickedByTheRandomValueAndFilteredNodesNever) {
   std::vector<NodeView> nodes = {Node(0.1), Node(0.9), Node(0.1)};
   EXPECT_EQ(Choose(Policy::kLoadAware, {.cpu_request = 1}, nodes, 0), 0);
@@ -73,7 +88,7 @@ TEST(PoliciesTest, TiesArePickedByTheRandomValueAndFilteredNodesNever) {
   EXPECT_EQ(Choose(Policy::kLoadAware, {.cpu_request = 1}, {Node(0.9)}, 0), -1);
   for (Policy p :
        {Policy::kTargetLoadPacking, Policy::kLoadVariationRiskBalancing,
-        Policy::kLoadAware, Policy::kClairvoyant}) {
+        Policy::kLoadAware, Policy::kClairvoyant, Policy::kLearning}) {
     EXPECT_EQ(ParsePolicy(PolicyName(p)).value(), p);
   }
   EXPECT_FALSE(ParsePolicy("best").ok());

@@ -91,6 +91,28 @@ TEST_F(WorldTest, APodLoadsItsNodeFromItsBindingUntilItEnds) {
   EXPECT_EQ(world.FiguresOf(1, 3).mean_latency_s, 0);  // no pod ran
 }
 
+TEST_F(WorldTest, ASiblingIsMeasuredOnceWarmedUpAndALagOn) {
+  trace_.pods = {{.name = "h1", .usage = 3, .warmup_s = 20, .owner = "heavy"},
+                 {.name = "h2", .usage = 3, .warmup_s = 20, .owner = "heavy"},
+                 {.name = "l1", .usage = 0.2, .owner = "light"},
+                 {.name = "x", .usage = 2}};
+  World world({Pool("one"), Pool("two")}, ModelParams(), 0.8);
+  EXPECT_TRUE(world.Bound(0, 0, 0, 10, "one-h1"));
+  world.Advance(59);
+  // h1 started at 10, warmed up at 30: with a lag of 30 s, measured at 60.
+  EXPECT_FALSE(world.SiblingMeasured(0, 1, 30));
+  world.Advance(60);
+  EXPECT_TRUE(world.SiblingMeasured(0, 1, 30));
+  EXPECT_FALSE(world.SiblingMeasured(0, 0, 30));  // its own is no sibling's
+  EXPECT_FALSE(world.SiblingMeasured(0, 2, 30));  // another owner's
+  EXPECT_FALSE(world.SiblingMeasured(0, 3, 30));  // no owner
+  EXPECT_FALSE(world.SiblingMeasured(1, 1, 30));  // pools are apart
+  // Known once measured, though the sibling has ended since.
+  world.Ended(0, 0);
+  world.Advance(61);
+  EXPECT_TRUE(world.SiblingMeasured(0, 1, 30));
+}
+
 TEST_F(WorldTest, OwnFiguresLeaveOutTheOtherSchedulersPods) {
   // p2, on the idle node a, is another scheduler's; p1 loads node b.
   trace_.pods[1].scheduler = "default-scheduler";
