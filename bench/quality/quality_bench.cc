@@ -143,6 +143,12 @@ struct PolicyRun {
   std::string config;
 };
 
+// How long after a pod's warm-up the learning policy knows its usage: a
+// rate needs two scrapes of the warmed-up pod.
+double LearningLag() {
+  return 2 * absl::ToDoubleSeconds(absl::GetFlag(FLAGS_scrape_interval));
+}
+
 PolicyRun MakePolicyRun(const std::string& name) {
   if (name == kKube) return {name, "kube", "default-scheduler", std::nullopt};
   if (name == kOurs) {
@@ -514,9 +520,10 @@ std::vector<NodeView> Run::Views(size_t pool,
   std::vector<World::Requested> requested =
       world_.RequestedOf(pool, kRecentSeconds);
   std::vector<World::TrueNode> truth;
-  if (spec.policy == PolicyName(Policy::kClairvoyant) ||
-      spec.policy == PolicyName(Policy::kLearning)) {
+  if (spec.policy == PolicyName(Policy::kClairvoyant)) {
     truth = world_.TrueLoad(pool);
+  } else if (spec.policy == PolicyName(Policy::kLearning)) {
+    truth = world_.KnownLoad(pool, LearningLag());
   }
   std::vector<NodeView> views;
   for (size_t n = 0; n < spec.node_names.size(); ++n) {
@@ -738,11 +745,9 @@ void Run::Go() {
             [this, learning = *p.reference == Policy::kLearning](
                 const ReferenceScheduler::PodRef& r) {
               const PodSpec& pod = pools_[r.pool].trace->pods[r.pod];
-              // A rate needs two scrapes of the warmed-up pod.
-              const double lag_s = 2 * absl::ToDoubleSeconds(absl::GetFlag(
-                                           FLAGS_scrape_interval));
               const bool known =
-                  !learning || world_.SiblingMeasured(r.pool, r.pod, lag_s);
+                  !learning ||
+                  world_.UsageKnown(r.pool, r.pod, LearningLag());
               return PodView{
                   .cpu_request = pod.cpu_request,
                   .true_usage = known ? pod.usage : pod.cpu_request};

@@ -162,6 +162,17 @@ std::string World::Exposition() const {
 
 std::vector<World::TrueNode> World::TrueLoad(size_t pool) const {
   absl::MutexLock lock(&mu_);
+  return LoadLocked(pool, -1);
+}
+
+std::vector<World::TrueNode> World::KnownLoad(size_t pool,
+                                              double lag_s) const {
+  absl::MutexLock lock(&mu_);
+  return LoadLocked(pool, lag_s);
+}
+
+std::vector<World::TrueNode> World::LoadLocked(size_t pool,
+                                               double lag_s) const {
   const Trace& trace = *pools_[pool].trace;
   std::vector<TrueNode> out;
   for (size_t n = 0; n < trace.nodes.size(); ++n) {
@@ -169,9 +180,12 @@ std::vector<World::TrueNode> World::TrueLoad(size_t pool) const {
         .demand_cores = BackgroundAt(trace.nodes[n], now_),
         .capacity_cores = trace.nodes[n].cores * SpeedAt(trace.nodes[n], now_)};
     for (const RunningPod& p : state_[pool].nodes[n].pods) {
+      const size_t i = static_cast<size_t>(p.spec - trace.pods.data());
       node.demand_cores +=
-          p.spec->usage *
-          (now_ >= p.spec->shift_at_s ? p.spec->shift_factor : 1);
+          lag_s >= 0 && !UsageKnownLocked(pool, i, lag_s)
+              ? p.spec->cpu_request
+              : p.spec->usage *
+                    (now_ >= p.spec->shift_at_s ? p.spec->shift_factor : 1);
     }
     out.push_back(node);
   }
@@ -209,16 +223,22 @@ std::vector<World::Requested> World::RequestedOf(size_t pool,
   return out;
 }
 
-bool World::SiblingMeasured(size_t pool, size_t pod, double lag_s) const {
-  const std::vector<PodSpec>& pods = pools_[pool].trace->pods;
-  if (pods[pod].owner.empty()) return false;
+bool World::UsageKnown(size_t pool, size_t pod, double lag_s) const {
   absl::MutexLock lock(&mu_);
+  return UsageKnownLocked(pool, pod, lag_s);
+}
+
+bool World::UsageKnownLocked(size_t pool, size_t pod, double lag_s) const {
+  const std::vector<PodSpec>& pods = pools_[pool].trace->pods;
   const Pool& p = state_[pool];
+  auto measured = [&](size_t i) {
+    return p.started_s[i] >= 0 &&
+           p.started_s[i] + pods[i].warmup_s + lag_s <= now_;
+  };
+  if (measured(pod)) return true;
+  if (pods[pod].owner.empty()) return false;
   for (size_t i = 0; i < pods.size(); ++i) {
-    if (i == pod || pods[i].owner != pods[pod].owner || p.started_s[i] < 0) {
-      continue;
-    }
-    if (p.started_s[i] + pods[i].warmup_s + lag_s <= now_) return true;
+    if (pods[i].owner == pods[pod].owner && measured(i)) return true;
   }
   return false;
 }

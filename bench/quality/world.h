@@ -83,11 +83,14 @@ class World {
   };
   std::vector<TrueNode> TrueLoad(size_t pool) const;
 
-  // Whether pod `pod`'s usage could be known from its siblings' by the last
-  // Advance: another pod of its owner started at least that sibling's
-  // warm-up plus `lag_s` before it. False for a pod without an owner. What the
-  // learning policy knows of a pod (policies.h).
-  bool SiblingMeasured(size_t pool, size_t pod, double lag_s) const;
+  // Whether pod `pod`'s usage could be known from metrics by the last
+  // Advance: it, or another pod of its owner, started at least that pod's
+  // warm-up plus `lag_s` before (a pod without an owner: only its own).
+  bool UsageKnown(size_t pool, size_t pod, double lag_s) const;
+  // TrueLoad with each pod counted as a scheduler that learns from metrics
+  // at best knows it: at its full usage once UsageKnown, at its CPU request
+  // until then. What the learning policy knows (policies.h).
+  std::vector<TrueNode> KnownLoad(size_t pool, double lag_s) const;
 
   // The pods of pool `pool` that have run their duration by `t` and not
   // ended yet: the harness deletes them.
@@ -132,6 +135,11 @@ class World {
     UtilisationSeries series;
   };
 
+  bool UsageKnownLocked(size_t pool, size_t pod, double lag_s) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // TrueLoad (lag_s < 0) or KnownLoad.
+  std::vector<TrueNode> LoadLocked(size_t pool, double lag_s) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Takes pod `pod` off node `node`'s running pods.
   void RemoveRunning(size_t pool, size_t pod, int node)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

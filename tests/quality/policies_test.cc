@@ -68,7 +68,7 @@ TEST(PoliciesTest, TheClairvoyantWeighsWhatThePodDoesToItsNeighbours) {
 
 TEST(PoliciesTest, TheLearningPolicyIsTheClairvoyantsRule) {
   // It differs only in the usage the harness tells it (world.h,
-  // SiblingMeasured); told the same, it chooses the same.
+  // UsageKnown and KnownLoad); told the same, it chooses the same.
   std::vector<NodeView> nodes = {
       {.cpu_allocatable = 8, .true_demand = 3, .true_capacity = 8, .pods = 1},
       {.cpu_allocatable = 4, .true_demand = 1, .true_capacity = 4, .pods = 1},

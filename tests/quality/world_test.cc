@@ -91,26 +91,39 @@ TEST_F(WorldTest, APodLoadsItsNodeFromItsBindingUntilItEnds) {
   EXPECT_EQ(world.FiguresOf(1, 3).mean_latency_s, 0);  // no pod ran
 }
 
-TEST_F(WorldTest, ASiblingIsMeasuredOnceWarmedUpAndALagOn) {
-  trace_.pods = {{.name = "h1", .usage = 3, .warmup_s = 20, .owner = "heavy"},
+TEST_F(WorldTest, AUsageIsKnownOnceItOrASiblingWarmedUpAndALagOn) {
+  trace_.pods = {{.name = "h1", .cpu_request = 1, .usage = 3, .warmup_s = 20,
+                  .owner = "heavy"},
                  {.name = "h2", .usage = 3, .warmup_s = 20, .owner = "heavy"},
                  {.name = "l1", .usage = 0.2, .owner = "light"},
-                 {.name = "x", .usage = 2}};
+                 {.name = "x", .cpu_request = 1, .usage = 2}};
   World world({Pool("one"), Pool("two")}, ModelParams(), 0.8);
   EXPECT_TRUE(world.Bound(0, 0, 0, 10, "one-h1"));
+  EXPECT_TRUE(world.Bound(0, 3, 1, 10, "one-x"));
+  world.Advance(39);
+  // x, warming up over 0 s, is known 30 s on; h1 is counted at its
+  // request until it has warmed up at 30 and 30 s more have passed.
+  EXPECT_FALSE(world.UsageKnown(0, 3, 30));
+  world.Advance(40);
+  EXPECT_TRUE(world.UsageKnown(0, 3, 30));
+  std::vector<World::TrueNode> known = world.KnownLoad(0, 30);
+  EXPECT_EQ(known[0].demand_cores, 1);  // h1's request
+  EXPECT_EQ(known[1].demand_cores, 2);  // x's usage
+  EXPECT_EQ(world.TrueLoad(0)[0].demand_cores, 3);
   world.Advance(59);
-  // h1 started at 10, warmed up at 30: with a lag of 30 s, measured at 60.
-  EXPECT_FALSE(world.SiblingMeasured(0, 1, 30));
+  EXPECT_FALSE(world.UsageKnown(0, 0, 30));
+  EXPECT_FALSE(world.UsageKnown(0, 1, 30));
   world.Advance(60);
-  EXPECT_TRUE(world.SiblingMeasured(0, 1, 30));
-  EXPECT_FALSE(world.SiblingMeasured(0, 0, 30));  // its own is no sibling's
-  EXPECT_FALSE(world.SiblingMeasured(0, 2, 30));  // another owner's
-  EXPECT_FALSE(world.SiblingMeasured(0, 3, 30));  // no owner
-  EXPECT_FALSE(world.SiblingMeasured(1, 1, 30));  // pools are apart
+  EXPECT_TRUE(world.UsageKnown(0, 0, 30));
+  EXPECT_TRUE(world.UsageKnown(0, 1, 30));   // h1's sibling, not started
+  EXPECT_FALSE(world.UsageKnown(0, 2, 30));  // another owner's
+  EXPECT_FALSE(world.UsageKnown(1, 1, 30));  // pools are apart
+  EXPECT_EQ(world.KnownLoad(0, 30)[0].demand_cores, 3);
+  EXPECT_EQ(world.KnownLoad(1, 30)[0].demand_cores, 0);
   // Known once measured, though the sibling has ended since.
   world.Ended(0, 0);
   world.Advance(61);
-  EXPECT_TRUE(world.SiblingMeasured(0, 1, 30));
+  EXPECT_TRUE(world.UsageKnown(0, 1, 30));
 }
 
 TEST_F(WorldTest, OwnFiguresLeaveOutTheOtherSchedulersPods) {
