@@ -3,7 +3,7 @@
 //   build/bench/quality_bench [--traces=heterogeneous,identical,...] [--runs=3]
 //                             [--policies=kube-scheduler,metrics-scheduler,...]
 //                             [--duration=300] [--nodes=8]
-//                             [--scrape_interval=15s]
+//                             [--scrape_interval=15s] [--learning_lag=30s]
 //                             [--variants=NAME=FILE,...]
 //
 // One run places every trace under every policy at once, each (trace,
@@ -89,6 +89,9 @@ ABSL_FLAG(double, duration, 300, "Seconds of each run (and of the traces).");
 ABSL_FLAG(int, nodes, 8, "Nodes of each shipped trace's fleet.");
 ABSL_FLAG(absl::Duration, scrape_interval, absl::Seconds(15),
           "How often Prometheus scrapes the load model.");
+ABSL_FLAG(absl::Duration, learning_lag, absl::ZeroDuration(),
+          "How long after a pod's warm-up the learning policy knows its "
+          "usage; 0: two scrape intervals, the least a rate needs.");
 ABSL_FLAG(double, hot_threshold, 0.8, "A node is hot above this utilisation.");
 ABSL_FLAG(std::string, config, "",
           "metrics-scheduler's configuration; default "
@@ -143,10 +146,14 @@ struct PolicyRun {
   std::string config;
 };
 
-// How long after a pod's warm-up the learning policy knows its usage: a
-// rate needs two scrapes of the warmed-up pod.
+// How long after a pod's warm-up the learning policy knows its usage:
+// --learning_lag, by default two scrapes of the warmed-up pod, the least a
+// rate needs.
 double LearningLag() {
-  return 2 * absl::ToDoubleSeconds(absl::GetFlag(FLAGS_scrape_interval));
+  const absl::Duration lag = absl::GetFlag(FLAGS_learning_lag);
+  return absl::ToDoubleSeconds(lag > absl::ZeroDuration()
+                                   ? lag
+                                   : 2 * absl::GetFlag(FLAGS_scrape_interval));
 }
 
 PolicyRun MakePolicyRun(const std::string& name) {
@@ -910,7 +917,7 @@ int Main() {
       R"(,"duration_s":)", absl::GetFlag(FLAGS_duration), R"(,"nodes":)",
       absl::GetFlag(FLAGS_nodes), R"(,"scrape_interval_s":)",
       absl::ToInt64Seconds(absl::GetFlag(FLAGS_scrape_interval)),
-      R"(,"elapsed_s":)", absl::ToInt64Seconds(absl::Now() - started),
+      R"(,"learning_lag_s":)", LearningLag(), R"(,"elapsed_s":)", absl::ToInt64Seconds(absl::Now() - started),
       R"(,"targets":)", TargetsJson(targets));
   std::ofstream(out_dir + "/quality.json") << RenderJson(results, meta);
   std::ofstream(out_dir + "/quality.html") << RenderHtml(
