@@ -917,7 +917,8 @@ int Main() {
       R"(,"duration_s":)", absl::GetFlag(FLAGS_duration), R"(,"nodes":)",
       absl::GetFlag(FLAGS_nodes), R"(,"scrape_interval_s":)",
       absl::ToInt64Seconds(absl::GetFlag(FLAGS_scrape_interval)),
-      R"(,"learning_lag_s":)", LearningLag(), R"(,"elapsed_s":)", absl::ToInt64Seconds(absl::Now() - started),
+      R"(,"learning_lag_s":)", LearningLag(),
+      R"(,"elapsed_s":)", absl::ToInt64Seconds(absl::Now() - started),
       R"(,"targets":)", TargetsJson(targets));
   std::ofstream(out_dir + "/quality.json") << RenderJson(results, meta);
   std::ofstream(out_dir + "/quality.html") << RenderHtml(
