@@ -31,8 +31,10 @@ struct NodeView {
   // metrics may not show yet: what the peers charge as "recently
   // assigned".
   double recent_cpu_requested = 0;
-  // The truth, for the clairvoyant and learning policies: the demand of
-  // the pods there at their full usage and the capacity (cores x speed).
+  // For the clairvoyant policy the truth: the demand of the pods there at
+  // their full usage and the capacity (cores x speed). For the learning
+  // one the same, each pod at its request until its usage could be known
+  // (world.h, KnownLoad).
   double true_demand = 0;
   double true_capacity = 0;
   int pods = 0;  // pods bound there
@@ -41,7 +43,7 @@ struct NodeView {
 struct PodView {
   double cpu_request = 0;  // cores
   // For the clairvoyant policy the pod's usage; for the learning one its
-  // usage once a sibling's could be measured, its request until then.
+  // usage once a sibling's could be known, its request until then.
   double true_usage = 0;
 };
 
@@ -50,9 +52,10 @@ enum class Policy {
   kLoadVariationRiskBalancing,
   kLoadAware,
   kClairvoyant,
-  // The clairvoyant rule, knowing of the pod only what metrics could have
-  // told: its usage once a sibling's was measurable, its request before
-  // and for a pod without an owner (docs/quality.md, "Policies").
+  // The clairvoyant rule, knowing of every pod, the one it places and
+  // those running, only what metrics could have told: its usage once it
+  // or a sibling has run its warm-up and a lag, its request before
+  // (docs/quality.md, "Policies").
   kLearning,
 };
 
