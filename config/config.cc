@@ -550,8 +550,8 @@ absl::Status Loader::LoadMetric(const YNode& node, const std::string& path,
     RETURN_IF_ERROR(LoadUnloaded(n, p, &out->unloaded));
   }
   RETURN_IF_ERROR(GetDouble(node, path, "weight", &out->weight, &v));
-  if (!(out->weight > 0)) {
-    return Error(v, Child(path, "weight"), "must be > 0");
+  if (!(out->weight >= 0)) {
+    return Error(v, Child(path, "weight"), "must be >= 0");
   }
   YNode direction;
   RETURN_IF_ERROR(GetEnum<Direction>(

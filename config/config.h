@@ -44,7 +44,7 @@
 //           - {pods: {...}, nodes: {...}, max: X, min: Y}  # the first
 //                                     # that selects both replaces max
 //                                     # and min
-//       weight: 1                     # > 0
+//       weight: 1                     # >= 0; 0: queried, scores nothing
 //       direction: lower              # lower | higher (which is better);
 //                                     # not with target
 //       normalization: {type: minmax} # minmax | ratio | range (min, max)
@@ -120,7 +120,7 @@
 //
 // Errors are absl::InvalidArgumentError with the message
 //   "<file>:<line>:<column>: <field path>: <what is wrong>"
-// for example `config.yaml:7:13: metrics[1].weight: must be > 0`. Line and
+// for example `config.yaml:7:13: metrics[1].weight: must be >= 0`. Line and
 // column are 1-based and point at the offending value (or, for a missing
 // required key, at the mapping that lacks it). Only the first error is
 // reported. No exception escapes config/.
@@ -284,7 +284,8 @@ struct MetricConfig {
   // Queries only; not with an estimate; utilisation names another metric
   // of the list, not unloaded itself; full finite, > 0.
   UnloadedValue unloaded;
-  double weight = 1;  // finite, > 0
+  double weight = 1;  // finite, >= 0; 0 scores nothing (a filter's, or
+                      // another metric's `unloaded` utilisation)
   Direction direction = Direction::kLower;
   NormalizationConfig normalization;
   MissingPolicy missing = MissingPolicy::kNeutral;

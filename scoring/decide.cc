@@ -424,7 +424,7 @@ double Normalise(const ScoringConfig& cfg, ScoringMode mode, size_t count,
   if (mode != ScoringMode::kMetrics) return 0;
   for (size_t m = 0; m < cfg.metrics.size(); ++m) {
     MetricPlan& p = s.plans[m];
-    if (!p.on) continue;
+    if (!p.on || cfg.metrics[m].weight == 0) continue;  // scores nothing
     PlanMetric(cfg.metrics[m], count, p);
     per_node_weights |= p.per_node;
     if (!p.per_node) weight_sum += p.weight;

@@ -243,7 +243,7 @@ TermResult MetricTermRow(const MetricTerm& term, const MetricPlan& plan,
     r.raw = column->values[i];
     sampled_ms = column->time_ms[i];
   }
-  if (!used || !plan.on) {
+  if (!used || !plan.on || term.weight == 0) {
     r.state = TermState::kUnused;
     return r;
   }

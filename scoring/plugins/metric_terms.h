@@ -104,7 +104,7 @@ double PlanScore(const MetricPlan& plan, double v);
 // The explanation row of node `i`: the raw value from `column` (the
 // cache's, not the prepared one), of which `unseen` is estimated, and its
 // score; unused when `used` is false (fallback mode, or the metric has no
-// data).
+// data) or the metric's weight is 0.
 TermResult MetricTermRow(const MetricTerm& term, const MetricPlan& plan,
                          bool used, const MetricColumn* column, size_t i,
                          double unseen, int64_t now_ms);

@@ -555,6 +555,14 @@ metrics:
   EXPECT_FALSE(m[1].unloaded.enabled());
 }
 
+// A utilisation queried for another metric's `unloaded` alone scores
+// nothing itself.
+TEST(LoadConfigTest, AWeightOfZeroIsAllowed) {
+  absl::StatusOr<Config> c = Load(WithMetric("    weight: 0\n"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->profiles[0].metrics[0].weight, 0);
+}
+
 TEST(LoadConfigTest, Errors) {
   struct Case {
     std::string body;  // after the two header lines (line 3 onwards)
@@ -658,8 +666,6 @@ TEST(LoadConfigTest, Errors) {
       {"backend: {url: http://p}\nmetrics:\n  - name: m\n",
        "file.yaml:5:5: metrics[0].query: required (or a source: "
        "nodeAnnotation or nodeLabel)"},
-      {WithMetric("    weight: 0\n"),
-       "file.yaml:7:13: metrics[0].weight: must be > 0"},
       // metrics[i].filter and metrics[i].source.
       {WithMetric("    filter: {max: 1, min: 2}\n"),
        "file.yaml:7:27: metrics[0].filter.min: must be <= max (1)"},
@@ -848,7 +854,7 @@ TEST(LoadConfigTest, Errors) {
        "file.yaml:5:25: metrics[0].source.nodeLabel: must be a valid key "
        "([prefix/]name), got \"Example.com/x\""},
       {WithMetric("    weight: -2\n"),
-       "file.yaml:7:13: metrics[0].weight: must be > 0"},
+       "file.yaml:7:13: metrics[0].weight: must be >= 0"},
       {WithMetric("    weight: heavy\n"),
        "file.yaml:7:13: metrics[0].weight: must be a finite number, got "
        "\"heavy\""},
@@ -958,8 +964,8 @@ TEST(LoadConfigTest, Errors) {
        "file.yaml:7:5: metrics[0].qurey: unknown key (did you mean query?)"},
       {WithMetric("  - name: m\n    query: q2\n"),
        "file.yaml:7:11: metrics[1].name: duplicate metric name \"m\""},
-      {WithMetric("  - name: n\n    query: q2\n    weight: 0\n"),
-       "file.yaml:9:13: metrics[1].weight: must be > 0"},
+      {WithMetric("  - name: n\n    query: q2\n    weight: -0.5\n"),
+       "file.yaml:9:13: metrics[1].weight: must be >= 0"},
       {WithMetric("  - name: 1bad\n    query: q\n"),
        "file.yaml:7:11: metrics[1].name: must match [A-Za-z_][A-Za-z0-9_.:-]*, "
        "got \"1bad\""},
@@ -1470,14 +1476,14 @@ TEST(LoadConfigFileTest, ReadsFileAndNamesItInErrors) {
                      std::to_string(getpid()) + ".yaml";
   {
     std::ofstream out(path);
-    out << kHeader << "metrics:\n  - name: m\n    query: q\n    weight: 0\n";
+    out << kHeader << "metrics:\n  - name: m\n    query: q\n    weight: -1\n";
   }
   absl::StatusOr<Config> config = LoadConfigFile(path);
   std::remove(path.c_str());
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(config.status().message()),
-            path + ":6:13: metrics[0].weight: must be > 0");
+            path + ":6:13: metrics[0].weight: must be >= 0");
 }
 
 TEST(LoadConfigFileTest, MissingFileIsNotFound) {

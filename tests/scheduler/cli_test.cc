@@ -378,11 +378,11 @@ backend: {url: "http://prometheus:9090"}
 metrics:
   - name: latency
     query: up
-    weight: 0
+    weight: -1
 )");
   Result r = RunBinary("validate-config " + path);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.output, path + ":7:13: metrics[0].weight: must be > 0\n");
+  EXPECT_EQ(r.output, path + ":7:13: metrics[0].weight: must be >= 0\n");
 }
 
 TEST(CliTest, BadConfigAtStartExitsTwo) {

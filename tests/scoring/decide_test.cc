@@ -121,6 +121,28 @@ TEST(DecideTest, WeightedSumOfTerms) {
             "score 75.0 (metrics): latency 100.0 (w=3), throughput 0.0 (w=1)");
 }
 
+// A metric of weight 0 (another's `unloaded` utilisation, or a filter
+// alone) filters and is explained, but scores nothing.
+TEST(DecideTest, AWeightOfZeroFiltersButScoresNothing) {
+  Fixture f;
+  f.nodes = ThreeNodes();
+  f.columns = {Column({10, 20, 30}), Column({0.8, 0.95, 0.1})};
+  MetricTerm busy = Term("busy", 0);
+  busy.filter_max = 0.9;
+  Decision d = f.Run(MetricsOnly({Term("latency", 1), busy}));
+  ASSERT_TRUE(d.ok());
+  // n2 is above busy's bound; latency over n1 and n3 alone: n1 100, n3 0,
+  // though n3 is the least busy.
+  EXPECT_EQ(d.num_feasible, 2);
+  EXPECT_EQ(d.node_index, 0);
+  EXPECT_DOUBLE_EQ(d.score, 100);
+  EXPECT_NEAR(d.explanation->nodes[2].total, 0, 1e-9);
+  EXPECT_EQ(d.terms[1].state, TermState::kUnused);
+  EXPECT_EQ(d.terms[1].raw, 0.8);
+  EXPECT_EQ(SummarizeTerms(d.score, d.mode, d.terms),
+            "score 100.0 (metrics): latency 100.0 (w=1)");
+}
+
 MetricTerm TargetTerm(const std::string& name, double target, double max,
                       MissingPolicy missing = MissingPolicy::kNeutral) {
   MetricTerm t = Term(name, 1, Direction::kLower, missing);
