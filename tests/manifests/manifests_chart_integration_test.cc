@@ -433,7 +433,7 @@ TEST(ChartTest, ValuesFileShapesThePods) {
   EXPECT_EQ(config->backend.url, "http://thanos-query.monitoring.svc:9090");
   EXPECT_EQ(config->backend.token_file,
             "/var/run/secrets/metrics-scheduler/token");
-  ASSERT_EQ(config->profiles[0].metrics.size(), 4u);
+  ASSERT_EQ(config->profiles[0].metrics.size(), 3u);
   EXPECT_EQ(config->profiles[0].metrics[0].name, "cpu");
   // The secure port on 8443 with the certificate of a Secret, mounted
   // read-only; the scrapers' binding names the given subjects.

@@ -139,13 +139,20 @@ TEST(ManifestsTest, ConfigurationsAreValid) {
       LoadConfigFile(Manifest("overlays/sysdig/config.yaml"));
   ASSERT_TRUE(sysdig.ok()) << sysdig.status();
   EXPECT_EQ(sysdig->backend.type, BackendType::kSysdig);
+  auto names = [](const Config& c) {
+    std::vector<std::string> out;
+    for (const MetricConfig& m : c.profiles[0].metrics) out.push_back(m.name);
+    return out;
+  };
+  EXPECT_EQ(names(*prometheus),
+            (std::vector<std::string>{"cpu", "cpu_2m", "http_latency"}));
+  // The latency is read as the node's speed, over its own window's CPU.
+  EXPECT_EQ(prometheus->profiles[0].metrics[2].unloaded.utilisation, "cpu_2m");
+  EXPECT_EQ(prometheus->profiles[0].metrics[1].weight, 0);
+  EXPECT_EQ(names(*sysdig), (std::vector<std::string>{
+                                "cpu", "http_latency", "io_latency",
+                                "error_rate"}));
   for (const Config* c : {&*prometheus, &*sysdig}) {
-    std::vector<std::string> names;
-    for (const MetricConfig& m : c->profiles[0].metrics) {
-      names.push_back(m.name);
-    }
-    EXPECT_EQ(names, (std::vector<std::string>{"cpu", "http_latency",
-                                               "io_latency", "error_rate"}));
     // The CPU metric charges pods the metrics have not seen yet.
     EXPECT_EQ(c->profiles[0].metrics[0].estimate.basis,
               UnseenLoadEstimate::Basis::kCpuRequests);
